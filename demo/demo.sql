@@ -1,0 +1,61 @@
+-- pg_todos demo: a supervisor agent and a sub-agent share one durable todo list.
+\pset footer off
+CREATE EXTENSION pg_todos;
+
+-- An administrator registers two tenants and lets the app's role use the store.
+INSERT INTO todo.tenants (tenant_id, name) VALUES ('acme', 'Acme Corp'), ('globex', 'Globex');
+SELECT todo.grant_usage('demo_agent');
+
+-- From here on we are the app, connected as a plain role: row-level security applies.
+\connect - demo_agent
+\set ON_ERROR_ROLLBACK on
+
+-- The supervisor plans in conversation conv-42. The context comes from the app, per transaction.
+BEGIN;
+SELECT todo.set_context('acme', 'conv-42', 'supervisor', 'turn-1');
+INSERT INTO todo.todos (subject) VALUES ('review the canary deploy status')
+  RETURNING id, status, position;
+INSERT INTO todo.todos (subject, description) VALUES ('write the post-mortem', E'timeline\nroot cause\nfollow-ups')
+  RETURNING id, status, position;
+-- a tenant-wide todo: visible from every conversation of acme
+INSERT INTO todo.todos (conversation_id, subject) VALUES (NULL, 'file the rollback ticket')
+  RETURNING id, conversation_id;
+COMMIT;
+
+-- A sub-agent picks up the same list in the same conversation and marks progress.
+BEGIN;
+SELECT todo.set_context('acme', 'conv-42', 'sub-agent-1', 'turn-2');
+UPDATE todo.todos SET status = 'in_progress' WHERE id = 1
+  RETURNING id, status, started_at IS NOT NULL AS started;
+UPDATE todo.todos SET status = 'completed', outcome = 'canary healthy, promoted' WHERE id = 1
+  RETURNING id, status, completed_at IS NOT NULL AS completed;
+-- the lifecycle is enforced: a completed todo is not restarted in place
+UPDATE todo.todos SET status = 'in_progress' WHERE id = 1;
+-- both spellings of cancel are accepted; one is stored
+UPDATE todo.todos SET status = 'cancelled' WHERE id = 3 RETURNING id, status;
+COMMIT;
+
+-- What the conversation sees: its rows plus the tenant-wide pool.
+BEGIN;
+SELECT todo.set_context('acme', 'conv-42');
+SELECT id, status, subject, coalesce(conversation_id, '(tenant-wide)') AS scope
+  FROM todo.todos
+ WHERE conversation_id = todo.current_conversation() OR conversation_id IS NULL
+ ORDER BY status = 'in_progress' DESC, position;
+-- every change is in the event log, with the agent that made it
+SELECT todo_id, version, action, agent_id, old_status, new_status FROM todo.events ORDER BY todo_id, version;
+COMMIT;
+
+-- Another tenant sees none of it, and cannot touch it: acme's #2 behaves like #999.
+BEGIN;
+SELECT todo.set_context('globex', 'conv-1', 'intruder');
+SELECT count(*) AS visible FROM todo.todos;
+UPDATE todo.todos SET subject = 'pwned' WHERE id = 2 RETURNING id;
+UPDATE todo.todos SET subject = 'pwned' WHERE id = 999 RETURNING id;
+INSERT INTO todo.todos (tenant_id, subject) VALUES ('acme', 'planted');
+-- its own ids start at 1: they reveal nothing about acme's activity
+INSERT INTO todo.todos (subject) VALUES ('globex first todo') RETURNING id;
+COMMIT;
+
+-- And with no tenant in context, nothing is readable at all.
+SELECT count(*) FROM todo.todos;

@@ -1,0 +1,180 @@
+-- pg_todos bootstrap: every table, index, policy and trigger of the `todo` schema.
+-- Rules that keep a tenant-distributed (Citus-style) deployment possible:
+--   * every unique key and foreign key starts with tenant_id;
+--   * triggers touch only the row itself and same-tenant rows of tenant-keyed tables
+--     (todo.counters, todo.events), never todo.tenants;
+--   * no global sequence: ids come from the per-tenant counter, events are ordered per todo.
+
+-- Tenants. A tenant exists once it is a row here; deleting it deletes all its rows.
+CREATE TABLE todo.tenants (
+    tenant_id  text PRIMARY KEY
+               CONSTRAINT tenants_tenant_id_check CHECK (tenant_id <> '' AND tenant_id = btrim(tenant_id)),
+    name       text,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE todo.tenants IS 'Registered tenants. Deleting one cascades to its todos, counters and events.';
+
+-- Per-tenant counters: the last todo id handed out. A separate tenant-keyed table (not a
+-- column of todo.tenants) so that triggers never touch todo.tenants.
+CREATE TABLE todo.counters (
+    tenant_id text PRIMARY KEY REFERENCES todo.tenants ON DELETE CASCADE,
+    last_id   bigint NOT NULL CHECK (last_id > 0)
+);
+COMMENT ON TABLE todo.counters IS 'Per-tenant id counter for todo.todos; written by the row trigger.';
+
+CREATE TABLE todo.todos (
+    tenant_id           text NOT NULL DEFAULT todo.current_tenant()
+                        REFERENCES todo.tenants ON DELETE CASCADE,
+    id                  bigint NOT NULL CHECK (id > 0),
+    conversation_id     text DEFAULT todo.current_conversation()
+                        CONSTRAINT todos_conversation_id_check CHECK (conversation_id <> ''),
+    turn_id             text DEFAULT todo.current_turn(),
+    agent_id            text DEFAULT todo.current_agent(),
+    subject             text NOT NULL CONSTRAINT todos_subject_check CHECK (btrim(subject) <> ''),
+    description         text,
+    active_form         text,
+    status              text NOT NULL DEFAULT 'pending'
+                        CONSTRAINT todos_status_check
+                        CHECK (status IN ('pending', 'in_progress', 'completed', 'canceled')),
+    priority            text CONSTRAINT todos_priority_check CHECK (priority IN ('high', 'medium', 'low')),
+    position            bigint NOT NULL,
+    completion_criteria text,
+    agent_type          text,
+    outcome             text,
+    version             integer NOT NULL DEFAULT 1,
+    created_at          timestamptz NOT NULL DEFAULT now(),
+    updated_at          timestamptz NOT NULL DEFAULT now(),
+    started_at          timestamptz,
+    completed_at        timestamptz,
+    PRIMARY KEY (tenant_id, id),
+    CONSTRAINT todos_completed_at_check
+        CHECK ((completed_at IS NOT NULL) = (status IN ('completed', 'canceled')))
+);
+COMMENT ON TABLE todo.todos IS 'Agent todos. conversation_id NULL = tenant-wide. Ids are small integers, unique per tenant.';
+COMMENT ON COLUMN todo.todos.conversation_id IS 'NULL: tenant-wide, visible from every conversation of the tenant.';
+COMMENT ON COLUMN todo.todos.position IS 'Append-order within the list (the id, unless set); ties broken by id.';
+COMMENT ON COLUMN todo.todos.version IS 'Bumped by every UPDATE; (tenant_id, id, version) keys todo.events.';
+
+-- The per-conversation list and the tenant-wide browse (seed 000).
+CREATE INDEX todos_conversation_list ON todo.todos (tenant_id, conversation_id, status, position);
+CREATE INDEX todos_tenant_browse ON todo.todos (tenant_id, status, updated_at DESC);
+
+-- Append-only history: one row per change of a todo.
+CREATE TABLE todo.events (
+    tenant_id       text NOT NULL REFERENCES todo.counters ON DELETE CASCADE,
+    todo_id         bigint NOT NULL,
+    version         integer NOT NULL,
+    action          text NOT NULL CHECK (action IN ('insert', 'update', 'delete')),
+    conversation_id text,
+    agent_id        text,
+    turn_id         text,
+    old_status      text,
+    new_status      text,
+    changes         jsonb,
+    event_at        timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, todo_id, version)
+);
+COMMENT ON TABLE todo.events IS 'Append-only change log of todo.todos, written by its triggers.';
+COMMENT ON COLUMN todo.events.agent_id IS 'The acting agent (todo.agent in context; on insert, the row''s agent_id when unset).';
+COMMENT ON COLUMN todo.events.changes IS 'insert: the new row''s non-NULL fields; update: the new values of the changed fields; delete: NULL.';
+CREATE INDEX events_tenant_time ON todo.events (tenant_id, event_at);
+
+-- The event log, written AFTER each row change (so it records what was really stored).
+CREATE FUNCTION todo.todos_log_event() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+DECLARE
+    diff jsonb;
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        -- ON CONFLICT: a restore replays todo.events before todo.todos; the row's insert
+        -- event is then already there.
+        INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
+                                 agent_id, turn_id, old_status, new_status, changes)
+        VALUES (NEW.tenant_id, NEW.id, NEW.version, 'insert', NEW.conversation_id,
+                coalesce(todo.current_agent(), NEW.agent_id), coalesce(todo.current_turn(), NEW.turn_id),
+                NULL, NEW.status,
+                jsonb_strip_nulls(to_jsonb(NEW) - ARRAY['tenant_id', 'id', 'version', 'created_at', 'updated_at']))
+        ON CONFLICT DO NOTHING;
+    ELSIF TG_OP = 'UPDATE' THEN
+        SELECT jsonb_object_agg(n.key, n.value) INTO diff
+          FROM jsonb_each(to_jsonb(NEW)) AS n
+          JOIN jsonb_each(to_jsonb(OLD)) AS o USING (key)
+         WHERE n.value IS DISTINCT FROM o.value AND n.key NOT IN ('updated_at', 'version');
+        IF diff IS NOT NULL THEN
+            INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
+                                     agent_id, turn_id, old_status, new_status, changes)
+            VALUES (NEW.tenant_id, NEW.id, NEW.version, 'update', NEW.conversation_id,
+                    todo.current_agent(), todo.current_turn(), OLD.status, NEW.status, diff);
+        END IF;
+    ELSE
+        -- When the whole tenant is being deleted its counter row is gone (or going): there
+        -- is no history left to append to.
+        IF EXISTS (SELECT 1 FROM todo.counters WHERE tenant_id = OLD.tenant_id) THEN
+            INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
+                                     agent_id, turn_id, old_status, new_status, changes)
+            VALUES (OLD.tenant_id, OLD.id, OLD.version + 1, 'delete', OLD.conversation_id,
+                    todo.current_agent(), todo.current_turn(), OLD.status, NULL, NULL);
+        END IF;
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+
+ALTER FUNCTION todo.todos_before_write() SET search_path = pg_catalog, todo, pg_temp;
+
+CREATE TRIGGER todos_before_write BEFORE INSERT OR UPDATE ON todo.todos
+    FOR EACH ROW EXECUTE FUNCTION todo.todos_before_write();
+CREATE TRIGGER todos_log_event AFTER INSERT OR UPDATE OR DELETE ON todo.todos
+    FOR EACH ROW EXECUTE FUNCTION todo.todos_log_event();
+
+-- Row-level security: ENABLE and FORCE everywhere; one policy per table, keyed on the tenant
+-- in context. todo.current_tenant() raises 22023 when todo.tenant is unset, empty or blank,
+-- so a role subject to RLS gets an error, never "all tenants" and never a silent no-op.
+ALTER TABLE todo.tenants  ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.counters ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.todos    ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.events   ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.tenants  FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.counters FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.todos    FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.events   FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_isolation ON todo.tenants
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.counters
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.todos
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.events
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+
+-- Privileges: nothing on the tables for PUBLIC; todo.grant_usage(role) grants what an
+-- agent-facing role needs. Tenants are registered by an administrator.
+REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM PUBLIC;
+GRANT USAGE ON SCHEMA todo TO PUBLIC;
+
+CREATE FUNCTION todo.grant_usage(role regrole) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+BEGIN
+    EXECUTE format('GRANT SELECT ON todo.tenants TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE ON todo.counters TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT ON todo.events TO %s', role);
+END
+$fn$;
+COMMENT ON FUNCTION todo.grant_usage(regrole) IS
+    'Grants a role what it needs to use pg_todos as an agent-facing app role (row-level security still applies).';
+REVOKE EXECUTE ON FUNCTION todo.grant_usage(regrole) FROM PUBLIC;
+
+-- User data survives pg_dump / restore.
+SELECT pg_catalog.pg_extension_config_dump('todo.tenants', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.counters', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.todos', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.events', '');

@@ -1,0 +1,129 @@
+//! Who is calling: the tenant, conversation, agent and turn of the request, read from the
+//! transaction-scoped settings `todo.tenant`, `todo.conversation`, `todo.agent`, `todo.turn`.
+//! They come from the app's session, never from the model.
+
+use std::ffi::CString;
+
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::prelude::*;
+
+use crate::errors;
+
+static TENANT: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static CONVERSATION: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static AGENT: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static TURN: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+
+/// Registers the four settings, so they show in `pg_settings` with a description.
+pub fn init() {
+    let define = |name, short, setting| {
+        GucRegistry::define_string_guc(
+            name,
+            short,
+            c"Set per transaction by the application (SET LOCAL or todo.set_context).",
+            setting,
+            GucContext::Userset,
+            GucFlags::default(),
+        )
+    };
+    define(c"todo.tenant", c"Tenant whose todos this transaction may see and change.", &TENANT);
+    define(c"todo.conversation", c"Conversation in context; empty means tenant-wide.", &CONVERSATION);
+    define(c"todo.agent", c"Agent acting in this transaction (recorded on rows and events).", &AGENT);
+    define(c"todo.turn", c"Turn in context (scopes the per-turn plan tools).", &TURN);
+}
+
+/// A setting's value, or None when it is unset, empty or only white space.
+fn read(setting: &GucSetting<Option<CString>>) -> Option<String> {
+    let value = setting.get()?;
+    let value = value.to_string_lossy();
+    if value.trim().is_empty() {
+        None
+    } else {
+        Some(value.into_owned())
+    }
+}
+
+/// The tenant in context; raises 22023 when there is none.
+pub fn tenant() -> String {
+    read(&TENANT).unwrap_or_else(|| errors::no_tenant())
+}
+
+pub fn conversation() -> Option<String> {
+    read(&CONVERSATION)
+}
+
+pub fn agent() -> Option<String> {
+    read(&AGENT)
+}
+
+pub fn turn() -> Option<String> {
+    read(&TURN)
+}
+
+/// Sets one setting for the rest of the current transaction (`SET LOCAL`).
+fn set_local(name: &str, value: Option<&str>) {
+    Spi::run_with_args(
+        "SELECT pg_catalog.set_config($1, $2, true)",
+        &[name.into(), value.unwrap_or("").into()],
+    )
+    .unwrap_or_else(|e| errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string(), ""));
+}
+
+/// Sets the whole context for the current transaction, as `SET LOCAL` would: the tenant
+/// (required, and registered in `todo.tenants`), the conversation (NULL: tenant-wide), the
+/// agent and the turn. Returns nothing. Outside an explicit transaction block the settings end
+/// with the statement, so call it inside `BEGIN … COMMIT`.
+///
+/// Errors: 22023 when `tenant` is NULL or blank; 42704 when it is not registered.
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn set_context(
+    tenant: Option<&str>,
+    conversation: default!(Option<&str>, "NULL"),
+    agent: default!(Option<&str>, "NULL"),
+    turn: default!(Option<&str>, "NULL"),
+) {
+    let tenant = match tenant {
+        Some(t) if !t.trim().is_empty() => t,
+        _ => errors::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "todo.set_context: tenant must be a non-empty string",
+            "pass the tenant id registered in todo.tenants",
+        ),
+    };
+    set_local("todo.tenant", Some(tenant));
+    set_local("todo.conversation", conversation);
+    set_local("todo.agent", agent);
+    set_local("todo.turn", turn);
+    crate::store::require_registered(tenant);
+}
+
+/// The tenant in context (`todo.tenant`). Used as the default of every `tenant_id` column.
+///
+/// Errors: 22023 when no tenant is set (unset, empty or blank): never "all tenants".
+#[pg_extern(stable, parallel_safe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn current_tenant() -> String {
+    tenant()
+}
+
+/// The conversation in context (`todo.conversation`), or NULL: tenant-wide.
+#[pg_extern(stable, parallel_safe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn current_conversation() -> Option<String> {
+    conversation()
+}
+
+/// The agent in context (`todo.agent`), or NULL.
+#[pg_extern(stable, parallel_safe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn current_agent() -> Option<String> {
+    agent()
+}
+
+/// The turn in context (`todo.turn`), or NULL.
+#[pg_extern(stable, parallel_safe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn current_turn() -> Option<String> {
+    turn()
+}

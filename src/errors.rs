@@ -1,0 +1,67 @@
+//! Every error the extension raises, with its SQLSTATE. One place, so the codes in the docs
+//! (README "Errors") and the code never drift apart.
+
+use pgrx::pg_sys::panic::ErrorReport;
+use pgrx::prelude::*;
+
+/// Raises an ERROR with a real SQLSTATE, a message and a hint. Never returns.
+pub fn raise(code: PgSqlErrorCode, message: impl Into<String>, hint: impl Into<String>) -> ! {
+    ErrorReport::new(code, message.into(), "pg_todos").set_hint(hint).report(PgLogLevel::ERROR);
+    unreachable!("ERROR does not return")
+}
+
+/// 22023: a context setting is missing or malformed.
+pub fn no_tenant() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        "no tenant in context: todo.tenant is not set",
+        "call todo.set_context('<tenant>', ...) or SET LOCAL todo.tenant = '<tenant>' in this transaction",
+    )
+}
+
+/// 42704: the tenant in context is not a row of todo.tenants.
+pub fn unknown_tenant(tenant: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_UNDEFINED_OBJECT,
+        format!("tenant \"{tenant}\" is not registered"),
+        "an administrator registers it with INSERT INTO todo.tenants (tenant_id) VALUES (...)",
+    )
+}
+
+/// 22023: a status that is not one of the four.
+pub fn invalid_status(value: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        format!("invalid todo status \"{value}\""),
+        "use pending, in_progress, completed or canceled (cancelled is accepted too)",
+    )
+}
+
+/// 55000: the transition table forbids this change of status.
+pub fn forbidden_transition(id: i64, f: crate::status::Forbidden) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("todo #{id}: {f}"),
+        f.hint(),
+    )
+}
+
+/// 0A000: a todo's identity (tenant_id, id) never changes.
+pub fn identity_changed(id: i64) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+        format!("todo #{id}: tenant_id and id cannot be changed"),
+        "insert a new todo instead",
+    )
+}
+
+/// 42501: exactly what PostgreSQL says when a row breaks a table's row-level security policy.
+pub fn rls_violation(table: &str) -> ! {
+    ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        format!("new row violates row-level security policy for table \"{table}\""),
+        "pg_todos",
+    )
+    .report(PgLogLevel::ERROR);
+    unreachable!("ERROR does not return")
+}

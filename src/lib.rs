@@ -1,0 +1,49 @@
+//! pg_todos: the durable todo store for AI agents, as a PostgreSQL extension.
+//!
+//! Pure modules (no pgrx): `status`. Database modules: `context` (who is calling),
+//! `store` (all SQL against the tables), `triggers` (the row trigger), `errors` (SQLSTATEs).
+//! The schema itself is `sql/bootstrap.sql`.
+
+use pgrx::prelude::*;
+
+pub mod context;
+pub mod errors;
+pub mod status;
+pub mod store;
+pub mod triggers;
+
+::pgrx::pg_module_magic!(name, version);
+
+extension_sql_file!(
+    "../sql/bootstrap.sql",
+    name = "bootstrap",
+    requires = [
+        context::current_tenant,
+        context::current_conversation,
+        context::current_agent,
+        context::current_turn,
+        triggers::todos_before_write,
+    ]
+);
+
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    context::init();
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pg_schema]
+mod tests {
+    include!("../pgrx-tests/tests.rs");
+}
+
+/// Required by `cargo pgrx test`.
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+
+    #[must_use]
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec![]
+    }
+}

@@ -1,0 +1,207 @@
+//! The todo lifecycle: the four statuses, the one transition table, and which timestamps a
+//! change of status stamps. Pure logic: no pgrx, tested without a database. The row trigger
+//! (`triggers.rs`) and every surface ask this module, never a copy of it.
+
+use std::fmt;
+
+/// A todo's status, in its one internal spelling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Pending,
+    InProgress,
+    Completed,
+    Canceled,
+}
+
+impl Status {
+    pub const ALL: [Status; 4] =
+        [Status::Pending, Status::InProgress, Status::Completed, Status::Canceled];
+
+    /// Parses a status as any surface may send it: the internal spelling, plus `cancelled`
+    /// (seeds 001 and 002 spell it so). Exact and lower-case only.
+    pub fn parse(s: &str) -> Option<Status> {
+        match s {
+            "pending" => Some(Status::Pending),
+            "in_progress" => Some(Status::InProgress),
+            "completed" => Some(Status::Completed),
+            "canceled" | "cancelled" => Some(Status::Canceled),
+            _ => None,
+        }
+    }
+
+    /// The spelling stored in `todo.todos.status`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::InProgress => "in_progress",
+            Status::Completed => "completed",
+            Status::Canceled => "canceled",
+        }
+    }
+
+    /// Completed and canceled are terminal: they carry `completed_at` and leave the open list.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Status::Completed | Status::Canceled)
+    }
+
+    pub fn is_open(self) -> bool {
+        !self.is_terminal()
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Status::Pending => 0,
+            Status::InProgress => 1,
+            Status::Completed => 2,
+            Status::Canceled => 3,
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `ALLOWED[from][to]`: the one transition table. Staying in the same status is not a
+/// transition and is always allowed (an edit of the subject, say).
+///
+/// | from \ to   | pending | in_progress | completed | canceled |
+/// |-------------|---------|-------------|-----------|----------|
+/// | pending     | =       | yes         | yes       | yes      |
+/// | in_progress | yes     | =           | yes       | yes      |
+/// | completed   | yes     | no          | =         | no       |
+/// | canceled    | yes     | no          | no        | =        |
+///
+/// Pending and in_progress move freely (start, block/defer, finish, drop). A terminal todo
+/// only reopens to pending; it is never restarted, finished again or re-labelled in place.
+const ALLOWED: [[bool; 4]; 4] = [
+    [true, true, true, true],
+    [true, true, true, true],
+    [true, false, true, false],
+    [true, false, false, true],
+];
+
+/// A transition the table forbids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Forbidden {
+    pub from: Status,
+    pub to: Status,
+}
+
+impl Forbidden {
+    /// What to do instead, for the error's hint.
+    pub fn hint(&self) -> &'static str {
+        "a completed or canceled todo must be reopened (status pending) before it changes status again"
+    }
+}
+
+impl fmt::Display for Forbidden {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a todo cannot move from {} to {}", self.from, self.to)
+    }
+}
+
+/// Checks one change of status against the table.
+pub fn check_transition(from: Status, to: Status) -> Result<(), Forbidden> {
+    if ALLOWED[from.index()][to.index()] {
+        Ok(())
+    } else {
+        Err(Forbidden { from, to })
+    }
+}
+
+/// What the row trigger must do to the timestamps for one write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Stamps {
+    /// set `started_at = now()` (unless the writer set it itself)
+    pub start: bool,
+    /// set `completed_at = now()` (unless the writer set it itself)
+    pub complete: bool,
+    /// set `completed_at = NULL`: the row is not terminal
+    pub clear_completed: bool,
+}
+
+/// The stamps for a write that takes a row from `from` (None: a new row) to `to`.
+/// `updated_at` is stamped on every write and is not part of this.
+pub fn stamps(from: Option<Status>, to: Status) -> Stamps {
+    let entered = from != Some(to);
+    Stamps {
+        start: entered && to == Status::InProgress,
+        complete: entered && to.is_terminal(),
+        clear_completed: to.is_open(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_accepts_both_cancel_spellings_and_nothing_loose() {
+        assert_eq!(Status::parse("canceled"), Some(Status::Canceled));
+        assert_eq!(Status::parse("cancelled"), Some(Status::Canceled));
+        for bad in ["", "Pending", "done", "in progress", " pending", "CANCELED"] {
+            assert_eq!(Status::parse(bad), None, "{bad:?}");
+        }
+        for s in Status::ALL {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+    }
+
+    #[test]
+    fn transition_table() {
+        use Status::*;
+        let allowed = |a, b| check_transition(a, b).is_ok();
+        for s in Status::ALL {
+            assert!(allowed(s, s), "{s} -> {s}");
+            assert!(allowed(s, Pending), "everything can go (back) to pending: {s}");
+        }
+        assert!(allowed(Pending, InProgress));
+        assert!(allowed(Pending, Completed));
+        assert!(allowed(Pending, Canceled));
+        assert!(allowed(InProgress, Completed));
+        assert!(allowed(InProgress, Canceled));
+        for (a, b) in [
+            (Completed, InProgress),
+            (Completed, Canceled),
+            (Canceled, InProgress),
+            (Canceled, Completed),
+        ] {
+            assert_eq!(check_transition(a, b), Err(Forbidden { from: a, to: b }));
+        }
+        assert_eq!(
+            Forbidden { from: Completed, to: InProgress }.to_string(),
+            "a todo cannot move from completed to in_progress"
+        );
+    }
+
+    #[test]
+    fn stamps_follow_the_lifecycle() {
+        use Status::*;
+        assert_eq!(stamps(None, Pending), Stamps { clear_completed: true, ..Default::default() });
+        assert_eq!(
+            stamps(None, InProgress),
+            Stamps { start: true, clear_completed: true, ..Default::default() }
+        );
+        assert_eq!(stamps(None, Completed), Stamps { complete: true, ..Default::default() });
+        assert_eq!(
+            stamps(Some(Pending), InProgress),
+            Stamps { start: true, clear_completed: true, ..Default::default() }
+        );
+        // staying in progress does not restamp started_at
+        assert_eq!(
+            stamps(Some(InProgress), InProgress),
+            Stamps { clear_completed: true, ..Default::default() }
+        );
+        assert_eq!(stamps(Some(InProgress), Canceled), Stamps { complete: true, ..Default::default() });
+        // staying completed does not restamp completed_at
+        assert_eq!(stamps(Some(Completed), Completed), Stamps::default());
+        // reopening clears completed_at
+        assert_eq!(
+            stamps(Some(Completed), Pending),
+            Stamps { clear_completed: true, ..Default::default() }
+        );
+    }
+}

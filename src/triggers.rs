@@ -1,0 +1,132 @@
+//! The row trigger on `todo.todos`: it allocates ids, keeps the lifecycle (the transition
+//! table in `status.rs`) and stamps the timestamps, for the extension's functions and plain
+//! SQL alike. It touches only the row itself and its tenant's counter row.
+
+use pgrx::datum::TimestampWithTimeZone;
+use pgrx::heap_tuple::PgHeapTuple;
+use pgrx::prelude::*;
+use pgrx::{AllocatedByRust, PgTrigger};
+
+use crate::context;
+use crate::errors;
+use crate::status::{self, Status};
+use crate::store;
+
+type Tuple<'a> = PgHeapTuple<'a, AllocatedByRust>;
+
+fn get<'t, T>(row: &'t PgHeapTuple<'_, impl pgrx::WhoAllocated>, col: &str) -> Option<T>
+where
+    T: FromDatum + IntoDatum + pgrx::datum::UnboxDatum<As<'t> = T> + 't,
+{
+    row.get_by_name::<T>(col).unwrap_or_else(|e| {
+        errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("todo.todos.{col}: {e}"), "")
+    })
+}
+
+fn set<T: IntoDatum>(row: &mut Tuple<'_>, col: &str, value: T) {
+    row.set_by_name(col, value).unwrap_or_else(|e| {
+        errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("todo.todos.{col}: {e}"), "")
+    })
+}
+
+/// Reads NEW.status, accepting `cancelled`, and stores the internal spelling back.
+fn normalize_status(row: &mut Tuple<'_>) -> Status {
+    let raw: Option<String> = get(row, "status");
+    let status = match raw.as_deref() {
+        None => Status::Pending,
+        Some(s) => Status::parse(s).unwrap_or_else(|| errors::invalid_status(s)),
+    };
+    if raw.as_deref() != Some(status.as_str()) {
+        set(row, "status", status.as_str());
+    }
+    status
+}
+
+/// Whether row-level security applies to the current user on the trigger's table.
+fn subject_to_rls(trigger: &PgTrigger<'_>) -> bool {
+    let relid = trigger.relid().expect("a row trigger has a relation");
+    // SAFETY: a plain catalog lookup; noError = true
+    let rls = unsafe { pg_sys::check_enable_rls(relid, pg_sys::InvalidOid, true) };
+    rls == pg_sys::CheckEnableRlsResult::RLS_ENABLED as i32
+}
+
+/// `BEFORE INSERT OR UPDATE ON todo.todos FOR EACH ROW`.
+///
+/// On INSERT: allocates `id` from the tenant's counter when it is NULL (or moves the counter
+/// past an explicit one), sets `position` to the id when NULL, and stamps `started_at` /
+/// `completed_at` for a row born in progress or terminal (unless given).
+/// On UPDATE: rejects a change of `tenant_id` or `id` (0A000) and any status change the
+/// transition table forbids (55000); stamps `started_at` on entering in_progress and
+/// `completed_at` on entering completed/canceled unless the writer set them, clears
+/// `completed_at` on reopen, stamps `updated_at` unless the writer set it, bumps `version`.
+/// Both: `cancelled` is stored as `canceled`; an unknown status raises 22023.
+#[pg_trigger]
+fn todos_before_write<'a>(
+    trigger: &'a PgTrigger<'a>,
+) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
+    let mut new = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW").into_owned();
+    let old = trigger.old();
+    let now = pgrx::datetime::now();
+    let to = normalize_status(&mut new);
+    let tenant: Option<String> = get(&new, "tenant_id");
+    let Some(tenant) = tenant else {
+        return Ok(Some(new)); // NOT NULL rejects it with the standard message
+    };
+
+    let from = match &old {
+        None => {
+            // Before the counter is touched: a writer under row-level security may only add
+            // rows of the tenant in context. Checked here, with the policy's own words, so
+            // that the counter table's answer can never tell whether another tenant exists.
+            if subject_to_rls(trigger) && tenant != context::tenant() {
+                errors::rls_violation("todos");
+            }
+            match get::<i64>(&new, "id") {
+                Some(id) => store::claim_todo_id(&tenant, id),
+                None => set(&mut new, "id", store::next_todo_id(&tenant)),
+            }
+            if get::<i64>(&new, "position").is_none() {
+                let id: i64 = get(&new, "id").expect("id was just set");
+                set(&mut new, "position", id);
+            }
+            None
+        }
+        Some(old) => {
+            let id: i64 = get(old, "id").expect("id is NOT NULL");
+            if get::<String>(old, "tenant_id") != Some(tenant.clone()) || get::<i64>(&new, "id") != Some(id) {
+                errors::identity_changed(id);
+            }
+            let from_raw: String = get(old, "status").expect("status is NOT NULL");
+            let from = Status::parse(&from_raw).unwrap_or_else(|| errors::invalid_status(&from_raw));
+            status::check_transition(from, to).unwrap_or_else(|f| errors::forbidden_transition(id, f));
+            Some(from)
+        }
+    };
+
+    // "The writer set it": on INSERT a non-NULL value, on UPDATE a value different from OLD's.
+    let written = |col: &str, new: &Tuple<'_>| -> bool {
+        let value: Option<TimestampWithTimeZone> = get(new, col);
+        match &old {
+            None => value.is_some(),
+            Some(old) => value != get::<TimestampWithTimeZone>(old, col),
+        }
+    };
+    let stamps = status::stamps(from, to);
+    if stamps.start && !written("started_at", &new) {
+        set(&mut new, "started_at", now);
+    }
+    if stamps.complete && !written("completed_at", &new) {
+        set(&mut new, "completed_at", now);
+    }
+    if stamps.clear_completed {
+        set(&mut new, "completed_at", Option::<TimestampWithTimeZone>::None);
+    }
+    if let Some(old) = &old {
+        if !written("updated_at", &new) {
+            set(&mut new, "updated_at", now);
+        }
+        let version: i32 = get(old, "version").unwrap_or(0);
+        set(&mut new, "version", version + 1);
+    }
+    Ok(Some(new))
+}

@@ -1,0 +1,8 @@
+-- 00_setup: install the extension and the roles every other test uses.
+-- Runs first and is not rolled back; bin/installcheck starts each run on a fresh cluster.
+CREATE EXTENSION pg_todos;
+\dx pg_todos
+-- A plain login role: not superuser, no BYPASSRLS, owns nothing. RLS tests log in as it.
+CREATE ROLE agent_login LOGIN;
+SELECT todo.grant_usage('agent_login');
+SELECT rolname, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = 'agent_login';

@@ -1,0 +1,20 @@
+-- schema: the objects CREATE EXTENSION makes, their row-level security, triggers, and the
+-- pinned search_path of every function.
+begin;
+SELECT c.relname, c.relrowsecurity AS rls_enabled, c.relforcerowsecurity AS rls_forced
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = 'todo' AND c.relkind = 'r' ORDER BY 1;
+SELECT tablename, policyname, cmd, roles, qual, with_check
+  FROM pg_policies WHERE schemaname = 'todo' ORDER BY 1, 2;
+SELECT tgname, tgrelid::regclass, tgfoid::regproc
+  FROM pg_trigger WHERE tgrelid = 'todo.todos'::regclass AND NOT tgisinternal ORDER BY 1;
+-- every function pins its search_path; none is SECURITY DEFINER
+SELECT p.proname, p.prosecdef, p.proconfig
+  FROM pg_proc p WHERE p.pronamespace = 'todo'::regnamespace ORDER BY 1;
+-- the tables are extension configuration: pg_dump keeps their rows
+SELECT unnest(extconfig)::regclass AS dumped FROM pg_extension WHERE extname = 'pg_todos' ORDER BY 1;
+-- the documented settings (registered when the library loads: any pg_todos call)
+SELECT todo.current_turn();
+SELECT name, setting, short_desc FROM pg_settings WHERE name LIKE 'todo.%' ORDER BY 1;
+\d todo.todos
+rollback;
