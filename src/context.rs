@@ -48,6 +48,11 @@ pub fn tenant() -> String {
     read(&TENANT).unwrap_or_else(|| errors::no_tenant())
 }
 
+/// The tenant in context, or None.
+pub fn tenant_if_set() -> Option<String> {
+    read(&TENANT)
+}
+
 pub fn conversation() -> Option<String> {
     read(&CONVERSATION)
 }

@@ -1,7 +1,9 @@
 //! pg_todos: the durable todo store for AI agents, as a PostgreSQL extension.
 //!
-//! Pure modules (no pgrx): `status`. Database modules: `context` (who is calling),
-//! `store` (all SQL against the tables), `triggers` (the row trigger), `errors` (SQLSTATEs).
+//! Pure modules (no pgrx): `status`, `writ::parse`, `writ::render`, `writ::resolve`.
+//! Database modules: `context` (who is calling), `store` (all SQL against the tables),
+//! `triggers` (the row trigger), `subxact` (per-command atomicity), `errors` (SQLSTATEs).
+//! Surfaces: `writ` (seed 000). The schema itself is `sql/bootstrap.sql`.
 //! The schema itself is `sql/bootstrap.sql`.
 
 use pgrx::prelude::*;
@@ -10,7 +12,9 @@ pub mod context;
 pub mod errors;
 pub mod status;
 pub mod store;
+pub mod subxact;
 pub mod triggers;
+pub mod writ;
 
 ::pgrx::pg_module_magic!(name, version);
 

@@ -6,3 +6,5 @@ CREATE EXTENSION pg_todos;
 CREATE ROLE agent_login LOGIN;
 SELECT todo.grant_usage('agent_login');
 SELECT rolname, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = 'agent_login';
+-- A login role with no grants at all: the open block must still not raise for it.
+CREATE ROLE nogrant_login LOGIN;

@@ -1,0 +1,179 @@
+//! Seed 000's surface: the `/todo` writ (`todo.todo_writ`), the open-todos block handed to a
+//! sub-agent (`todo.todo_open_block`) and the supervisor's preamble (`todo.todo_open_preamble`).
+//! Grammar in `parse`, text in `render`, subject matching in `resolve`; all SQL in `store`.
+
+pub mod parse;
+pub mod render;
+pub mod resolve;
+
+use pgrx::prelude::*;
+
+use self::parse::{Command, Field, Mark, Parsed, Target};
+use self::render::Row;
+use self::resolve::Resolved;
+use crate::status::{self, Status};
+use crate::{context, store, subxact};
+
+/// Messages larger than this get one error block and run nothing.
+pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+
+/// Who the commands act for: the tenant and conversation in context.
+struct Scope {
+    tenant: String,
+    conversation: Option<String>,
+}
+
+impl Scope {
+    fn conv(&self) -> Option<&str> {
+        self.conversation.as_deref()
+    }
+}
+
+/// Runs every `/todo` command in an agent's message and returns their framed results, in
+/// order: `[/todo <verb> <args>]`, the result, `[END TODO]`, blocks separated by a blank line
+/// (an empty string when the message has no command). Each command is atomic: one that fails
+/// changes nothing and says `ERR: …`, and the commands after it still run.
+///
+/// Errors (SQL, not `ERR:` lines): 22023 when no tenant is in context; 42704 when the tenant
+/// is not registered.
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn todo_writ(message: &str) -> String {
+    let scope = Scope { tenant: context::tenant(), conversation: context::conversation() };
+    store::require_registered(&scope.tenant);
+    if message.len() > MAX_MESSAGE_BYTES {
+        return render::frame(
+            "/todo",
+            &render::err(&format!(
+                "message is {} bytes; the limit is {MAX_MESSAGE_BYTES} bytes — send the /todo commands on their own",
+                message.len()
+            )),
+        );
+    }
+    let frames: Vec<String> =
+        parse::parse(message).iter().map(|p| render::frame(&p.header, &run(&scope, p))).collect();
+    render::join_frames(&frames)
+}
+
+/// One command's result body.
+fn run(scope: &Scope, parsed: &Parsed) -> String {
+    let command = match &parsed.command {
+        Ok(c) => c,
+        Err(e) => return render::err(&e.to_string()),
+    };
+    match command {
+        Command::List { all } => render::list_body(&store::scope_rows(&scope.tenant, scope.conv(), *all), *all),
+        Command::Help => render::HELP.to_string(),
+        _ => match subxact::attempt(|| write(scope, command)) {
+            Ok(Ok(ok)) => ok,
+            Ok(Err(err)) => render::err(&err),
+            Err(caught) => render::err(&caught.message),
+        },
+    }
+}
+
+/// The commands that write. `Err` is the text after `ERR: `; the caller rolls back.
+fn write(scope: &Scope, command: &Command) -> Result<String, String> {
+    let (tenant, conv) = (scope.tenant.as_str(), scope.conv());
+    store::begin_write();
+    match command {
+        Command::Add { subject, description } => {
+            let id = store::insert_todo(tenant, conv, subject, description.as_deref());
+            Ok(render::ok_added(id, subject, description.as_deref()))
+        }
+        Command::Mark(mark, target) => {
+            let usage = parse::usage(mark.verb());
+            let row = match target {
+                Target::Id(id) => store::find_in_scope(tenant, conv, *id),
+                Target::Subject(s) => match resolve::subject(&store::scope_rows(tenant, conv, false), s) {
+                    Resolved::One(id) => store::find_in_scope(tenant, conv, id),
+                    Resolved::None => None,
+                    Resolved::Ambiguous => {
+                        return Err(format!("usage: {usage} — ambiguous subject — use the numeric id"))
+                    }
+                },
+            }
+            .ok_or_else(|| format!("usage: {usage} — no open todo matches that id or subject"))?;
+            let to = match mark {
+                Mark::Start => Status::InProgress,
+                Mark::Done => Status::Completed,
+                Mark::Cancel => Status::Canceled,
+            };
+            transition(tenant, &row, to)
+        }
+        Command::Reopen(id) => transition(tenant, &by_id(scope, *id, "reopen")?, Status::Pending),
+        Command::Delete(id) => {
+            let row = by_id(scope, *id, "delete")?;
+            store::delete_todo(tenant, row.id);
+            Ok(render::ok_deleted(row.id, &row.subject))
+        }
+        Command::Set { field, id, text } => {
+            let row = by_id(scope, *id, field.verb())?;
+            match field {
+                Field::Subject => store::set_subject(tenant, row.id, text),
+                Field::Description => store::set_description(tenant, row.id, text),
+            }
+            Ok(render::ok_updated(row.id, text))
+        }
+        Command::List { .. } | Command::Help => unreachable!("read-only commands do not write"),
+    }
+}
+
+/// A todo in scope by id, for the verbs that take only an id.
+fn by_id(scope: &Scope, id: i64, verb: &str) -> Result<Row, String> {
+    store::find_in_scope(&scope.tenant, scope.conv(), id)
+        .ok_or_else(|| format!("usage: {} — no todo matches that id", parse::usage(verb)))
+}
+
+/// Moves a todo to `to` if the transition table allows it.
+fn transition(tenant: &str, row: &Row, to: Status) -> Result<String, String> {
+    if let Err(f) = status::check_transition(row.status, to) {
+        return Err(format!("cannot move #{} from {} to {} — /todo reopen {} first", row.id, f.from, f.to, row.id));
+    }
+    if row.status != to {
+        store::set_status(tenant, row.id, to);
+    }
+    Ok(render::ok_status(to, row.id, &row.subject))
+}
+
+/// The open todos of `conversation` (plus the tenant-wide pool), in the context's tenant,
+/// rendered with `render` — or an empty string with a WARNING on any failure.
+fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row]) -> String) -> String {
+    let attempt = subxact::attempt(|| {
+        let tenant = context::tenant_if_set().ok_or("no tenant in context: todo.tenant is not set")?;
+        Ok::<_, &str>(render(&store::scope_rows(&tenant, conversation, false)))
+    });
+    match attempt {
+        Ok(Ok(text)) => text,
+        Ok(Err(why)) => {
+            warning!("{what}: {why}; returning an empty block");
+            String::new()
+        }
+        Err(caught) => {
+            warning!("{what}: {}; returning an empty block", caught.message);
+            String::new()
+        }
+    }
+}
+
+/// The "Open todos" block prepended to a sub-agent's delegation context: the header line
+/// `Open todos (mark progress as you go — /todo start <id>, /todo done <id>):` and the list
+/// body for `conversation` plus the tenant-wide pool (NULL: the pool only), in the context's
+/// tenant. An empty string when nothing is open.
+///
+/// Never raises: on any failure (no tenant, no privileges, …) it logs a WARNING and returns
+/// an empty string, so it can never block a delegation.
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn todo_open_block(conversation: Option<&str>) -> String {
+    best_effort(conversation, "todo_open_block", render::open_block)
+}
+
+/// The same list for the supervisor's own turn, framed `[OPEN TODOS] (mark progress as you go
+/// — /todo start <id>, /todo done <id>):` … `[END OPEN TODOS]`. An empty string when nothing
+/// is open. Never raises (WARNING and an empty string on any failure).
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn todo_open_preamble(conversation: Option<&str>) -> String {
+    best_effort(conversation, "todo_open_preamble", render::open_preamble)
+}
