@@ -57,5 +57,45 @@ INSERT INTO todo.todos (tenant_id, subject) VALUES ('acme', 'planted');
 INSERT INTO todo.todos (subject) VALUES ('globex first todo') RETURNING id;
 COMMIT;
 
+-- The /todo writ (seed 000): the supervisor plans in its own words, in a new conversation.
+\t on
+\a
+BEGIN;
+SELECT todo.set_context('acme', 'conv-77', 'supervisor', 'turn-1');
+SELECT todo.todo_writ($$I'll break this down first.
+/todo add review the canary deploy status
+/todo add write the post-mortem
+timeline of the outage
+root cause and follow-ups
+/endtodo
+/todo start 4
+/todo list$$);
+COMMIT;
+
+-- The supervisor's next turn opens with the preamble, so it never walks in blind.
+BEGIN;
+SELECT todo.set_context('acme', 'conv-77', 'supervisor', 'turn-2');
+SELECT todo.todo_open_preamble('conv-77');
+COMMIT;
+
+-- It delegates: the runtime prepends the open block to the sub-agent's context.
+BEGIN;
+SELECT todo.set_context('acme', 'conv-77', 'supervisor', 'turn-2');
+SELECT format(E'[DELEGATION CONTEXT]\nOriginal request: investigate the outage\nDelegated by: supervisor\nPipeline depth: 1/2\n%s\n[END DELEGATION CONTEXT]',
+              todo.todo_open_block('conv-77'));
+COMMIT;
+
+-- The sub-agent marks progress as it goes, by id or by subject.
+BEGIN;
+SELECT todo.set_context('acme', 'conv-77', 'sub-agent-1', 'turn-3');
+SELECT todo.todo_writ($$Canary looks healthy.
+/todo done 4
+/todo start write the post
+/todo done 99
+/todo list all$$);
+COMMIT;
+\t off
+\a
+
 -- And with no tenant in context, nothing is readable at all.
 SELECT count(*) FROM todo.todos;
