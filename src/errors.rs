@@ -5,8 +5,14 @@ use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 
 /// Raises an ERROR with a real SQLSTATE, a message and a hint. Never returns.
+/// An empty hint is left out.
 pub fn raise(code: PgSqlErrorCode, message: impl Into<String>, hint: impl Into<String>) -> ! {
-    ErrorReport::new(code, message.into(), "pg_todos").set_hint(hint).report(PgLogLevel::ERROR);
+    let hint = hint.into();
+    let mut report = ErrorReport::new(code, message.into(), "pg_todos");
+    if !hint.is_empty() {
+        report = report.set_hint(hint);
+    }
+    report.report(PgLogLevel::ERROR);
     unreachable!("ERROR does not return")
 }
 

@@ -10,9 +10,11 @@ use pgrx::prelude::*;
 
 pub mod context;
 pub mod errors;
+pub mod model;
 pub mod status;
 pub mod store;
 pub mod subxact;
+pub mod tools;
 pub mod triggers;
 pub mod writ;
 

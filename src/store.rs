@@ -143,3 +143,182 @@ pub fn delete_todo(tenant: &str, id: i64) {
     Spi::run_with_args("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2", &[tenant.into(), id.into()])
         .unwrap_or_else(|e| spi_error(e));
 }
+
+// ---- whole todos (the tool surfaces and REST) ----
+
+use crate::model::Todo;
+use serde_json::{Map, Value};
+
+/// The columns a surface may write, in `todo.todos` spelling.
+pub const WRITABLE: &[&str] = &[
+    "conversation_id", "turn_id", "agent_id", "subject", "description", "active_form", "status",
+    "priority", "position", "completion_criteria", "agent_type", "outcome",
+];
+
+/// A todo as JSON text, timestamps in epoch microseconds: parsed into `model::Todo`.
+const AS_JSON: &str = "json_build_object(
+    'id', t.id, 'conversation_id', t.conversation_id, 'turn_id', t.turn_id, 'agent_id', t.agent_id,
+    'subject', t.subject, 'description', t.description, 'active_form', t.active_form,
+    'status', t.status, 'priority', t.priority, 'position', t.position,
+    'completion_criteria', t.completion_criteria, 'agent_type', t.agent_type, 'outcome', t.outcome,
+    'created_us', (extract(epoch FROM t.created_at) * 1000000)::int8,
+    'updated_us', (extract(epoch FROM t.updated_at) * 1000000)::int8,
+    'started_us', (extract(epoch FROM t.started_at) * 1000000)::int8,
+    'completed_us', (extract(epoch FROM t.completed_at) * 1000000)::int8)::text";
+
+fn parse_todo(text: &str) -> Todo {
+    serde_json::from_str(text).unwrap_or_else(|e| {
+        errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("pg_todos: bad row: {e}"), "")
+    })
+}
+
+/// Runs a query whose rows are `AS_JSON`. Read-only until the transaction has an xid (see
+/// `begin_write`): a read on a standby or in a read-only transaction works.
+fn todo_rows(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> Vec<Todo> {
+    Spi::connect(|client| {
+        client
+            .select(sql, None, args)?
+            .map(|r| r.get::<String>(1).map(|t| parse_todo(&t.unwrap_or_default())))
+            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    })
+    .unwrap_or_else(|e| spi_error(e))
+}
+
+/// Runs a writing statement whose RETURNING rows are `AS_JSON`.
+fn written_rows(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> Vec<Todo> {
+    Spi::connect_mut(|client| {
+        client
+            .update(sql, None, args)?
+            .map(|r| r.get::<String>(1).map(|t| parse_todo(&t.unwrap_or_default())))
+            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    })
+    .unwrap_or_else(|e| spi_error(e))
+}
+
+/// Which todos a surface works on.
+pub enum Filter<'a> {
+    /// one todo of the tenant, any conversation
+    Id(i64),
+    /// one conversation's own rows (not the tenant-wide pool)
+    Conversation(&'a str),
+    /// one turn's rows
+    Turn(&'a str),
+    /// seed 000's REST list: a conversation plus the pool (Some), the pool only (None),
+    /// or every row (no filter); optional status and agent
+    Rest { conversation: Option<Option<&'a str>>, status: Option<&'a str>, agent: Option<&'a str>, limit: i64 },
+}
+
+/// The tenant's todos that match `filter`, in position order (REST: the seed's order).
+pub fn todos(tenant: &str, filter: Filter<'_>) -> Vec<Todo> {
+    let base = format!("SELECT {AS_JSON} FROM todo.todos t WHERE t.tenant_id = $1");
+    match filter {
+        Filter::Id(id) => todo_rows(&format!("{base} AND t.id = $2"), &[tenant.into(), id.into()]),
+        Filter::Conversation(c) => todo_rows(
+            &format!("{base} AND t.conversation_id = $2 ORDER BY t.position, t.id"),
+            &[tenant.into(), c.into()],
+        ),
+        Filter::Turn(turn) => todo_rows(
+            &format!("{base} AND t.turn_id = $2 ORDER BY t.position, t.id"),
+            &[tenant.into(), turn.into()],
+        ),
+        Filter::Rest { conversation, status, agent, limit } => {
+            let scope = match conversation {
+                None => "true",
+                Some(None) => "t.conversation_id IS NULL",
+                Some(Some(_)) => "(t.conversation_id = $2 OR t.conversation_id IS NULL)",
+            };
+            let conv = conversation.flatten();
+            todo_rows(
+                &format!(
+                    "{base} AND {scope} AND ($3::text IS NULL OR t.status = $3) AND ($4::text IS NULL OR t.agent_id = $4)
+                     ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END,
+                              CASE WHEN t.status IN ('pending', 'in_progress') THEN t.position END,
+                              t.updated_at DESC, t.id
+                     LIMIT $5"
+                ),
+                &[tenant.into(), conv.into(), status.into(), agent.into(), limit.into()],
+            )
+        }
+    }
+}
+
+/// The keys of `fields` that are writable columns, checked against `WRITABLE`.
+fn columns(fields: &Map<String, Value>) -> Vec<&str> {
+    fields.keys().map(String::as_str).filter(|k| WRITABLE.contains(k)).collect()
+}
+
+/// Inserts a todo of `tenant` with the given columns (others from their defaults: the
+/// context's conversation, agent and turn unless given) and returns it.
+pub fn insert(tenant: &str, fields: &Map<String, Value>) -> Todo {
+    let cols = columns(fields);
+    let list = cols.iter().map(|c| format!(", {c}")).collect::<String>();
+    let values = cols.iter().map(|c| format!(", r.{c}")).collect::<String>();
+    let sql = format!(
+        "WITH t AS (INSERT INTO todo.todos (tenant_id{list})
+                    SELECT $1{values} FROM jsonb_populate_record(NULL::todo.todos, $2) r
+                    RETURNING *)
+         SELECT {AS_JSON} FROM t"
+    );
+    let args = pgrx::JsonB(Value::Object(fields.clone()));
+    written_rows(&sql, &[tenant.into(), args.into()]).pop().expect("INSERT … RETURNING gives the row")
+}
+
+/// Updates the given columns of one todo; None when the tenant has no such todo.
+pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo> {
+    let cols = columns(fields);
+    if cols.is_empty() {
+        return todos(tenant, Filter::Id(id)).pop();
+    }
+    let sql = format!(
+        "WITH t AS (UPDATE todo.todos u SET ({}) = (SELECT {} FROM jsonb_populate_record(NULL::todo.todos, $3) r)
+                     WHERE u.tenant_id = $1 AND u.id = $2 RETURNING u.*)
+         SELECT {AS_JSON} FROM t",
+        cols.join(", "),
+        cols.iter().map(|c| format!("r.{c}")).collect::<Vec<_>>().join(", ")
+    );
+    let args = pgrx::JsonB(Value::Object(fields.clone()));
+    written_rows(&sql, &[tenant.into(), id.into(), args.into()]).pop()
+}
+
+/// Deletes one todo; false when the tenant has no such todo.
+pub fn delete(tenant: &str, id: i64) -> bool {
+    Spi::get_one_with_args::<i64>(
+        "WITH d AS (DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2 RETURNING id) SELECT count(*) FROM d",
+        &[tenant.into(), id.into()],
+    )
+    .unwrap_or_else(|e| spi_error(e))
+        == Some(1)
+}
+
+/// Sets `position` so that `ids` (todos of the tenant) come in this order, reusing the
+/// positions they already hold, so they keep their place among other todos.
+pub fn reorder(tenant: &str, ids: &[i64]) {
+    Spi::run_with_args(
+        "WITH wanted AS (SELECT id, ord FROM unnest($2::int8[]) WITH ORDINALITY AS w(id, ord)),
+              slots AS (SELECT position, row_number() OVER (ORDER BY position, id) AS ord
+                          FROM todo.todos WHERE tenant_id = $1 AND id = ANY($2)),
+              target AS (SELECT w.id, s.position FROM wanted w JOIN slots s USING (ord))
+         UPDATE todo.todos t SET position = target.position FROM target
+          WHERE t.tenant_id = $1 AND t.id = target.id AND t.position <> target.position",
+        &[tenant.into(), ids.to_vec().into()],
+    )
+    .unwrap_or_else(|e| spi_error(e));
+}
+
+/// The LISTEN channel of a tenant's change notifications: `todo_` and the md5 of its id.
+pub fn channel(tenant: &str) -> String {
+    Spi::get_one_with_args::<String>("SELECT 'todo_' || md5($1)", &[tenant.into()])
+        .unwrap_or_else(|e| spi_error(e))
+        .expect("md5 is never NULL")
+}
+
+/// Queues a change notification on the tenant's channel; PostgreSQL delivers it at commit
+/// (never after a rollback). The payload carries ids only: `{"conversation_id": …, "ids": […]}`.
+pub fn notify(tenant: &str, conversation: Option<&str>, ids: &[i64]) {
+    let payload = serde_json::json!({ "conversation_id": conversation, "ids": ids }).to_string();
+    Spi::run_with_args(
+        "SELECT pg_notify('todo_' || md5($1), $2)",
+        &[tenant.into(), payload.into()],
+    )
+    .unwrap_or_else(|e| spi_error(e));
+}

@@ -65,21 +65,25 @@ fn run(scope: &Scope, parsed: &Parsed) -> String {
         Command::List { all } => render::list_body(&store::scope_rows(&scope.tenant, scope.conv(), *all), *all),
         Command::Help => render::HELP.to_string(),
         _ => match subxact::attempt(|| write(scope, command)) {
-            Ok(Ok(ok)) => ok,
+            Ok(Ok((id, ok))) => {
+                store::notify(&scope.tenant, scope.conv(), &[id]);
+                ok
+            }
             Ok(Err(err)) => render::err(&err),
             Err(caught) => render::err(&caught.message),
         },
     }
 }
 
-/// The commands that write. `Err` is the text after `ERR: `; the caller rolls back.
-fn write(scope: &Scope, command: &Command) -> Result<String, String> {
+/// The commands that write: the todo written and the result line. `Err` is the text after
+/// `ERR: `; the caller rolls back.
+fn write(scope: &Scope, command: &Command) -> Result<(i64, String), String> {
     let (tenant, conv) = (scope.tenant.as_str(), scope.conv());
     store::begin_write();
     match command {
         Command::Add { subject, description } => {
             let id = store::insert_todo(tenant, conv, subject, description.as_deref());
-            Ok(render::ok_added(id, subject, description.as_deref()))
+            Ok((id, render::ok_added(id, subject, description.as_deref())))
         }
         Command::Mark(mark, target) => {
             let usage = parse::usage(mark.verb());
@@ -99,13 +103,16 @@ fn write(scope: &Scope, command: &Command) -> Result<String, String> {
                 Mark::Done => Status::Completed,
                 Mark::Cancel => Status::Canceled,
             };
-            transition(tenant, &row, to)
+            transition(tenant, &row, to).map(|ok| (row.id, ok))
         }
-        Command::Reopen(id) => transition(tenant, &by_id(scope, *id, "reopen")?, Status::Pending),
+        Command::Reopen(id) => {
+            let row = by_id(scope, *id, "reopen")?;
+            transition(tenant, &row, Status::Pending).map(|ok| (row.id, ok))
+        }
         Command::Delete(id) => {
             let row = by_id(scope, *id, "delete")?;
             store::delete_todo(tenant, row.id);
-            Ok(render::ok_deleted(row.id, &row.subject))
+            Ok((row.id, render::ok_deleted(row.id, &row.subject)))
         }
         Command::Set { field, id, text } => {
             let row = by_id(scope, *id, field.verb())?;
@@ -113,7 +120,7 @@ fn write(scope: &Scope, command: &Command) -> Result<String, String> {
                 Field::Subject => store::set_subject(tenant, row.id, text),
                 Field::Description => store::set_description(tenant, row.id, text),
             }
-            Ok(render::ok_updated(row.id, text))
+            Ok((row.id, render::ok_updated(row.id, text)))
         }
         Command::List { .. } | Command::Help => unreachable!("read-only commands do not write"),
     }

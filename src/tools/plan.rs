@@ -1,0 +1,220 @@
+//! Seed 001: the supervisor's per-turn plan. `create_todo` (batch, `order` = 1-indexed place),
+//! `list_todo` (status filter, items and summary), `complete_todo` (outcome, remaining), all
+//! scoped to the turn in context (`todo.turn`). Ids are strings; `cancelled` is spelled so;
+//! `priority` is the 0-indexed place in the turn's plan; timestamps are ISO 8601 (UTC).
+
+use serde_json::{json, Value};
+
+use super::{error, fields, parse_string_id, str_arg, Ctx, Tool};
+use crate::model::{iso8601, Todo};
+use crate::status::{check_transition, Status};
+use crate::store::{self, Filter};
+
+pub static TOOLS: &[&Tool] = &[&CREATE, &LIST, &COMPLETE];
+
+static CREATE: Tool = Tool {
+    name: "create_todo",
+    description: "Creates one or more TODO items for the current turn. Use it to lay out a plan of several steps in one call; `order` is a 1-indexed position (default: append).",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "required": ["items"],
+            "additionalProperties": false,
+            "properties": {
+                "items": {
+                    "type": "array",
+                                        "items": {
+                        "type": "object",
+                        "required": ["title"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "title": {"type": "string", "minLength": 1, "description": "required — human-readable task name"},
+                            "context": {"type": "string", "description": "relevant background info"},
+                            "completionCriteria": {"type": "string", "description": "definition of done"},
+                            "agentType": {"type": "string", "description": "specialist type to delegate to"},
+                            "order": {"type": "integer", "minimum": 1, "description": "1-indexed position (default: append)"}
+                        }
+                    }
+                }
+            }
+        })
+    },
+    precheck: None,
+    run: create,
+    writes: true,
+};
+
+static LIST: Tool = Tool {
+    name: "list_todo",
+    description: "Lists TODO items for the current turn, filtered by status (default: the remaining items, pending and in_progress), with a summary of the whole turn.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled", "all"]}
+            }
+        })
+    },
+    precheck: None,
+    run: list,
+    writes: false,
+};
+
+static COMPLETE: Tool = Tool {
+    name: "complete_todo",
+    description: "Marks a TODO item of the current turn as completed (or cancelled), with its outcome: what was done, or why it was cancelled.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "required": ["todoId", "outcome"],
+            "additionalProperties": false,
+            "properties": {
+                "todoId": {"type": "string"},
+                "outcome": {"type": "string", "description": "required — what was done / why cancelled"},
+                "status": {"type": "string", "enum": ["completed", "cancelled"]}
+            }
+        })
+    },
+    precheck: None,
+    run: complete,
+    writes: true,
+};
+
+/// Seed 001 spells canceled `cancelled`.
+pub fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Canceled => "cancelled",
+        s => s.as_str(),
+    }
+}
+
+fn turn<'a>(ctx: &'a Ctx, tool: &str) -> Result<&'a str, Value> {
+    ctx.turn
+        .as_deref()
+        .ok_or_else(|| error("no_turn", format!("{tool} needs a turn in context (todo.turn)")))
+}
+
+fn opt_str(v: Option<&str>) -> Value {
+    v.map_or(Value::Null, |s| json!(s))
+}
+
+fn item(t: &Todo, priority: usize) -> Value {
+    json!({
+        "id": t.id.to_string(),
+        "title": t.subject,
+        "context": t.description.as_deref().unwrap_or(""),
+        "completionCriteria": t.completion_criteria.as_deref().unwrap_or(""),
+        "agentType": opt_str(t.agent_type.as_deref()),
+        "status": status_name(t.status),
+        "priority": priority,
+        "outcome": opt_str(t.outcome.as_deref()),
+        "createdAt": iso8601(t.created_us),
+        "startedAt": t.started_us.map_or(Value::Null, |us| json!(iso8601(us))),
+        "completedAt": t.completed_us.map_or(Value::Null, |us| json!(iso8601(us))),
+    })
+}
+
+fn count(rows: &[Todo], s: Status) -> usize {
+    rows.iter().filter(|t| t.status == s).count()
+}
+
+fn create(ctx: &Ctx, args: &Value) -> Value {
+    let turn = match turn(ctx, "create_todo") {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let items = args["items"].as_array().cloned().unwrap_or_default();
+    if let Some(i) = items.iter().position(|it| str_arg(it, "title").trim().is_empty()) {
+        return error("invalid_arguments", format!("create_todo: items[{i}].title: must not be blank"));
+    }
+    let mut order: Vec<i64> = store::todos(&ctx.tenant, Filter::Turn(turn)).iter().map(|t| t.id).collect();
+    let mut created = Vec::new();
+    for it in &items {
+        let t = store::insert(
+            &ctx.tenant,
+            &fields([
+                ("conversation_id", opt_str(ctx.conversation.as_deref())),
+                ("turn_id", json!(turn)),
+                ("subject", it["title"].clone()),
+                ("description", it.get("context").cloned().unwrap_or(Value::Null)),
+                ("completion_criteria", it.get("completionCriteria").cloned().unwrap_or(Value::Null)),
+                ("agent_type", it.get("agentType").cloned().unwrap_or(Value::Null)),
+            ]),
+        );
+        let at = it["order"].as_u64().map_or(order.len(), |o| (o as usize - 1).min(order.len()));
+        order.insert(at, t.id);
+        created.push(t);
+    }
+    store::reorder(&ctx.tenant, &order);
+    let rows = store::todos(&ctx.tenant, Filter::Turn(turn));
+    let place = |id: i64| order.iter().position(|o| *o == id).unwrap_or(0) + 1;
+    store::notify(&ctx.tenant, ctx.conversation.as_deref(), &created.iter().map(|t| t.id).collect::<Vec<_>>());
+    json!({
+        "created": created.iter().map(|t| json!({"id": t.id.to_string(), "title": t.subject, "order": place(t.id)})).collect::<Vec<_>>(),
+        "totalPending": count(&rows, Status::Pending),
+    })
+}
+
+fn summary(rows: &[Todo]) -> Value {
+    json!({
+        "total": rows.len(),
+        "pending": count(rows, Status::Pending),
+        "inProgress": count(rows, Status::InProgress),
+        "completed": count(rows, Status::Completed),
+        "cancelled": count(rows, Status::Canceled),
+    })
+}
+
+fn list(ctx: &Ctx, args: &Value) -> Value {
+    let turn = match turn(ctx, "list_todo") {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let rows = store::todos(&ctx.tenant, Filter::Turn(turn));
+    let wanted = |s: Status| match args.get("status").and_then(Value::as_str) {
+        None => s.is_open(),
+        Some("all") => true,
+        Some(name) => status_name(s) == name,
+    };
+    let items: Vec<Value> =
+        rows.iter().enumerate().filter(|(_, t)| wanted(t.status)).map(|(i, t)| item(t, i)).collect();
+    json!({ "items": items, "summary": summary(&rows) })
+}
+
+fn complete(ctx: &Ctx, args: &Value) -> Value {
+    let turn = match turn(ctx, "complete_todo") {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let todo_id = str_arg(args, "todoId");
+    let not_found = || error("not_found", format!("no todo \"{todo_id}\" in this turn"));
+    let Some(id) = parse_string_id(todo_id) else { return not_found() };
+    let Some(t) = store::todos(&ctx.tenant, Filter::Id(id)).pop().filter(|t| t.turn_id.as_deref() == Some(turn))
+    else {
+        return not_found();
+    };
+    let to = if str_arg(args, "status") == "cancelled" { Status::Canceled } else { Status::Completed };
+    if let Err(f) = check_transition(t.status, to) {
+        return error(
+            "invalid_transition",
+            format!("todo \"{todo_id}\" is {}; it cannot become {}", status_name(f.from), status_name(f.to)),
+        );
+    }
+    let done = store::update(
+        &ctx.tenant,
+        id,
+        &fields([("status", json!(to.as_str())), ("outcome", args["outcome"].clone())]),
+    )
+    .expect("the todo was just read");
+    store::notify(&ctx.tenant, done.conversation_id.as_deref(), &[id]);
+    let remaining = store::todos(&ctx.tenant, Filter::Turn(turn)).iter().filter(|t| t.status.is_open()).count();
+    json!({
+        "id": done.id.to_string(),
+        "title": done.subject,
+        "status": status_name(done.status),
+        "outcome": done.outcome,
+        "completedAt": done.completed_us.map(iso8601),
+        "remaining": remaining,
+    })
+}

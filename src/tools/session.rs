@@ -1,0 +1,217 @@
+//! Seed 002: OpenCode's session todos. `todowrite` replaces the session's whole list (the
+//! conversation in context is the session) and `todoread` reads it; both return what
+//! OpenCode's tools return: `{"title": "<n> todos", "output": <the list as JSON, 2-space
+//! indented>, "metadata": {"todos": [...]}}`, n counting the items that are not completed.
+//! Every committed write notifies the tenant's channel. `todo.acp_plan(conversation)`
+//! renders the list as Agent Client Protocol plan entries.
+
+use pgrx::prelude::*;
+use pgrx::JsonB;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::replace::{self, Incoming, Stored};
+use super::{error, fields, parse_string_id, str_arg, Ctx, Tool};
+use crate::model::Todo;
+use crate::status::Status;
+use crate::store::{self, Filter};
+use crate::context;
+
+pub static TOOLS: &[&Tool] = &[&WRITE, &READ];
+
+fn todo_item_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["content", "status", "priority"],
+        "additionalProperties": false,
+        "properties": {
+            "content": {"type": "string", "minLength": 1, "description": "Brief description of the task"},
+            "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled"], "description": "Current status of the task: pending, in_progress, completed, cancelled"},
+            "priority": {"type": "string", "enum": ["high", "medium", "low"], "description": "Priority level of the task: high, medium, low"},
+            "id": {"type": "string", "description": "Unique identifier for the todo item"}
+        }
+    })
+}
+
+static WRITE: Tool = Tool {
+    name: "todowrite",
+    description: "Use this tool to create and manage a structured task list for your current coding session. The list you send replaces the session's whole list: keep only one task in_progress at a time, mark tasks completed as soon as they are done, and use cancelled for tasks that are no longer needed.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "required": ["todos"],
+            "additionalProperties": false,
+            "properties": {"todos": {"type": "array", "items": todo_item_schema(), "description": "The updated todo list"}}
+        })
+    },
+    precheck: None,
+    run: write,
+    writes: true,
+};
+
+static READ: Tool = Tool {
+    name: "todoread",
+    description: "Use this tool to read your todo list for the current session.",
+    input_schema: || json!({"type": "object", "additionalProperties": false, "properties": {}}),
+    precheck: None,
+    run: read,
+    writes: false,
+};
+
+/// One todo as OpenCode stores it; the field order is the order its `output` prints.
+#[derive(Serialize)]
+struct Item<'a> {
+    content: &'a str,
+    status: &'a str,
+    priority: &'a str,
+    id: String,
+}
+
+fn status_name(s: Status) -> &'static str {
+    super::plan::status_name(s)
+}
+
+fn items(rows: &[Todo]) -> Vec<Item<'_>> {
+    rows.iter()
+        .map(|t| Item {
+            content: &t.subject,
+            status: status_name(t.status),
+            priority: t.priority.as_deref().unwrap_or("medium"),
+            id: t.id.to_string(),
+        })
+        .collect()
+}
+
+/// `{"title", "output", "metadata": {"todos"}}`.
+fn result(rows: &[Todo]) -> Value {
+    let items = items(rows);
+    let open = rows.iter().filter(|t| t.status != Status::Completed).count();
+    let output = serde_json::to_string_pretty(&items).expect("plain strings serialize");
+    json!({ "title": format!("{open} todos"), "output": output, "metadata": { "todos": items } })
+}
+
+fn session<'a>(ctx: &'a Ctx, tool: &str) -> Result<&'a str, Value> {
+    ctx.conversation.as_deref().ok_or_else(|| {
+        error("no_session", format!("{tool} needs a session: set the conversation in context (todo.conversation)"))
+    })
+}
+
+fn read(ctx: &Ctx, _args: &Value) -> Value {
+    match session(ctx, "todoread") {
+        Ok(conv) => result(&store::todos(&ctx.tenant, Filter::Conversation(conv))),
+        Err(e) => e,
+    }
+}
+
+fn write(ctx: &Ctx, args: &Value) -> Value {
+    let conv = match session(ctx, "todowrite") {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let wanted = args["todos"].as_array().cloned().unwrap_or_default();
+    if let Some(i) = wanted.iter().position(|t| str_arg(t, "content").trim().is_empty()) {
+        return error("invalid_arguments", format!("todowrite: todos[{i}].content: must not be blank"));
+    }
+    let stored = store::todos(&ctx.tenant, Filter::Conversation(conv));
+    let plan = replace::plan(
+        &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
+        &wanted
+            .iter()
+            .map(|t| Incoming { id: parse_string_id(str_arg(t, "id")), content: str_arg(t, "content").to_string() })
+            .collect::<Vec<_>>(),
+    );
+    apply(ctx, conv, &stored, &wanted, &plan.matched, &plan.removed, |t| {
+        fields([("subject", t["content"].clone()), ("priority", t["priority"].clone())])
+    });
+    result(&store::todos(&ctx.tenant, Filter::Conversation(conv)))
+}
+
+/// Applies a whole-list replace of conversation `conv`: removes the stored todos no item
+/// took, updates the matched ones (only what changed), inserts the new ones, puts them in
+/// the list's order and notifies. `extra(item)` gives the columns an item sets besides its
+/// status (`status` is read from the item's "status").
+pub fn apply(
+    ctx: &Ctx,
+    conv: &str,
+    stored: &[Todo],
+    wanted: &[Value],
+    matched: &[Option<i64>],
+    removed: &[i64],
+    extra: impl Fn(&Value) -> Map<String, Value>,
+) {
+    for id in removed {
+        store::delete(&ctx.tenant, *id);
+    }
+    let mut order = Vec::with_capacity(wanted.len());
+    for (item, m) in wanted.iter().zip(matched) {
+        let to = Status::parse(str_arg(item, "status")).unwrap_or(Status::Pending);
+        let mut cols = extra(item);
+        match m.and_then(|id| stored.iter().find(|t| t.id == id)) {
+            Some(t) => {
+                let current = serde_json::to_value(t_columns(t)).unwrap_or_default();
+                cols.retain(|k, v| current.get(k) != Some(v));
+                super::set_status(&ctx.tenant, t.id, t.status, to, cols);
+                order.push(t.id);
+            }
+            None => {
+                cols.insert("conversation_id".into(), json!(conv));
+                cols.insert("status".into(), json!(to.as_str()));
+                order.push(store::insert(&ctx.tenant, &cols).id);
+            }
+        }
+    }
+    store::reorder(&ctx.tenant, &order);
+    let mut touched = order.clone();
+    touched.extend_from_slice(removed);
+    store::notify(&ctx.tenant, Some(conv), &touched);
+}
+
+/// The columns of a stored todo a replace may set, for comparing.
+fn t_columns(t: &Todo) -> Value {
+    json!({
+        "subject": t.subject,
+        "priority": t.priority,
+        "active_form": t.active_form,
+        "description": t.description,
+    })
+}
+
+/// The session's list as the `update` of an Agent Client Protocol v1 `session/update`
+/// notification: `{"sessionUpdate": "plan", "entries": [{"content", "priority", "status"}]}`.
+/// ACP v1 has no cancelled status: a canceled todo is shown `completed`. An in-progress todo
+/// with an active form is shown by it (as ACP adapters show Claude Code's TodoWrite);
+/// priority defaults to `medium`.
+///
+/// Errors: 22023 when no tenant is in context.
+#[pg_extern(stable, parallel_safe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn acp_plan(conversation: &str) -> JsonB {
+    let tenant = context::tenant();
+    let entries: Vec<Value> = store::todos(&tenant, Filter::Conversation(conversation))
+        .iter()
+        .map(|t| {
+            let content = match (t.status, &t.active_form) {
+                (Status::InProgress, Some(active)) => active.as_str(),
+                _ => t.subject.as_str(),
+            };
+            let status = match t.status {
+                Status::Canceled => "completed",
+                s => s.as_str(),
+            };
+            json!({"content": content, "priority": t.priority.as_deref().unwrap_or("medium"), "status": status})
+        })
+        .collect();
+    JsonB(json!({ "sessionUpdate": "plan", "entries": entries }))
+}
+
+/// The LISTEN channel of the tenant in context: `todo_` followed by the md5 of the tenant id.
+/// Every committed write through a pg_todos function sends a notification on it, with the
+/// payload `{"conversation_id": <conversation or null>, "ids": [<todo ids>]}`: ids only,
+/// listeners re-read. A rolled-back write sends nothing.
+///
+/// Errors: 22023 when no tenant is in context.
+#[pg_extern(stable, parallel_safe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn channel() -> String {
+    store::channel(&context::tenant())
+}

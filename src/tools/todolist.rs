@@ -1,0 +1,152 @@
+//! Seed 003: the MCP toolset `todolist__get` / `todolist__set`. One list per session (the
+//! conversation in context): its todos that are not canceled (the seed has no canceled
+//! status), identified by place. `todolist__set` replaces the whole list after validating
+//! all of it; any error returns `{"error": {"code", "message"}}` and writes nothing.
+
+use serde_json::{json, Value};
+
+use super::replace::{self, Incoming, Stored};
+use super::{fields, str_arg, Ctx, Tool};
+use crate::model::Todo;
+use crate::status::Status;
+use crate::store::{self, Filter};
+
+pub static TOOLS: &[&Tool] = &[&GET, &SET];
+
+const STATUSES: [&str; 3] = ["pending", "in_progress", "completed"];
+
+static GET: Tool = Tool {
+    name: "todolist__get",
+    description: "Get the current state of the todo list.",
+    input_schema: || json!({"type": "object", "additionalProperties": false, "properties": {}}),
+    precheck: None,
+    run: get,
+    writes: false,
+};
+
+static SET: Tool = Tool {
+    name: "todolist__set",
+    description: "Replace the entire todo list. Server validates all constraints: content and activeForm must not be empty, status is pending, in_progress or completed, and at most one item is in_progress.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "required": ["todos"],
+            "additionalProperties": false,
+            "properties": {
+                "todos": {
+                    "type": "array",
+                                        "items": {
+                        "type": "object",
+                        "required": ["content", "status", "activeForm"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "content": {"type": "string", "minLength": 1},
+                            "status": {"type": "string", "enum": STATUSES},
+                            "activeForm": {"type": "string", "minLength": 1}
+                        }
+                    }
+                }
+            }
+        })
+    },
+    precheck: Some(check),
+    run: set,
+    writes: true,
+};
+
+/// The seed's error object.
+fn err(code: &str, message: String) -> Value {
+    json!({ "error": { "code": code, "message": message } })
+}
+
+/// The seed's validation, before the generic schema check: the first item with a problem
+/// (status, then content, then activeForm), then more than one in_progress. Values of the
+/// wrong type are left to the schema check.
+fn check(args: &Value) -> Option<Value> {
+    let items = args.get("todos")?.as_array()?;
+    for (i, item) in items.iter().enumerate() {
+        if let Some(s) = item.get("status").and_then(Value::as_str) {
+            if !STATUSES.contains(&s) {
+                return Some(err(
+                    "invalid_status",
+                    format!("todos[{i}].status \"{s}\" is not one of pending, in_progress, completed"),
+                ));
+            }
+        }
+        if item.get("content").and_then(Value::as_str).is_some_and(|c| c.trim().is_empty()) {
+            return Some(err("empty_content", format!("todos[{i}].content is empty or whitespace")));
+        }
+        if item.get("activeForm").and_then(Value::as_str).is_some_and(|c| c.trim().is_empty()) {
+            return Some(err("empty_active_form", format!("todos[{i}].activeForm is empty or whitespace")));
+        }
+    }
+    let running: Vec<String> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.get("status").and_then(Value::as_str) == Some("in_progress"))
+        .map(|(i, _)| format!("todos[{i}]"))
+        .collect();
+    (running.len() > 1).then(|| {
+        err(
+            "multiple_in_progress",
+            format!("{} items are in_progress ({}); at most one may be", running.len(), running.join(", ")),
+        )
+    })
+}
+
+fn session(ctx: &Ctx, tool: &str) -> Result<String, Value> {
+    ctx.conversation.clone().ok_or_else(|| {
+        err("no_session", format!("{tool} needs a session: set the conversation in context (todo.conversation)"))
+    })
+}
+
+/// The session's list: its todos that are not canceled, in order.
+fn list(ctx: &Ctx, conv: &str) -> Vec<Todo> {
+    store::todos(&ctx.tenant, Filter::Conversation(conv)).into_iter().filter(|t| t.status != Status::Canceled).collect()
+}
+
+fn summary(rows: &[Todo]) -> Value {
+    let count = |s: Status| rows.iter().filter(|t| t.status == s).count();
+    json!({
+        "total": rows.len(),
+        "pending": count(Status::Pending),
+        "in_progress": count(Status::InProgress),
+        "completed": count(Status::Completed),
+    })
+}
+
+fn get(ctx: &Ctx, _args: &Value) -> Value {
+    let conv = match session(ctx, "todolist__get") {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let rows = list(ctx, &conv);
+    let todos: Vec<Value> = rows
+        .iter()
+        .map(|t| {
+            json!({
+                "content": t.subject,
+                "status": t.status.as_str(),
+                "activeForm": t.active_form.as_deref().unwrap_or(&t.subject),
+            })
+        })
+        .collect();
+    json!({ "todos": todos, "summary": summary(&rows) })
+}
+
+fn set(ctx: &Ctx, args: &Value) -> Value {
+    let conv = match session(ctx, "todolist__set") {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let wanted = args["todos"].as_array().cloned().unwrap_or_default();
+    let stored = list(ctx, &conv);
+    let plan = replace::plan(
+        &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
+        &wanted.iter().map(|t| Incoming { id: None, content: str_arg(t, "content").to_string() }).collect::<Vec<_>>(),
+    );
+    super::session::apply(ctx, &conv, &stored, &wanted, &plan.matched, &plan.removed, |t| {
+        fields([("subject", t["content"].clone()), ("active_form", t["activeForm"].clone())])
+    });
+    json!({ "summary": summary(&list(ctx, &conv)) })
+}

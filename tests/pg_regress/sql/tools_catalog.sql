@@ -1,0 +1,66 @@
+-- tools_catalog: todo.tools() lists every seed's tools in MCP's tool shape, from the same
+-- registry todo.call() dispatches on; unknown tools and schema-breaking arguments get an
+-- error object and change nothing.
+begin;
+INSERT INTO todo.tenants (tenant_id) VALUES ('acme');
+SELECT todo.set_context('acme', 'conv-1', 'agent', 'turn-1') \gset
+SELECT t->>'name' AS name, jsonb_typeof(t->'inputSchema') AS schema, length(t->>'description') > 20 AS described,
+       t->>'name' ~ '^[A-Za-z0-9_.-]{1,128}$' AS mcp_name
+  FROM jsonb_array_elements(todo.tools()) t;
+-- every tool's schema is an object schema; every call by name reaches that tool
+SELECT count(*) FILTER (WHERE t->'inputSchema'->>'type' = 'object') AS object_schemas, count(*) AS tools
+  FROM jsonb_array_elements(todo.tools()) t;
+-- seed 003's schemas, exactly as the seed prints them
+SELECT t->'inputSchema' = '{
+    "type": "object",
+    "required": ["todos"],
+    "additionalProperties": false,
+    "properties": {
+      "todos": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": ["content", "status", "activeForm"],
+          "additionalProperties": false,
+          "properties": {
+            "content": {
+              "type": "string",
+              "minLength": 1
+            },
+            "status": {
+              "type": "string",
+              "enum": ["pending", "in_progress", "completed"]
+            },
+            "activeForm": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        }
+      }
+    }
+  }' AS set_schema_matches_seed
+  FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'todolist__set';
+SELECT t->'inputSchema' = '{"type": "object", "additionalProperties": false, "properties": {}}' AS get_schema_matches_seed
+  FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'todolist__get';
+-- an unknown tool
+SELECT todo.call('nope', '{}');
+SELECT todo.call('TodoWrite', '{}');
+-- arguments that break the schema: wrong types, missing and extra fields, not an object
+SELECT todo.call('create_todo', '{}');
+SELECT todo.call('create_todo', '{"items": "x"}');
+SELECT todo.call('create_todo', '{"items": [{"title": 5}]}');
+SELECT todo.call('create_todo', '{"items": [{"title": "x", "order": 0}]}');
+SELECT todo.call('create_todo', '{"items": [{"title": "x", "bogus": true}]}');
+SELECT todo.call('list_todo', '{"status": "done"}');
+SELECT todo.call('complete_todo', '{"todoId": 1, "outcome": "x"}');
+SELECT todo.call('todowrite', '{"todos": [{"content": "x", "status": "pending"}]}');
+SELECT todo.call('todowrite', '{"todos": [{"content": "x", "status": "pending", "priority": "urgent"}]}');
+SELECT todo.call('todoread', '{"extra": 1}');
+SELECT todo.call('AddTask', '[]');
+SELECT todo.call('AddTask', 'null');
+SELECT todo.call('DeleteTask', '{"taskId": null}');
+SELECT todo.call('todowrite', jsonb_build_object('todos', (SELECT jsonb_agg(jsonb_build_object('content', 'x', 'status', 'pending', 'priority', 'low')) FROM generate_series(1, 1001))));
+-- nothing was written by any of them
+SELECT count(*) AS todos FROM todo.todos;
+rollback;
