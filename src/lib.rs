@@ -11,6 +11,7 @@ use pgrx::prelude::*;
 pub mod context;
 pub mod errors;
 pub mod model;
+pub mod rest;
 pub mod status;
 pub mod store;
 pub mod subxact;

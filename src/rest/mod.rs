@@ -1,0 +1,235 @@
+//! Seed 000's REST endpoints `/v1/todos` as one function, `todo.rest(method, path, body)`,
+//! returning `{"status": <http status>, "body": <json>}` so an app's HTTP layer can forward
+//! requests unchanged. Routing is pure (`route`); all SQL goes through `store`.
+
+pub mod route;
+
+use pgrx::prelude::*;
+use pgrx::JsonB;
+use serde_json::{json, Map, Value};
+
+use self::route::{param, Route, RouteError};
+use crate::model::{epoch_seconds, Todo};
+use crate::status::{check_transition, Status};
+use crate::store::{self, Filter};
+use crate::{context, subxact};
+
+const STATUS_ERROR: &str = "status must be one of: pending, in_progress, completed, canceled";
+const DEFAULT_LIMIT: i64 = 200;
+const MAX_LIMIT: i64 = 500;
+const MAX_BULK: usize = 500;
+
+/// An HTTP answer: a status and a JSON body.
+type Reply = (u16, Value);
+
+fn reply(status: u16, body: Value) -> Reply {
+    (status, body)
+}
+
+fn bad(message: impl Into<String>) -> Reply {
+    (400, json!({ "error": message.into() }))
+}
+
+fn not_found() -> Reply {
+    (404, json!({ "error": "todo not found" }))
+}
+
+/// A todo in seed 000's shape: timestamps in epoch seconds, `completed_at` 0 until terminal,
+/// `conversation_id` null for tenant-wide rows.
+pub fn todo_json(t: &Todo) -> Value {
+    json!({
+        "id": t.id,
+        "conversation_id": t.conversation_id,
+        "agent_id": t.agent_id,
+        "subject": t.subject,
+        "description": t.description,
+        "status": t.status.as_str(),
+        "position": t.position,
+        "created_at": epoch_seconds(t.created_us),
+        "updated_at": epoch_seconds(t.updated_us),
+        "completed_at": t.completed_us.map_or(0, epoch_seconds),
+    })
+}
+
+/// Answers one `/v1/todos` request in the context's tenant: `POST /v1/todos` (201),
+/// `GET /v1/todos?conversation_id=&status=&agent_id=&limit=`, `GET|PATCH|DELETE
+/// /v1/todos/:id`, and `PATCH /v1/todos` with an array (or `{"todos": [...]}`) of at most 500
+/// `{id, …fields}` applied one by one. Returns `{"status": <http status>, "body": <json>}`;
+/// client errors are 400 (`{"error": "…"}`), 404 (`todo not found`; another tenant's id
+/// answers exactly like a missing one), 405 and 409 (a transition the lifecycle forbids).
+///
+/// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered.
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn rest(method: &str, path: &str, body: default!(Option<JsonB>, "NULL")) -> JsonB {
+    let tenant = context::tenant();
+    store::require_registered(&tenant);
+    let body = body.map(|b| b.0);
+    let (path, query) = route::split_query(path);
+    let (status, body) = match route::route(method, path) {
+        Err(RouteError::NotFound) => reply(404, json!({ "error": "not found" })),
+        Err(RouteError::MethodNotAllowed) => reply(405, json!({ "error": "method not allowed" })),
+        Err(RouteError::BadId) => bad("bad todo id"),
+        Ok(Route::List) => list(&tenant, &query),
+        Ok(Route::Get(id)) => match store::todos(&tenant, Filter::Id(id)).pop() {
+            Some(t) => reply(200, json!({ "todo": todo_json(&t) })),
+            None => not_found(),
+        },
+        Ok(Route::Create) => writing(|| create(&tenant, body.as_ref())),
+        Ok(Route::Patch(id)) => writing(|| patch(&tenant, id, body.as_ref())),
+        Ok(Route::Delete(id)) => writing(|| {
+            let conv = store::todos(&tenant, Filter::Id(id)).pop().map(|t| t.conversation_id);
+            match conv {
+                Some(conv) if store::delete(&tenant, id) => {
+                    store::notify(&tenant, conv.as_deref(), &[id]);
+                    reply(200, json!({ "deleted": true }))
+                }
+                _ => not_found(),
+            }
+        }),
+        Ok(Route::PatchMany) => patch_many(&tenant, body.as_ref()),
+    };
+    JsonB(json!({ "status": status, "body": body }))
+}
+
+/// Runs a writing request in a subtransaction: kept on 2xx, rolled back otherwise.
+fn writing(f: impl FnOnce() -> Reply) -> Reply {
+    let outcome = subxact::attempt(|| {
+        store::begin_write();
+        let r = f();
+        if r.0 < 300 { Ok(r) } else { Err(r) }
+    });
+    match outcome {
+        Ok(Ok(r)) | Ok(Err(r)) => r,
+        Err(caught) => bad(caught.message),
+    }
+}
+
+fn list(tenant: &str, query: &[(String, String)]) -> Reply {
+    let conversation = match param(query, "conversation_id") {
+        None | Some("") => None,
+        Some("tenant") => Some(None),
+        Some(c) => Some(Some(c)),
+    };
+    let status = match param(query, "status").filter(|s| !s.is_empty()) {
+        None => None,
+        Some(s) => match Status::parse(s) {
+            Some(s) => Some(s.as_str()),
+            None => return bad(STATUS_ERROR),
+        },
+    };
+    let limit = match param(query, "limit").filter(|s| !s.is_empty()) {
+        None => DEFAULT_LIMIT,
+        Some(l) => match l.parse::<i64>() {
+            Ok(n) if (1..=MAX_LIMIT).contains(&n) => n,
+            _ => return bad(format!("limit must be an integer from 1 to {MAX_LIMIT}")),
+        },
+    };
+    let agent = param(query, "agent_id").filter(|s| !s.is_empty());
+    let rows = store::todos(tenant, Filter::Rest { conversation, status, agent, limit });
+    reply(200, json!({ "todos": rows.iter().map(todo_json).collect::<Vec<_>>() }))
+}
+
+/// Checks a body's fields against the ones a route accepts, and their types; returns the
+/// columns to write (`status` normalized, `cancelled` accepted).
+fn columns(body: &Map<String, Value>, allowed: &[&str]) -> Result<Map<String, Value>, Reply> {
+    let mut out = Map::new();
+    for (k, v) in body {
+        if !allowed.contains(&k.as_str()) {
+            return Err(bad(format!("unknown field: {k}")));
+        }
+        let ok = match k.as_str() {
+            "subject" => v.as_str().is_some_and(|s| !s.trim().is_empty()),
+            "description" | "conversation_id" => v.is_string() || v.is_null(),
+            "position" => v.is_i64(),
+            _ => true,
+        };
+        if !ok {
+            return Err(bad(match k.as_str() {
+                "subject" => "subject must be a non-empty string".to_string(),
+                "position" => "position must be an integer".to_string(),
+                _ => format!("{k} must be a string or null"),
+            }));
+        }
+        if k == "status" {
+            let Some(s) = v.as_str().and_then(Status::parse) else { return Err(bad(STATUS_ERROR)) };
+            out.insert(k.clone(), json!(s.as_str()));
+        } else if k == "conversation_id" && v.as_str() == Some("") {
+            out.insert(k.clone(), Value::Null);
+        } else {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn create(tenant: &str, body: Option<&Value>) -> Reply {
+    let Some(Value::Object(body)) = body else { return bad("body must be a JSON object") };
+    if !body.contains_key("subject") {
+        return bad("required field: subject");
+    }
+    let mut cols = match columns(body, &["subject", "description", "status", "conversation_id", "position"]) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    if !cols.contains_key("conversation_id") {
+        cols.insert("conversation_id".into(), json!(context::conversation()));
+    }
+    let t = store::insert(tenant, &cols);
+    store::notify(tenant, t.conversation_id.as_deref(), &[t.id]);
+    reply(201, json!({ "todo": todo_json(&t) }))
+}
+
+fn patch(tenant: &str, id: i64, body: Option<&Value>) -> Reply {
+    let Some(Value::Object(body)) = body else { return bad("body must be a JSON object") };
+    let cols = match columns(body, &["subject", "description", "status", "position"]) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let Some(t) = store::todos(tenant, Filter::Id(id)).pop() else { return not_found() };
+    if let Some(to) = cols.get("status").and_then(Value::as_str).and_then(Status::parse) {
+        if let Err(f) = check_transition(t.status, to) {
+            return reply(409, json!({ "error": format!("cannot move todo {id} from {} to {}", f.from, f.to) }));
+        }
+    }
+    let t = store::update(tenant, id, &cols).expect("the todo was just read");
+    store::notify(tenant, t.conversation_id.as_deref(), &[id]);
+    reply(200, json!({ "todo": todo_json(&t) }))
+}
+
+fn patch_many(tenant: &str, body: Option<&Value>) -> Reply {
+    let items = match body {
+        Some(Value::Array(a)) => a,
+        Some(Value::Object(o)) => match o.get("todos") {
+            Some(Value::Array(a)) => a,
+            _ => return bad("body must be an array of todos or {\"todos\": [...]}"),
+        },
+        _ => return bad("body must be an array of todos or {\"todos\": [...]}"),
+    };
+    if items.len() > MAX_BULK {
+        return bad(format!("at most {MAX_BULK} todos per request"));
+    }
+    let mut results = Vec::with_capacity(items.len());
+    for item in items {
+        let id = match item.get("id") {
+            Some(Value::Number(n)) => n.as_i64().filter(|i| *i > 0),
+            Some(Value::String(s)) => route::parse_id(s),
+            _ => None,
+        };
+        let shown_id = item.get("id").cloned().unwrap_or(Value::Null);
+        let result = match (id, item) {
+            (Some(id), Value::Object(o)) => {
+                let mut fields = o.clone();
+                fields.remove("id");
+                writing(|| patch(tenant, id, Some(&Value::Object(fields))))
+            }
+            _ => bad("bad todo id"),
+        };
+        results.push(match result {
+            (200, body) => json!({ "id": shown_id, "ok": true, "todo": body["todo"] }),
+            (_, body) => json!({ "id": shown_id, "ok": false, "error": body["error"] }),
+        });
+    }
+    let ok = results.iter().filter(|r| r["ok"] == json!(true)).count();
+    reply(200, json!({ "ok": ok, "errors": results.len() - ok, "results": results }))
+}

@@ -1,0 +1,69 @@
+-- rest: seed 000's /v1/todos routes through todo.rest(method, path, body): status codes,
+-- body shapes (epoch seconds, completed_at 0 until terminal), filters, order, errors.
+begin;
+\set ON_ERROR_ROLLBACK on
+INSERT INTO todo.tenants (tenant_id) VALUES ('acme');
+SELECT todo.set_context('acme', 'conv-1', 'api') \gset
+-- timestamps are epoch seconds: show them as "is it now?" so the output is stable
+CREATE FUNCTION pg_temp.show(r jsonb) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT CASE WHEN r->'body' ? 'todo' THEN
+    jsonb_set(r, '{body,todo}', (r->'body'->'todo')
+      || jsonb_build_object('created_at', (r->'body'->'todo'->>'created_at')::bigint = floor(extract(epoch FROM now()))::bigint,
+                            'updated_at', (r->'body'->'todo'->>'updated_at')::bigint = floor(extract(epoch FROM now()))::bigint,
+                            'completed_at', CASE WHEN (r->'body'->'todo'->>'completed_at')::bigint = 0 THEN to_jsonb(0)
+                                                 ELSE to_jsonb((r->'body'->'todo'->>'completed_at')::bigint = (r->'body'->'todo'->>'created_at')::bigint) END))
+  ELSE r END $$;
+-- POST
+SELECT pg_temp.show(todo.rest('POST', '/v1/todos', '{"subject": "review the deploy status"}'));
+SELECT pg_temp.show(todo.rest('POST', '/v1/todos', '{"subject": "write the post-mortem", "description": "timeline"}'));
+SELECT pg_temp.show(todo.rest('POST', '/v1/todos', '{"subject": "file the rollback ticket", "conversation_id": null}'));
+SELECT pg_temp.show(todo.rest('POST', '/v1/todos', '{"subject": "backfilled", "status": "completed"}'));
+SELECT pg_temp.show(todo.rest('POST', '/v1/todos', '{"subject": "other thread", "conversation_id": "conv-2", "status": "in_progress"}'));
+-- POST errors
+SELECT todo.rest('POST', '/v1/todos', '{"description": "no subject"}');
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "x", "status": "done"}');
+SELECT todo.rest('POST', '/v1/todos', '["not", "an", "object"]');
+SELECT todo.rest('POST', '/v1/todos');
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "x", "owner": "me"}');
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "   "}');
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "x", "position": "first"}');
+-- GET one, and ids that are malformed or missing
+SELECT pg_temp.show(todo.rest('GET', '/v1/todos/2'));
+SELECT todo.rest('GET', '/v1/todos/99');
+SELECT todo.rest('GET', '/v1/todos/abc');
+SELECT todo.rest('GET', '/v1/todos/0');
+-- GET list: a conversation gives its rows plus the pool; "tenant" the pool; none every row.
+-- in_progress first, then pending by position, then terminal rows most recently updated first
+SELECT jsonb_path_query_array(todo.rest('GET', '/v1/todos?conversation_id=conv-1'), '$.body.todos[*].id') AS conv_1;
+SELECT jsonb_path_query_array(todo.rest('GET', '/v1/todos?conversation_id=tenant'), '$.body.todos[*].id') AS pool;
+SELECT jsonb_path_query_array(todo.rest('GET', '/v1/todos'), '$.body.todos[*].id') AS every_row;
+SELECT jsonb_path_query_array(todo.rest('GET', '/v1/todos?status=pending'), '$.body.todos[*].id') AS pending;
+SELECT jsonb_path_query_array(todo.rest('GET', '/v1/todos?status=cancelled'), '$.body.todos[*].id') AS canceled;
+SELECT jsonb_path_query_array(todo.rest('GET', '/v1/todos?agent_id=api&limit=2'), '$.body.todos[*].id') AS first_two;
+SELECT jsonb_path_query_array(todo.rest('GET', '/v1/todos?conversation_id=conv%2D2'), '$.body.todos[*].id') AS encoded;
+SELECT todo.rest('GET', '/v1/todos?limit=501');
+SELECT todo.rest('GET', '/v1/todos?limit=x');
+SELECT todo.rest('GET', '/v1/todos?status=done');
+-- PATCH one
+SELECT pg_temp.show(todo.rest('PATCH', '/v1/todos/1', '{"status": "in_progress", "subject": "review the canary deploy status"}'));
+SELECT pg_temp.show(todo.rest('PATCH', '/v1/todos/1', '{"status": "completed"}'));
+SELECT todo.rest('PATCH', '/v1/todos/1', '{"status": "in_progress"}');
+SELECT todo.rest('PATCH', '/v1/todos/1', '{"owner": "me"}');
+SELECT todo.rest('PATCH', '/v1/todos/99', '{"subject": "x"}');
+SELECT todo.rest('PATCH', '/v1/todos/1', '"x"');
+-- PATCH many: each item applied or refused on its own
+SELECT todo.rest('PATCH', '/v1/todos', '[{"id": 2, "status": "in_progress"}, {"id": "3", "position": 1}, {"id": 99, "subject": "x"},
+                                        {"id": 1, "status": "in_progress"}, {"subject": "no id"}, {"id": 2, "status": "bogus"}]')
+       #- '{body,results,0,todo}' #- '{body,results,1,todo}';
+SELECT todo.rest('PATCH', '/v1/todos', '{"todos": []}');
+SELECT todo.rest('PATCH', '/v1/todos', '{"items": []}');
+SELECT todo.rest('PATCH', '/v1/todos', (SELECT jsonb_agg(jsonb_build_object('id', g)) FROM generate_series(1, 501) g));
+SELECT id, subject, status, position FROM todo.todos ORDER BY id;
+-- DELETE
+SELECT todo.rest('DELETE', '/v1/todos/5');
+SELECT todo.rest('DELETE', '/v1/todos/5');
+-- unknown routes and methods
+SELECT todo.rest('GET', '/v1/todo');
+SELECT todo.rest('PUT', '/v1/todos/1', '{}');
+SELECT todo.rest('DELETE', '/v1/todos');
+rollback;
