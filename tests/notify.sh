@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# notify: every committed write through a pg_todos function sends one notification on the
+# tenant's channel (todo.channel()), carrying ids only; a rolled-back write sends nothing,
+# and a listener on another tenant's channel hears nothing. Two psql sessions: a listener
+# and a writer; the listener's output is compared with the expected notifications.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+PORT=${PGTODOS_NOTIFY_PORT:-54319}
+bin/cluster destroy notify
+bin/cluster start notify "$PORT"
+trap 'bin/cluster stop notify' EXIT
+eval "$(bin/cluster env notify "$PORT")"
+q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+createdb notify
+q -d notify <<'SQL' >/dev/null
+CREATE EXTENSION pg_todos;
+INSERT INTO todo.tenants VALUES ('acme'), ('globex');
+SQL
+channel_of() {
+  printf "SELECT set_config('todo.tenant', '%s', false) \\g /dev/null\nSELECT todo.channel();\n" "$1" | q -d notify
+}
+chan_acme=$(channel_of acme)
+chan_globex=$(channel_of globex)
+
+out=$(mktemp)
+# The listener: LISTEN on both channels, then poll (a notification is printed after the
+# next statement) until the writer has finished.
+{
+  echo "LISTEN \"$chan_acme\";"
+  echo "LISTEN \"$chan_globex\";"
+  for _ in $(seq 1 40); do echo "SELECT pg_sleep(0.1);"; done
+} | psql -X -q -At -d notify >"$out" 2>&1 &
+listener=$!
+sleep 1
+
+q -d notify >/dev/null <<'SQL'
+-- committed: the writ (two commands, two notifications)
+BEGIN;
+SELECT todo.set_context('acme', 'conv-1', 'agent');
+SELECT todo.todo_writ(E'/todo add one\n/todo add two');
+COMMIT;
+-- rolled back: nothing
+BEGIN;
+SELECT todo.set_context('acme', 'conv-1', 'agent');
+SELECT todo.todo_writ('/todo add never committed');
+SELECT todo.call('todowrite', '{"todos": []}');
+ROLLBACK;
+-- committed: a whole-list replace (one notification with every id it touched)
+BEGIN;
+SELECT todo.set_context('acme', 'conv-1', 'agent');
+SELECT todo.call('todowrite', '{"todos": [{"content": "one", "status": "completed", "priority": "high"}, {"content": "three", "status": "pending", "priority": "low"}]}');
+COMMIT;
+-- committed: a REST delete of a tenant-wide todo
+BEGIN;
+SELECT todo.set_context('acme', 'conv-1', 'agent');
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "pool", "conversation_id": null}');
+COMMIT;
+-- a failed command writes nothing and notifies nothing
+BEGIN;
+SELECT todo.set_context('acme', 'conv-1', 'agent');
+SELECT todo.todo_writ('/todo done 999');
+COMMIT;
+SQL
+wait "$listener" || true
+got=$(sed -n 's/^Asynchronous notification "\([^"]*\)" with payload "\(.*\)" received from server process with PID [0-9]*\.$/\1 \2/p' "$out" \
+      | sed "s/$chan_acme/acme/; s/$chan_globex/globex/")
+expected='acme {"conversation_id":"conv-1","ids":[1]}
+acme {"conversation_id":"conv-1","ids":[2]}
+acme {"conversation_id":"conv-1","ids":[1,3,2]}
+acme {"conversation_id":null,"ids":[4]}'
+rm -f "$out"
+if [ "$got" = "$expected" ]; then
+  echo "ok: notifications after commit, none after rollback, none on another tenant's channel"
+  echo "1 passed, 0 failed"
+else
+  printf 'FAILED: notifications\n--- expected\n%s\n--- got\n%s\n' "$expected" "$got"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
