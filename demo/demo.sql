@@ -94,6 +94,20 @@ SELECT todo.todo_writ($$Canary looks healthy.
 /todo done 99
 /todo list all$$);
 COMMIT;
+
+-- One store, every dialect: the same conversation through seed 003's MCP tools, OpenCode's
+-- todoread, an ACP plan and the REST shape.
+BEGIN;
+SELECT todo.set_context('acme', 'conv-77', 'sub-agent-2', 'turn-4');
+SELECT jsonb_pretty(todo.call('todolist__get', '{}'));
+SELECT todo.call('todolist__set', '{"todos": [
+  {"content": "review the canary deploy status", "status": "completed", "activeForm": "Reviewing the canary"},
+  {"content": "write the post-mortem", "status": "in_progress", "activeForm": "Writing the post-mortem"},
+  {"content": "share the post-mortem", "status": "pending", "activeForm": "Sharing the post-mortem"}]}');
+SELECT todo.call('todoread', '{}')->>'output';
+SELECT jsonb_pretty(todo.acp_plan('conv-77'));
+SELECT jsonb_pretty(todo.rest('GET', '/v1/todos?conversation_id=conv-77&status=pending'));
+COMMIT;
 \t off
 \a
 
