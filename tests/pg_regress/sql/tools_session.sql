@@ -28,9 +28,20 @@ SELECT todo_id, version, old_status, new_status FROM todo.events WHERE todo_id =
 -- ACP plan entries: in_progress shown by its active form when it has one; cancelled shown completed
 UPDATE todo.todos SET active_form = 'Writing tests' WHERE id = 1;
 SELECT jsonb_pretty(todo.acp_plan('ses_1'));
+-- shared/reference/acp-plan-from-claude-todowrite.json: Claude Code's TodoWrite input (seed
+-- 003's shape) becomes exactly the ACP v1 entries an ACP adapter sends
+SELECT todo.set_context('acme', 'ses_claude', 'claude') \gset
+SELECT todo.call('todolist__set', '{"todos": [
+      {"content": "Write tests", "status": "in_progress", "activeForm": "Writing tests"},
+      {"content": "Ship", "status": "pending", "activeForm": "Shipping"}]}') IS NOT NULL AS set;
+SELECT todo.acp_plan('ses_claude') = '{"entries": [
+          {"content": "Writing tests", "priority": "medium", "status": "in_progress"},
+          {"content": "Ship", "priority": "medium", "status": "pending"}],
+        "sessionUpdate": "plan"}' AS matches_reference;
+SELECT todo.set_context('acme', 'ses_1', 'build') \gset
 -- an empty list empties the session
 SELECT todo.call('todowrite', '{"todos": []}');
-SELECT count(*) FROM todo.todos;
+SELECT count(*) FROM todo.todos WHERE conversation_id = 'ses_1';
 -- no session
 SELECT todo.set_context('acme') \gset
 SELECT todo.call('todoread', '{}');
