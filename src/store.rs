@@ -172,27 +172,19 @@ fn parse_todo(text: &str) -> Todo {
     })
 }
 
+fn parse_todos(table: pgrx::spi::SpiTupleTable<'_>) -> Result<Vec<Todo>, pgrx::spi::Error> {
+    table.map(|r| r.get::<String>(1).map(|t| parse_todo(&t.unwrap_or_default()))).collect()
+}
+
 /// Runs a query whose rows are `AS_JSON`. Read-only until the transaction has an xid (see
 /// `begin_write`): a read on a standby or in a read-only transaction works.
 fn todo_rows(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> Vec<Todo> {
-    Spi::connect(|client| {
-        client
-            .select(sql, None, args)?
-            .map(|r| r.get::<String>(1).map(|t| parse_todo(&t.unwrap_or_default())))
-            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
-    })
-    .unwrap_or_else(|e| spi_error(e))
+    Spi::connect(|client| parse_todos(client.select(sql, None, args)?)).unwrap_or_else(|e| spi_error(e))
 }
 
 /// Runs a writing statement whose RETURNING rows are `AS_JSON`.
 fn written_rows(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> Vec<Todo> {
-    Spi::connect_mut(|client| {
-        client
-            .update(sql, None, args)?
-            .map(|r| r.get::<String>(1).map(|t| parse_todo(&t.unwrap_or_default())))
-            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
-    })
-    .unwrap_or_else(|e| spi_error(e))
+    Spi::connect_mut(|client| parse_todos(client.update(sql, None, args)?)).unwrap_or_else(|e| spi_error(e))
 }
 
 /// Which todos a surface works on.
