@@ -33,6 +33,8 @@ extension_sql_file!(
     ]
 );
 
+extension_sql_file!("../sql/verify.sql", name = "verify", requires = ["bootstrap"]);
+
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     context::init();

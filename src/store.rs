@@ -297,6 +297,18 @@ pub fn reorder(tenant: &str, ids: &[i64]) {
     .unwrap_or_else(|e| spi_error(e));
 }
 
+/// Serializes whole-list replaces of one list (a tenant's conversation) until the
+/// transaction ends, so two concurrent replaces never interleave: the second reads the list
+/// the first wrote. A transaction-level advisory lock on (hash of tenant, hash of
+/// conversation); a hash collision only makes two unrelated replaces wait for each other.
+pub fn lock_list(tenant: &str, conversation: &str) {
+    Spi::run_with_args(
+        "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))",
+        &[tenant.into(), conversation.into()],
+    )
+    .unwrap_or_else(|e| spi_error(e));
+}
+
 /// The LISTEN channel of a tenant's change notifications: `todo_` and the md5 of its id.
 pub fn channel(tenant: &str) -> String {
     Spi::get_one_with_args::<String>("SELECT 'todo_' || md5($1)", &[tenant.into()])

@@ -58,15 +58,49 @@ pub fn todo_json(t: &Todo) -> Value {
 /// client errors are 400 (`{"error": "…"}`), 404 (`todo not found`; another tenant's id
 /// answers exactly like a missing one), 405 and 409 (a transition the lifecycle forbids).
 ///
+/// SQL: `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb`, a wrapper that
+/// hands the body over as text (a body nested too deeply to convert is a 400).
+///
 /// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered.
 #[pg_extern(volatile, parallel_unsafe)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn rest(method: &str, path: &str, body: default!(Option<JsonB>, "NULL")) -> JsonB {
+fn rest_json(method: &str, path: &str, body: Option<&str>) -> JsonB {
     let tenant = context::tenant();
     store::require_registered(&tenant);
-    let body = body.map(|b| b.0);
+    let (status, body) = match body.map(serde_json::from_str::<Value>).transpose() {
+        Ok(body) => answer(&tenant, method, path, body),
+        Err(_) => bad(format!("body is nested more than {} levels deep", crate::tools::schema::MAX_DEPTH)),
+    };
+    JsonB(json!({ "status": status, "body": body }))
+}
+
+extension_sql!(
+    r#"
+CREATE FUNCTION todo.rest(method text, path text, body jsonb DEFAULT NULL) RETURNS jsonb
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, todo, pg_temp
+AS $$ SELECT todo.rest_json(method, path, body::text) $$;
+COMMENT ON FUNCTION todo.rest(text, text, jsonb) IS
+    'Answers one /v1/todos request (seed 000) as {"status": <http status>, "body": <json>}.';
+"#,
+    name = "rest",
+    requires = [rest_json]
+);
+
+/// 0.1.0's `todo.rest(text, text, jsonb)` was this C function (symbol `rest_wrapper`), kept
+/// with no SQL of its own for databases still at 0.1.0 (see `tools::call`).
+#[pg_extern(sql = false)]
+fn rest(method: &str, path: &str, body: Option<JsonB>) -> JsonB {
+    let tenant = context::tenant();
+    store::require_registered(&tenant);
+    let (status, body) = answer(&tenant, method, path, body.map(|b| b.0));
+    JsonB(json!({ "status": status, "body": body }))
+}
+
+fn answer(tenant: &str, method: &str, path: &str, body: Option<Value>) -> Reply {
+    let tenant = tenant.to_string();
     let (path, query) = route::split_query(path);
-    let (status, body) = match route::route(method, path) {
+    match route::route(method, path) {
         Err(RouteError::NotFound) => reply(404, json!({ "error": "not found" })),
         Err(RouteError::MethodNotAllowed) => reply(405, json!({ "error": "method not allowed" })),
         Err(RouteError::BadId) => bad("bad todo id"),
@@ -88,8 +122,7 @@ fn rest(method: &str, path: &str, body: default!(Option<JsonB>, "NULL")) -> Json
             }
         }),
         Ok(Route::PatchMany) => patch_many(&tenant, body.as_ref()),
-    };
-    JsonB(json!({ "status": status, "body": body }))
+    }
 }
 
 /// Runs a writing request in a subtransaction: kept on 2xx, rolled back otherwise.

@@ -100,7 +100,9 @@ fn tools() -> JsonB {
 }
 
 /// Runs one tool by name with its input object, in the context's tenant, conversation and
-/// turn, and returns the tool's output object. An unknown tool gives
+/// turn, and returns the tool's output object. SQL: `todo.call(tool text, args jsonb
+/// DEFAULT '{}') → jsonb`, a wrapper over this function that hands the arguments over as
+/// text, so that arguments nested too deeply to convert still get an error object. An unknown tool gives
 /// `{"error": {"code": "unknown_tool", …}}`; arguments that break the tool's schema give
 /// `{"error": {"code": "invalid_arguments", …}}` (seed 003's tools: its own codes); a data
 /// error inside a tool gives `{"error": {"code": "rejected", …}}`. In every error case
@@ -111,9 +113,43 @@ fn tools() -> JsonB {
 /// caller can retry.
 #[pg_extern(volatile, parallel_unsafe)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn call(tool: &str, args: default!(Option<JsonB>, "'{}'")) -> JsonB {
-    let args = args.map(|a| a.0).unwrap_or(Value::Null);
-    JsonB(dispatch(tool, &args))
+fn call_json(tool: &str, args: Option<&str>) -> JsonB {
+    match parse_args(tool, args) {
+        Ok(args) => JsonB(dispatch(tool, &args)),
+        Err(e) => JsonB(e),
+    }
+}
+
+extension_sql!(
+    r#"
+CREATE FUNCTION todo.call(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, todo, pg_temp
+AS $$ SELECT todo.call_json(tool, args::text) $$;
+COMMENT ON FUNCTION todo.call(text, jsonb) IS
+    'Runs one tool of todo.tools() by name with its input object and returns its output object.';
+"#,
+    name = "call",
+    requires = [call_json]
+);
+
+/// 0.1.0's `todo.call(text, jsonb)` was this C function (symbol `call_wrapper`). Kept, with
+/// no SQL of its own, so that a database still at 0.1.0 keeps working with this library until
+/// `ALTER EXTENSION pg_todos UPDATE` replaces it with the wrapper above.
+#[pg_extern(sql = false)]
+fn call(tool: &str, args: Option<JsonB>) -> JsonB {
+    JsonB(dispatch(tool, &args.map(|a| a.0).unwrap_or(Value::Null)))
+}
+
+/// A JSON argument handed over as text (NULL: JSON null). The text is valid JSON (it came
+/// from jsonb); the only way to fail is nesting beyond serde_json's recursion limit.
+fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
+    match text {
+        None => Ok(Value::Null),
+        Some(t) => serde_json::from_str(t).map_err(|_| {
+            error("invalid_arguments", format!("{tool}: arguments are nested more than {} levels deep", schema::MAX_DEPTH))
+        }),
+    }
 }
 
 pub fn dispatch(name: &str, args: &Value) -> Value {

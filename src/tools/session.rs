@@ -112,6 +112,7 @@ fn write(ctx: &Ctx, args: &Value) -> Value {
     if let Some(i) = wanted.iter().position(|t| str_arg(t, "content").trim().is_empty()) {
         return error("invalid_arguments", format!("todowrite: todos[{i}].content: must not be blank"));
     }
+    store::lock_list(&ctx.tenant, conv);
     let stored = store::todos(&ctx.tenant, Filter::Conversation(conv));
     let plan = replace::plan(
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),

@@ -219,6 +219,7 @@ fn import_tasks(conversation: &str, file_json: JsonB) -> JsonB {
             "status": if done { "completed" } else { "pending" }})));
     }
     store::begin_write();
+    store::lock_list(&ctx.tenant, conversation);
     let stored = tasks(&ctx.tenant, conversation);
     let plan = replace::plan(
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),

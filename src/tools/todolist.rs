@@ -140,6 +140,7 @@ fn set(ctx: &Ctx, args: &Value) -> Value {
         Err(e) => return e,
     };
     let wanted = args["todos"].as_array().cloned().unwrap_or_default();
+    store::lock_list(&ctx.tenant, &conv);
     let stored = list(ctx, &conv);
     let plan = replace::plan(
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),

@@ -1,6 +1,9 @@
 -- 00_setup: install the extension and the roles every other test uses.
 -- Runs first and is not rolled back; bin/installcheck starts each run on a fresh cluster.
-CREATE EXTENSION pg_todos;
+-- (IF NOT EXISTS: an upgrade run has already created it at 0.1.0 and updated it.)
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pg_todos;
+RESET client_min_messages;
 \dx pg_todos
 -- A plain login role: not superuser, no BYPASSRLS, owns nothing. RLS tests log in as it.
 CREATE ROLE agent_login LOGIN;

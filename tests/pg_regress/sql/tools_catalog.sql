@@ -61,6 +61,10 @@ SELECT todo.call('AddTask', '[]');
 SELECT todo.call('AddTask', 'null');
 SELECT todo.call('DeleteTask', '{"taskId": null}');
 SELECT todo.call('todowrite', jsonb_build_object('todos', (SELECT jsonb_agg(jsonb_build_object('content', 'x', 'status', 'pending', 'priority', 'low')) FROM generate_series(1, 1001))));
+-- nesting deeper than 32 levels (and deeper than a JSON parser's recursion limit)
+SELECT todo.call('todowrite', ('{"todos": ' || repeat('[', 40) || repeat(']', 40) || '}')::jsonb);
+SELECT todo.call('todowrite', ('{"todos": ' || repeat('[', 5000) || repeat(']', 5000) || '}')::jsonb);
+SELECT todo.rest('POST', '/v1/todos', ('{"subject": ' || repeat('[', 5000) || repeat(']', 5000) || '}')::jsonb);
 -- nothing was written by any of them
 SELECT count(*) AS todos FROM todo.todos;
 rollback;

@@ -1,0 +1,48 @@
+-- todo.verify(): the store's invariants, one row per violation (none: all hold). Runs as the
+-- caller: under row-level security it checks the tenant in context; a superuser checks all.
+CREATE FUNCTION todo.verify() RETURNS TABLE (tenant_id text, todo_id bigint, problem text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+    -- completed_at is set exactly when the todo is terminal
+    SELECT t.tenant_id, t.id, format('status %s but completed_at %s', t.status,
+                                     CASE WHEN t.completed_at IS NULL THEN 'unset' ELSE 'set' END)
+      FROM todo.todos t
+     WHERE (t.completed_at IS NOT NULL) <> (t.status IN ('completed', 'canceled'))
+    UNION ALL
+    SELECT t.tenant_id, t.id, 'in_progress but started_at unset'
+      FROM todo.todos t WHERE t.status = 'in_progress' AND t.started_at IS NULL
+    UNION ALL
+    SELECT t.tenant_id, t.id, 'updated_at before created_at'
+      FROM todo.todos t WHERE t.updated_at < t.created_at
+    UNION ALL
+    -- the tenant's counter is past every id it handed out
+    SELECT t.tenant_id, max(t.id), format('id %s above the tenant counter %s', max(t.id), c.last_id)
+      FROM todo.todos t LEFT JOIN todo.counters c ON c.tenant_id = t.tenant_id
+     GROUP BY t.tenant_id, c.last_id
+    HAVING max(t.id) > coalesce(c.last_id, 0)
+    UNION ALL
+    -- the event log accounts for every todo: its insert, and its last status
+    SELECT t.tenant_id, t.id, 'no insert event'
+      FROM todo.todos t
+     WHERE NOT EXISTS (SELECT 1 FROM todo.events e
+                        WHERE e.tenant_id = t.tenant_id AND e.todo_id = t.id AND e.action = 'insert')
+    UNION ALL
+    SELECT t.tenant_id, t.id, format('row is %s but its last event says %s', t.status, l.new_status)
+      FROM todo.todos t
+     CROSS JOIN LATERAL (SELECT e.new_status FROM todo.events e
+                          WHERE e.tenant_id = t.tenant_id AND e.todo_id = t.id
+                          ORDER BY e.version DESC LIMIT 1) l
+     WHERE l.new_status IS DISTINCT FROM t.status
+    UNION ALL
+    -- and every change starts where the one before it ended
+    SELECT e.tenant_id, e.todo_id,
+           format('event %s starts from %s but event %s ended at %s', e.version, e.old_status, e.prev_version, e.prev_status)
+      FROM (SELECT ev.tenant_id, ev.todo_id, ev.version, ev.action, ev.old_status,
+                   lag(ev.version) OVER w AS prev_version, lag(ev.new_status) OVER w AS prev_status
+              FROM todo.events ev
+            WINDOW w AS (PARTITION BY ev.tenant_id, ev.todo_id ORDER BY ev.version)) e
+     WHERE e.action <> 'insert' AND e.prev_version IS NOT NULL AND e.old_status IS DISTINCT FROM e.prev_status
+$fn$;
+COMMENT ON FUNCTION todo.verify() IS
+    'The store''s invariants (stamps agree with status, counters, event log): one row per violation.';
