@@ -115,33 +115,35 @@ pub fn insert_todo(tenant: &str, conversation: Option<&str>, subject: &str, desc
     .expect("RETURNING id is never NULL")
 }
 
-pub fn set_status(tenant: &str, id: i64, status: Status) {
-    Spi::run_with_args(
-        "UPDATE todo.todos SET status = $3 WHERE tenant_id = $1 AND id = $2",
+/// Runs a one-row UPDATE or DELETE of the writ; false when no row was there (deleted by a
+/// concurrent transaction since it was read).
+fn one_row(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> bool {
+    Spi::connect_mut(|client| client.update(sql, None, args).map(|t| t.len() == 1)).unwrap_or_else(|e| spi_error(e))
+}
+
+pub fn set_status(tenant: &str, id: i64, status: Status) -> bool {
+    one_row(
+        "UPDATE todo.todos SET status = $3 WHERE tenant_id = $1 AND id = $2 RETURNING id",
         &[tenant.into(), id.into(), status.as_str().into()],
     )
-    .unwrap_or_else(|e| spi_error(e));
 }
 
-pub fn set_subject(tenant: &str, id: i64, text: &str) {
-    Spi::run_with_args(
-        "UPDATE todo.todos SET subject = $3 WHERE tenant_id = $1 AND id = $2",
+pub fn set_subject(tenant: &str, id: i64, text: &str) -> bool {
+    one_row(
+        "UPDATE todo.todos SET subject = $3 WHERE tenant_id = $1 AND id = $2 RETURNING id",
         &[tenant.into(), id.into(), text.into()],
     )
-    .unwrap_or_else(|e| spi_error(e));
 }
 
-pub fn set_description(tenant: &str, id: i64, text: &str) {
-    Spi::run_with_args(
-        "UPDATE todo.todos SET description = $3 WHERE tenant_id = $1 AND id = $2",
+pub fn set_description(tenant: &str, id: i64, text: &str) -> bool {
+    one_row(
+        "UPDATE todo.todos SET description = $3 WHERE tenant_id = $1 AND id = $2 RETURNING id",
         &[tenant.into(), id.into(), text.into()],
     )
-    .unwrap_or_else(|e| spi_error(e));
 }
 
-pub fn delete_todo(tenant: &str, id: i64) {
-    Spi::run_with_args("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2", &[tenant.into(), id.into()])
-        .unwrap_or_else(|e| spi_error(e));
+pub fn delete_todo(tenant: &str, id: i64) -> bool {
+    one_row("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2 RETURNING id", &[tenant.into(), id.into()])
 }
 
 // ---- whole todos (the tool surfaces and REST) ----

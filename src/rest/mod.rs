@@ -225,7 +225,8 @@ fn patch(tenant: &str, id: i64, body: Option<&Value>) -> Reply {
             return reply(409, json!({ "error": format!("cannot move todo {id} from {} to {}", f.from, f.to) }));
         }
     }
-    let t = store::update(tenant, id, &cols).expect("the todo was just read");
+    // None: deleted by a concurrent transaction since it was read
+    let Some(t) = store::update(tenant, id, &cols) else { return not_found() };
     store::notify(tenant, t.conversation_id.as_deref(), &[id]);
     reply(200, json!({ "todo": todo_json(&t) }))
 }

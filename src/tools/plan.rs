@@ -201,12 +201,14 @@ fn complete(ctx: &Ctx, args: &Value) -> Value {
             format!("todo \"{todo_id}\" is {}; it cannot become {}", status_name(f.from), status_name(f.to)),
         );
     }
-    let done = store::update(
+    // None: deleted by a concurrent transaction since it was read
+    let Some(done) = store::update(
         &ctx.tenant,
         id,
         &fields([("status", json!(to.as_str())), ("outcome", args["outcome"].clone())]),
-    )
-    .expect("the todo was just read");
+    ) else {
+        return not_found();
+    };
     store::notify(&ctx.tenant, done.conversation_id.as_deref(), &[id]);
     let remaining = store::todos(&ctx.tenant, Filter::Turn(turn)).iter().filter(|t| t.status.is_open()).count();
     json!({

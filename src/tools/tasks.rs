@@ -139,8 +139,10 @@ fn mark(ctx: &Ctx, args: &Value, to: Status) -> Value {
     };
     super::set_status(&ctx.tenant, t.id, t.status, to, Default::default());
     store::notify(&ctx.tenant, Some(conv), &[t.id]);
-    let t = store::todos(&ctx.tenant, Filter::Id(t.id)).pop().expect("the task was just updated");
-    json!({"ok": true, "task": task(&t)})
+    match store::todos(&ctx.tenant, Filter::Id(t.id)).pop() {
+        Some(t) => json!({"ok": true, "task": task(&t)}),
+        None => json!({"ok": false, "error": "Task not found"}), // deleted concurrently
+    }
 }
 
 fn complete(ctx: &Ctx, args: &Value) -> Value {

@@ -97,28 +97,33 @@ fn write(scope: &Scope, command: &Command) -> Result<(i64, String), String> {
                     }
                 },
             }
-            .ok_or_else(|| format!("usage: {usage} — no open todo matches that id or subject"))?;
+            .ok_or_else(|| gone(mark.verb()))?;
             let to = match mark {
                 Mark::Start => Status::InProgress,
                 Mark::Done => Status::Completed,
                 Mark::Cancel => Status::Canceled,
             };
-            transition(tenant, &row, to).map(|ok| (row.id, ok))
+            transition(tenant, &row, to, mark.verb()).map(|ok| (row.id, ok))
         }
         Command::Reopen(id) => {
             let row = by_id(scope, *id, "reopen")?;
-            transition(tenant, &row, Status::Pending).map(|ok| (row.id, ok))
+            transition(tenant, &row, Status::Pending, "reopen").map(|ok| (row.id, ok))
         }
         Command::Delete(id) => {
             let row = by_id(scope, *id, "delete")?;
-            store::delete_todo(tenant, row.id);
+            if !store::delete_todo(tenant, row.id) {
+                return Err(gone("delete"));
+            }
             Ok((row.id, render::ok_deleted(row.id, &row.subject)))
         }
         Command::Set { field, id, text } => {
             let row = by_id(scope, *id, field.verb())?;
-            match field {
+            let found = match field {
                 Field::Subject => store::set_subject(tenant, row.id, text),
                 Field::Description => store::set_description(tenant, row.id, text),
+            };
+            if !found {
+                return Err(gone(field.verb()));
             }
             Ok((row.id, render::ok_updated(row.id, text)))
         }
@@ -128,17 +133,24 @@ fn write(scope: &Scope, command: &Command) -> Result<(i64, String), String> {
 
 /// A todo in scope by id, for the verbs that take only an id.
 fn by_id(scope: &Scope, id: i64, verb: &str) -> Result<Row, String> {
-    store::find_in_scope(&scope.tenant, scope.conv(), id)
-        .ok_or_else(|| format!("usage: {} — no todo matches that id", parse::usage(verb)))
+    store::find_in_scope(&scope.tenant, scope.conv(), id).ok_or_else(|| gone(verb))
+}
+
+/// The answer for an id that matches nothing (or nothing any more).
+fn gone(verb: &str) -> String {
+    match verb {
+        "start" | "done" | "cancel" => format!("usage: {} — no open todo matches that id or subject", parse::usage(verb)),
+        _ => format!("usage: {} — no todo matches that id", parse::usage(verb)),
+    }
 }
 
 /// Moves a todo to `to` if the transition table allows it.
-fn transition(tenant: &str, row: &Row, to: Status) -> Result<String, String> {
+fn transition(tenant: &str, row: &Row, to: Status, verb: &str) -> Result<String, String> {
     if let Err(f) = status::check_transition(row.status, to) {
         return Err(format!("cannot move #{} from {} to {} — /todo reopen {} first", row.id, f.from, f.to, row.id));
     }
-    if row.status != to {
-        store::set_status(tenant, row.id, to);
+    if row.status != to && !store::set_status(tenant, row.id, to) {
+        return Err(gone(verb));
     }
     Ok(render::ok_status(to, row.id, &row.subject))
 }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# concurrency: runs tests/concurrency.py (8 sessions x 400 operations by default) against a
+# throwaway cluster with the extension, two tenants and the plain role agent_login.
+# Usage: tests/concurrency.sh [sessions] [operations per session]
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+PORT=${PGTODOS_CONCURRENCY_PORT:-54321}
+bin/cluster destroy concurrency
+bin/cluster start concurrency "$PORT"
+trap 'bin/cluster stop concurrency' EXIT
+eval "$(bin/cluster env concurrency "$PORT")"
+createdb concurrency
+psql -X -q -v ON_ERROR_STOP=1 -d concurrency <<'SQL'
+CREATE EXTENSION pg_todos;
+CREATE ROLE agent_login LOGIN;
+SELECT todo.grant_usage('agent_login');
+INSERT INTO todo.tenants VALUES ('t1'), ('t2');
+SQL
+python3 tests/concurrency.py concurrency "${1:-8}" "${2:-400}"
