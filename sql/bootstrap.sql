@@ -59,9 +59,11 @@ COMMENT ON COLUMN todo.todos.version IS 'Bumped by every UPDATE; (tenant_id, id,
 CREATE INDEX todos_conversation_list ON todo.todos (tenant_id, conversation_id, status, position);
 CREATE INDEX todos_tenant_browse ON todo.todos (tenant_id, status, updated_at DESC);
 
--- Append-only history: one row per change of a todo.
+-- Append-only history: one row per change of a todo. Deleting a tenant cascades to
+-- todo.counters before todo.todos (its foreign key is older), so the log trigger can tell a
+-- tenant's deletion (no counter row) from a todo's.
 CREATE TABLE todo.events (
-    tenant_id       text NOT NULL REFERENCES todo.counters ON DELETE CASCADE,
+    tenant_id       text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
     todo_id         bigint NOT NULL,
     version         integer NOT NULL,
     action          text NOT NULL CHECK (action IN ('insert', 'update', 'delete')),

@@ -29,7 +29,19 @@ AS $$ SELECT todo.rest_json(method, path, body::text) $$;
 COMMENT ON FUNCTION todo.rest(text, text, jsonb) IS
     'Answers one /v1/todos request (seed 000) as {"status": <http status>, "body": <json>}.';
 
+-- todo.events references todo.tenants, not todo.counters: its foreign-key check no longer
+-- locks the counter row, which every insert of a todo updates.
+ALTER TABLE todo.events DROP CONSTRAINT events_tenant_id_fkey;
+ALTER TABLE todo.events ADD CONSTRAINT events_tenant_id_fkey
+    FOREIGN KEY (tenant_id) REFERENCES todo.tenants (tenant_id) ON DELETE CASCADE;
+
 -- todo.verify(): the store's invariants (sql/verify.sql, verbatim).
+-- todo.events references todo.tenants, not todo.counters: its foreign-key check no longer
+-- locks the counter row, which every insert of a todo updates.
+ALTER TABLE todo.events DROP CONSTRAINT events_tenant_id_fkey;
+ALTER TABLE todo.events ADD CONSTRAINT events_tenant_id_fkey
+    FOREIGN KEY (tenant_id) REFERENCES todo.tenants (tenant_id) ON DELETE CASCADE;
+
 -- todo.verify(): the store's invariants, one row per violation (none: all hold). Runs as the
 -- caller: under row-level security it checks the tenant in context; a superuser checks all.
 CREATE FUNCTION todo.verify() RETURNS TABLE (tenant_id text, todo_id bigint, problem text)

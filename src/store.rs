@@ -37,9 +37,35 @@ pub fn next_todo_id(tenant: &str) -> i64 {
     .expect("RETURNING last_id is never NULL")
 }
 
+/// Reserves `n` consecutive todo ids of `tenant` with one update of its counter and returns
+/// the first. A message of many `/todo add`s takes its ids this way: one counter update per
+/// todo, each in its own subtransaction, would make every later update of the counter row in
+/// the transaction walk a longer chain of row versions. An id whose add then fails is not
+/// used again (ids may have gaps; they never repeat).
+pub fn reserve_todo_ids(tenant: &str, n: i64) -> i64 {
+    Spi::get_one_with_args::<i64>(
+        "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
+         ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + $2
+         RETURNING last_id - $2 + 1",
+        &[tenant.into(), n.into()],
+    )
+    .unwrap_or_else(|e| spi_error(e))
+    .expect("RETURNING is never NULL")
+}
+
 /// Moves `tenant`'s counter past an id the writer chose itself (an import or a restore), so
 /// the next allocated id never collides with it.
 pub fn claim_todo_id(tenant: &str, id: i64) {
+    // Most explicit ids were reserved from this counter already (see `reserve_todo_ids`):
+    // a read, without touching the row, settles those.
+    let last = Spi::get_one_with_args::<i64>(
+        "SELECT max(last_id) FROM todo.counters WHERE tenant_id = $1",
+        &[tenant.into()],
+    )
+    .unwrap_or_else(|e| spi_error(e));
+    if last.is_some_and(|last| last >= id) {
+        return;
+    }
     Spi::run_with_args(
         "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
          ON CONFLICT (tenant_id) DO UPDATE SET last_id = greatest(c.last_id, excluded.last_id)
@@ -105,11 +131,19 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
 }
 
 /// Inserts a todo (agent and turn from the context) and returns its id.
-pub fn insert_todo(tenant: &str, conversation: Option<&str>, subject: &str, description: Option<&str>) -> i64 {
+/// Inserts a todo (agent and turn from the context) with the given id, or the next one, and
+/// returns its id.
+pub fn insert_todo(
+    tenant: &str,
+    id: Option<i64>,
+    conversation: Option<&str>,
+    subject: &str,
+    description: Option<&str>,
+) -> i64 {
     Spi::get_one_with_args::<i64>(
-        "INSERT INTO todo.todos (tenant_id, conversation_id, subject, description)
-         VALUES ($1, $2, $3, $4) RETURNING id",
-        &[tenant.into(), conversation.into(), subject.into(), description.into()],
+        "INSERT INTO todo.todos (tenant_id, id, conversation_id, subject, description)
+         VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        &[tenant.into(), id.into(), conversation.into(), subject.into(), description.into()],
     )
     .unwrap_or_else(|e| spi_error(e))
     .expect("RETURNING id is never NULL")

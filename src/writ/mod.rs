@@ -50,13 +50,28 @@ fn todo_writ(message: &str) -> String {
             )),
         );
     }
-    let frames: Vec<String> =
-        parse::parse(message).iter().map(|p| render::frame(&p.header, &run(&scope, p))).collect();
+    let parsed = parse::parse(message);
+    // ids for every add of the message, with one update of the tenant's counter
+    let adds = parsed.iter().filter(|p| matches!(p.command, Ok(Command::Add { .. }))).count() as i64;
+    let mut next_id = if adds > 1 { Some(store::reserve_todo_ids(&scope.tenant, adds)) } else { None };
+    let frames: Vec<String> = parsed
+        .iter()
+        .map(|p| {
+            let id = match (&p.command, next_id.as_mut()) {
+                (Ok(Command::Add { .. }), Some(next)) => {
+                    *next += 1;
+                    Some(*next - 1)
+                }
+                _ => None,
+            };
+            render::frame(&p.header, &run(&scope, p, id))
+        })
+        .collect();
     render::join_frames(&frames)
 }
 
-/// One command's result body.
-fn run(scope: &Scope, parsed: &Parsed) -> String {
+/// One command's result body; `id` is the id reserved for an add.
+fn run(scope: &Scope, parsed: &Parsed, id: Option<i64>) -> String {
     let command = match &parsed.command {
         Ok(c) => c,
         Err(e) => return render::err(&e.to_string()),
@@ -64,7 +79,7 @@ fn run(scope: &Scope, parsed: &Parsed) -> String {
     match command {
         Command::List { all } => render::list_body(&store::scope_rows(&scope.tenant, scope.conv(), *all), *all),
         Command::Help => render::HELP.to_string(),
-        _ => match subxact::attempt(|| write(scope, command)) {
+        _ => match subxact::attempt(|| write(scope, command, id)) {
             Ok(Ok((id, ok))) => {
                 store::notify(&scope.tenant, scope.conv(), &[id]);
                 ok
@@ -77,12 +92,12 @@ fn run(scope: &Scope, parsed: &Parsed) -> String {
 
 /// The commands that write: the todo written and the result line. `Err` is the text after
 /// `ERR: `; the caller rolls back.
-fn write(scope: &Scope, command: &Command) -> Result<(i64, String), String> {
+fn write(scope: &Scope, command: &Command, reserved: Option<i64>) -> Result<(i64, String), String> {
     let (tenant, conv) = (scope.tenant.as_str(), scope.conv());
     store::begin_write();
     match command {
         Command::Add { subject, description } => {
-            let id = store::insert_todo(tenant, conv, subject, description.as_deref());
+            let id = store::insert_todo(tenant, reserved, conv, subject, description.as_deref());
             Ok((id, render::ok_added(id, subject, description.as_deref())))
         }
         Command::Mark(mark, target) => {
