@@ -10,13 +10,68 @@ fn spi_error(e: pgrx::spi::Error) -> ! {
     errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("pg_todos: {e}"), "")
 }
 
+// ---- saved plans ----
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use pgrx::datum::DatumWithOid;
+use pgrx::spi::{OwnedPreparedStatement, SpiClient, SpiTupleTable};
+
+thread_local! {
+    /// Every statement this module runs, prepared once per backend and kept (PostgreSQL's
+    /// plan cache re-plans them after DDL). The statements are a fixed set of texts.
+    static PLANS: RefCell<HashMap<String, &'static OwnedPreparedStatement>> = RefCell::new(HashMap::new());
+}
+
+fn saved(client: &SpiClient<'_>, sql: &str, args: &[DatumWithOid<'_>], write: bool) -> &'static OwnedPreparedStatement {
+    if let Some(plan) = PLANS.with(|p| p.borrow().get(sql).copied()) {
+        return plan;
+    }
+    let types: Vec<pgrx::PgOid> = args.iter().map(|a| pgrx::PgOid::from(a.oid())).collect();
+    let prepared = if write { client.prepare_mut(sql, &types) } else { client.prepare(sql, &types) };
+    let plan: &'static OwnedPreparedStatement =
+        Box::leak(Box::new(prepared.unwrap_or_else(|e| spi_error(e)).keep()));
+    PLANS.with(|p| p.borrow_mut().insert(sql.to_string(), plan));
+    plan
+}
+
+/// Runs `sql` through its saved plan and hands the rows to `f`. A read (`write` false) runs
+/// read-only until the transaction has an xid (see `begin_write`), so it works on a standby.
+fn with_plan<R>(
+    sql: &str,
+    args: &[DatumWithOid<'_>],
+    write: bool,
+    f: impl FnOnce(SpiTupleTable<'_>) -> Result<R, pgrx::spi::Error>,
+) -> R {
+    let result = if write {
+        Spi::connect_mut(|client| {
+            let plan = saved(client, sql, args, true);
+            f(client.update(plan, None, args)?)
+        })
+    } else {
+        Spi::connect(|client| {
+            let plan = saved(client, sql, args, false);
+            f(client.select(plan, None, args)?)
+        })
+    };
+    result.unwrap_or_else(|e| spi_error(e))
+}
+
+/// The first column of the first row (None: no row, or NULL).
+fn one<T: FromDatum + IntoDatum>(sql: &str, args: &[DatumWithOid<'_>], write: bool) -> Option<T> {
+    with_plan(sql, args, write, |rows| if rows.is_empty() { Ok(None) } else { rows.first().get_one::<T>() })
+}
+
+/// Runs a statement; the number of rows it returned.
+fn exec(sql: &str, args: &[DatumWithOid<'_>]) -> usize {
+    with_plan(sql, args, true, |rows| Ok(rows.len()))
+}
+
 /// Raises 42704 unless `tenant` is a row of `todo.tenants` (as the caller can see it).
 pub fn require_registered(tenant: &str) {
-    let found = Spi::get_one_with_args::<bool>(
-        "SELECT EXISTS (SELECT 1 FROM todo.tenants WHERE tenant_id = $1)",
-        &[tenant.into()],
-    )
-    .unwrap_or_else(|e| spi_error(e));
+    let found =
+        one::<bool>("SELECT EXISTS (SELECT 1 FROM todo.tenants WHERE tenant_id = $1)", &[tenant.into()], false);
     if found != Some(true) {
         errors::unknown_tenant(tenant);
     }
@@ -27,13 +82,13 @@ pub fn require_registered(tenant: &str) {
 /// stays locked until the transaction ends, which serializes id allocation within one tenant
 /// (and only within it).
 pub fn next_todo_id(tenant: &str) -> i64 {
-    Spi::get_one_with_args::<i64>(
+    one::<i64>(
         "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, 1)
          ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + 1
          RETURNING last_id",
         &[tenant.into()],
+        true,
     )
-    .unwrap_or_else(|e| spi_error(e))
     .expect("RETURNING last_id is never NULL")
 }
 
@@ -43,13 +98,13 @@ pub fn next_todo_id(tenant: &str) -> i64 {
 /// the transaction walk a longer chain of row versions. An id whose add then fails is not
 /// used again (ids may have gaps; they never repeat).
 pub fn reserve_todo_ids(tenant: &str, n: i64) -> i64 {
-    Spi::get_one_with_args::<i64>(
+    one::<i64>(
         "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
          ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + $2
          RETURNING last_id - $2 + 1",
         &[tenant.into(), n.into()],
+        true,
     )
-    .unwrap_or_else(|e| spi_error(e))
     .expect("RETURNING is never NULL")
 }
 
@@ -58,21 +113,16 @@ pub fn reserve_todo_ids(tenant: &str, n: i64) -> i64 {
 pub fn claim_todo_id(tenant: &str, id: i64) {
     // Most explicit ids were reserved from this counter already (see `reserve_todo_ids`):
     // a read, without touching the row, settles those.
-    let last = Spi::get_one_with_args::<i64>(
-        "SELECT max(last_id) FROM todo.counters WHERE tenant_id = $1",
-        &[tenant.into()],
-    )
-    .unwrap_or_else(|e| spi_error(e));
+    let last = one::<i64>("SELECT last_id FROM todo.counters WHERE tenant_id = $1", &[tenant.into()], false);
     if last.is_some_and(|last| last >= id) {
         return;
     }
-    Spi::run_with_args(
+    exec(
         "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
          ON CONFLICT (tenant_id) DO UPDATE SET last_id = greatest(c.last_id, excluded.last_id)
          WHERE c.last_id < excluded.last_id",
         &[tenant.into(), id.into()],
-    )
-    .unwrap_or_else(|e| spi_error(e));
+    );
 }
 
 /// Call first in a (sub)transaction that is going to write. pgrx runs SPI read-only, on the
@@ -94,10 +144,9 @@ use crate::writ::render::Row;
 /// Scope: the conversation's rows plus the tenant-wide pool; with no conversation, the pool.
 const SCOPE: &str = "tenant_id = $1 AND (conversation_id = $2 OR conversation_id IS NULL)";
 
-fn rows(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> Vec<Row> {
-    Spi::connect(|client| {
-        client
-            .select(sql, None, args)?
+fn rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
+    with_plan(sql, args, false, |table| {
+        table
             .map(|r| {
                 let status: String = r.get(3)?.unwrap_or_default();
                 Ok(Row {
@@ -109,7 +158,6 @@ fn rows(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> Vec<Row> {
             })
             .collect::<Result<Vec<_>, pgrx::spi::Error>>()
     })
-    .unwrap_or_else(|e| spi_error(e))
 }
 
 /// The todos in scope, in position order; only the open ones unless `all`.
@@ -140,19 +188,19 @@ pub fn insert_todo(
     subject: &str,
     description: Option<&str>,
 ) -> i64 {
-    Spi::get_one_with_args::<i64>(
+    one::<i64>(
         "INSERT INTO todo.todos (tenant_id, id, conversation_id, subject, description)
          VALUES ($1, $2, $3, $4, $5) RETURNING id",
         &[tenant.into(), id.into(), conversation.into(), subject.into(), description.into()],
+        true,
     )
-    .unwrap_or_else(|e| spi_error(e))
     .expect("RETURNING id is never NULL")
 }
 
 /// Runs a one-row UPDATE or DELETE of the writ; false when no row was there (deleted by a
 /// concurrent transaction since it was read).
-fn one_row(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> bool {
-    Spi::connect_mut(|client| client.update(sql, None, args).map(|t| t.len() == 1)).unwrap_or_else(|e| spi_error(e))
+fn one_row(sql: &str, args: &[DatumWithOid<'_>]) -> bool {
+    exec(sql, args) == 1
 }
 
 pub fn set_status(tenant: &str, id: i64, status: Status) -> bool {
@@ -214,13 +262,13 @@ fn parse_todos(table: pgrx::spi::SpiTupleTable<'_>) -> Result<Vec<Todo>, pgrx::s
 
 /// Runs a query whose rows are `AS_JSON`. Read-only until the transaction has an xid (see
 /// `begin_write`): a read on a standby or in a read-only transaction works.
-fn todo_rows(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> Vec<Todo> {
-    Spi::connect(|client| parse_todos(client.select(sql, None, args)?)).unwrap_or_else(|e| spi_error(e))
+fn todo_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
+    with_plan(sql, args, false, parse_todos)
 }
 
 /// Runs a writing statement whose RETURNING rows are `AS_JSON`.
-fn written_rows(sql: &str, args: &[pgrx::datum::DatumWithOid<'_>]) -> Vec<Todo> {
-    Spi::connect_mut(|client| parse_todos(client.update(sql, None, args)?)).unwrap_or_else(|e| spi_error(e))
+fn written_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
+    with_plan(sql, args, true, parse_todos)
 }
 
 /// Which todos a surface works on.
@@ -310,18 +358,13 @@ pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo
 
 /// Deletes one todo; false when the tenant has no such todo.
 pub fn delete(tenant: &str, id: i64) -> bool {
-    Spi::get_one_with_args::<i64>(
-        "WITH d AS (DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2 RETURNING id) SELECT count(*) FROM d",
-        &[tenant.into(), id.into()],
-    )
-    .unwrap_or_else(|e| spi_error(e))
-        == Some(1)
+    exec("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2 RETURNING id", &[tenant.into(), id.into()]) == 1
 }
 
 /// Sets `position` so that `ids` (todos of the tenant) come in this order, reusing the
 /// positions they already hold, so they keep their place among other todos.
 pub fn reorder(tenant: &str, ids: &[i64]) {
-    Spi::run_with_args(
+    exec(
         "WITH wanted AS (SELECT id, ord FROM unnest($2::int8[]) WITH ORDINALITY AS w(id, ord)),
               slots AS (SELECT position, row_number() OVER (ORDER BY position, id) AS ord
                           FROM todo.todos WHERE tenant_id = $1 AND id = ANY($2)),
@@ -329,8 +372,7 @@ pub fn reorder(tenant: &str, ids: &[i64]) {
          UPDATE todo.todos t SET position = target.position FROM target
           WHERE t.tenant_id = $1 AND t.id = target.id AND t.position <> target.position",
         &[tenant.into(), ids.to_vec().into()],
-    )
-    .unwrap_or_else(|e| spi_error(e));
+    );
 }
 
 /// Serializes whole-list replaces of one list (a tenant's conversation) until the
@@ -338,27 +380,17 @@ pub fn reorder(tenant: &str, ids: &[i64]) {
 /// the first wrote. A transaction-level advisory lock on (hash of tenant, hash of
 /// conversation); a hash collision only makes two unrelated replaces wait for each other.
 pub fn lock_list(tenant: &str, conversation: &str) {
-    Spi::run_with_args(
-        "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))",
-        &[tenant.into(), conversation.into()],
-    )
-    .unwrap_or_else(|e| spi_error(e));
+    exec("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", &[tenant.into(), conversation.into()]);
 }
 
 /// The LISTEN channel of a tenant's change notifications: `todo_` and the md5 of its id.
 pub fn channel(tenant: &str) -> String {
-    Spi::get_one_with_args::<String>("SELECT 'todo_' || md5($1)", &[tenant.into()])
-        .unwrap_or_else(|e| spi_error(e))
-        .expect("md5 is never NULL")
+    one::<String>("SELECT 'todo_' || md5($1)", &[tenant.into()], false).expect("md5 is never NULL")
 }
 
 /// Queues a change notification on the tenant's channel; PostgreSQL delivers it at commit
 /// (never after a rollback). The payload carries ids only: `{"conversation_id": …, "ids": […]}`.
 pub fn notify(tenant: &str, conversation: Option<&str>, ids: &[i64]) {
     let payload = serde_json::json!({ "conversation_id": conversation, "ids": ids }).to_string();
-    Spi::run_with_args(
-        "SELECT pg_notify('todo_' || md5($1), $2)",
-        &[tenant.into(), payload.into()],
-    )
-    .unwrap_or_else(|e| spi_error(e));
+    exec("SELECT pg_notify('todo_' || md5($1), $2)", &[tenant.into(), payload.into()]);
 }

@@ -1,0 +1,12 @@
+-- one hand-written query returning the same text as the open block: index scan plus string_agg
+\set t random(1, :tenants)
+\set c random(1, 20)
+SELECT 'Open todos (mark progress as you go — /todo start <id>, /todo done <id>):' || E'\n'
+       || count(*) || ' open (' || count(*) FILTER (WHERE status = 'in_progress') || ' in progress, '
+       || count(*) FILTER (WHERE status = 'pending') || E' pending):\n'
+       || string_agg(CASE WHEN status = 'in_progress' THEN '▶ ' ELSE '' END || '#' || id || ' [' || status || '] '
+                     || subject || CASE WHEN conversation_id IS NULL THEN ' (tenant-wide)' ELSE '' END,
+                     E'\n' ORDER BY status <> 'in_progress', position, id)
+  FROM plain.todos
+ WHERE tenant_id = 't' || :t AND (conversation_id = 'c' || :c OR conversation_id IS NULL)
+   AND status IN ('pending', 'in_progress');
