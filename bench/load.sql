@@ -48,7 +48,7 @@ ALTER TABLE plain.bare DROP COLUMN id, ADD COLUMN id bigint GENERATED ALWAYS AS 
 INSERT INTO plain.todos SELECT * FROM todo.todos;
 INSERT INTO plain.counters SELECT * FROM todo.counters;
 INSERT INTO plain.events SELECT * FROM todo.events;
-CREATE ROLE bench_agent LOGIN;
+SELECT 'CREATE ROLE bench_agent LOGIN' WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'bench_agent') \gexec
 SELECT todo.grant_usage('bench_agent');
 GRANT USAGE ON SCHEMA plain TO bench_agent;
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA plain TO bench_agent;

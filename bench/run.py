@@ -28,7 +28,7 @@ SCALING = [("read", "bench_10k", GROUPS[2][2])]
 
 
 def psql(sql, db="postgres"):
-    subprocess.run(["psql", "-X", "-q", "-d", db, "-c", sql], check=True)
+    subprocess.run(["psql", "-X", "-q", "-d", db, "-c", sql], check=True, stdout=subprocess.DEVNULL)
 
 
 def pgbench(db, scripts, tenants):

@@ -361,6 +361,70 @@ pub fn delete(tenant: &str, id: i64) -> bool {
     exec("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2 RETURNING id", &[tenant.into(), id.into()]) == 1
 }
 
+// ---- whole-list replaces, one statement per kind of change ----
+
+fn record_columns(names: &[&str]) -> (String, String) {
+    assert!(names.iter().all(|n| WRITABLE.contains(n)), "writable columns only");
+    let set = names.iter().map(|c| format!(", {c} = r.{c}")).collect::<String>();
+    let types = names.iter().map(|c| format!(", {c} text")).collect::<String>();
+    (set, types)
+}
+
+/// Deletes these todos of the tenant.
+pub fn delete_many(tenant: &str, ids: &[i64]) {
+    if !ids.is_empty() {
+        exec("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = ANY($2) RETURNING id", &[tenant.into(), ids.to_vec().into()]);
+    }
+}
+
+/// Moves these todos of the tenant to pending (a reopen before a move the lifecycle does not
+/// allow in one step).
+pub fn reopen_many(tenant: &str, ids: &[i64]) {
+    if !ids.is_empty() {
+        exec(
+            "UPDATE todo.todos SET status = 'pending' WHERE tenant_id = $1 AND id = ANY($2) RETURNING id",
+            &[tenant.into(), ids.to_vec().into()],
+        );
+    }
+}
+
+/// Updates many todos of the tenant in one statement: each row of `rows` is `{"id", "status",
+/// "position", <names>…}` (the named columns are text).
+pub fn update_many(tenant: &str, names: &[&str], rows: &[Value]) {
+    if rows.is_empty() {
+        return;
+    }
+    let (set, types) = record_columns(names);
+    exec(
+        &format!(
+            "UPDATE todo.todos t SET status = r.status, position = r.position{set}
+               FROM jsonb_to_recordset($2) AS r(id bigint, status text, position bigint{types})
+              WHERE t.tenant_id = $1 AND t.id = r.id RETURNING t.id"
+        ),
+        &[tenant.into(), pgrx::JsonB(Value::Array(rows.to_vec())).into()],
+    );
+}
+
+/// Inserts many todos of the tenant's conversation in one statement, ids given (reserved
+/// with `reserve_todo_ids`); rows as for `update_many`.
+pub fn insert_many(tenant: &str, conversation: &str, names: &[&str], rows: &[Value]) {
+    if rows.is_empty() {
+        return;
+    }
+    let (_, types) = record_columns(names);
+    let list = names.iter().map(|c| format!(", {c}")).collect::<String>();
+    let values = names.iter().map(|c| format!(", r.{c}")).collect::<String>();
+    exec(
+        &format!(
+            "INSERT INTO todo.todos (tenant_id, conversation_id, id, status, position{list})
+             SELECT $1, $2, r.id, r.status, r.position{values}
+               FROM jsonb_to_recordset($3) AS r(id bigint, status text, position bigint{types})
+              ORDER BY r.position RETURNING id"
+        ),
+        &[tenant.into(), conversation.into(), pgrx::JsonB(Value::Array(rows.to_vec())).into()],
+    );
+}
+
 /// Sets `position` so that `ids` (todos of the tenant) come in this order, reusing the
 /// positions they already hold, so they keep their place among other todos.
 pub fn reorder(tenant: &str, ids: &[i64]) {

@@ -127,10 +127,14 @@ fn write(ctx: &Ctx, args: &Value) -> Value {
     result(&store::todos(&ctx.tenant, Filter::Conversation(conv)))
 }
 
-/// Applies a whole-list replace of conversation `conv`: removes the stored todos no item
-/// took, updates the matched ones (only what changed), inserts the new ones, puts them in
-/// the list's order and notifies. `extra(item)` gives the columns an item sets besides its
-/// status (`status` is read from the item's "status").
+/// Applies a whole-list replace of conversation `conv`, in at most five statements: deletes
+/// the stored todos no item took; reopens the matched ones whose new status the lifecycle
+/// cannot reach in one step (completed → in_progress goes through pending); updates the
+/// matched ones that change (status, place, or one of `extra`'s columns) in one UPDATE;
+/// inserts the new ones, with ids reserved at once, in one INSERT; notifies. Places: the
+/// positions the list's todos hold (new ones: their ids) are handed out again in list order,
+/// so the list keeps its place among the conversation's other todos. `extra(item)` gives the
+/// text columns an item sets besides its status, the same keys for every item.
 pub fn apply(
     ctx: &Ctx,
     conv: &str,
@@ -140,31 +144,55 @@ pub fn apply(
     removed: &[i64],
     extra: impl Fn(&Value) -> Map<String, Value>,
 ) {
-    for id in removed {
-        store::delete(&ctx.tenant, *id);
-    }
-    let mut order = Vec::with_capacity(wanted.len());
-    for (item, m) in wanted.iter().zip(matched) {
-        let to = Status::parse(str_arg(item, "status")).unwrap_or(Status::Pending);
-        let mut cols = extra(item);
-        match m.and_then(|id| stored.iter().find(|t| t.id == id)) {
-            Some(t) => {
-                let current = serde_json::to_value(t_columns(t)).unwrap_or_default();
-                cols.retain(|k, v| current.get(k) != Some(v));
-                super::set_status(&ctx.tenant, t.id, t.status, to, cols);
-                order.push(t.id);
-            }
+    let tenant = ctx.tenant.as_str();
+    store::delete_many(tenant, removed);
+    let cols: Vec<Map<String, Value>> = wanted.iter().map(&extra).collect();
+    let names: Vec<&str> = cols.first().map(|c| c.keys().map(String::as_str).collect()).unwrap_or_default();
+    let found: Vec<Option<&Todo>> = matched.iter().map(|m| m.and_then(|id| stored.iter().find(|t| t.id == id))).collect();
+    let fresh = found.iter().filter(|f| f.is_none()).count() as i64;
+    let mut next = if fresh > 0 { store::reserve_todo_ids(tenant, fresh) } else { 0 };
+    let (mut ids, mut slots) = (Vec::with_capacity(wanted.len()), Vec::with_capacity(wanted.len()));
+    for f in &found {
+        let (id, position) = match f {
+            Some(t) => (t.id, t.position),
             None => {
-                cols.insert("conversation_id".into(), json!(conv));
-                cols.insert("status".into(), json!(to.as_str()));
-                order.push(store::insert(&ctx.tenant, &cols).id);
+                next += 1;
+                (next - 1, next - 1)
+            }
+        };
+        ids.push(id);
+        slots.push(position);
+    }
+    slots.sort_unstable();
+    let (mut inserts, mut updates, mut reopen) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, item) in wanted.iter().enumerate() {
+        let to = Status::parse(str_arg(item, "status")).unwrap_or(Status::Pending);
+        let mut row = cols[i].clone();
+        row.insert("id".into(), json!(ids[i]));
+        row.insert("status".into(), json!(to.as_str()));
+        row.insert("position".into(), json!(slots[i]));
+        match found[i] {
+            None => inserts.push(Value::Object(row)),
+            Some(t) => {
+                let current = t_columns(t);
+                let changed = t.status != to
+                    || t.position != slots[i]
+                    || cols[i].iter().any(|(k, v)| current.get(k) != Some(v));
+                if changed {
+                    if crate::status::check_transition(t.status, to).is_err() {
+                        reopen.push(t.id);
+                    }
+                    updates.push(Value::Object(row));
+                }
             }
         }
     }
-    store::reorder(&ctx.tenant, &order);
-    let mut touched = order.clone();
+    store::reopen_many(tenant, &reopen);
+    store::update_many(tenant, &names, &updates);
+    store::insert_many(tenant, conv, &names, &inserts);
+    let mut touched = ids;
     touched.extend_from_slice(removed);
-    store::notify(&ctx.tenant, Some(conv), &touched);
+    store::notify(tenant, Some(conv), &touched);
 }
 
 /// The columns of a stored todo a replace may set, for comparing.
