@@ -100,11 +100,24 @@ BEGIN
                 jsonb_strip_nulls(to_jsonb(NEW) - ARRAY['tenant_id', 'id', 'version', 'created_at', 'updated_at']))
         ON CONFLICT DO NOTHING;
     ELSIF TG_OP = 'UPDATE' THEN
-        SELECT jsonb_object_agg(n.key, n.value) INTO diff
-          FROM jsonb_each(to_jsonb(NEW)) AS n
-          JOIN jsonb_each(to_jsonb(OLD)) AS o USING (key)
-         WHERE n.value IS DISTINCT FROM o.value AND n.key NOT IN ('updated_at', 'version');
-        IF diff IS NOT NULL THEN
+        -- the changed columns (stamps aside), with their new values; one test per column
+        diff := '{}';
+        IF NEW.conversation_id IS DISTINCT FROM OLD.conversation_id THEN diff := diff || jsonb_build_object('conversation_id', NEW.conversation_id); END IF;
+        IF NEW.turn_id IS DISTINCT FROM OLD.turn_id THEN diff := diff || jsonb_build_object('turn_id', NEW.turn_id); END IF;
+        IF NEW.agent_id IS DISTINCT FROM OLD.agent_id THEN diff := diff || jsonb_build_object('agent_id', NEW.agent_id); END IF;
+        IF NEW.subject IS DISTINCT FROM OLD.subject THEN diff := diff || jsonb_build_object('subject', NEW.subject); END IF;
+        IF NEW.description IS DISTINCT FROM OLD.description THEN diff := diff || jsonb_build_object('description', NEW.description); END IF;
+        IF NEW.active_form IS DISTINCT FROM OLD.active_form THEN diff := diff || jsonb_build_object('active_form', NEW.active_form); END IF;
+        IF NEW.status IS DISTINCT FROM OLD.status THEN diff := diff || jsonb_build_object('status', NEW.status); END IF;
+        IF NEW.priority IS DISTINCT FROM OLD.priority THEN diff := diff || jsonb_build_object('priority', NEW.priority); END IF;
+        IF NEW.position IS DISTINCT FROM OLD.position THEN diff := diff || jsonb_build_object('position', NEW.position); END IF;
+        IF NEW.completion_criteria IS DISTINCT FROM OLD.completion_criteria THEN diff := diff || jsonb_build_object('completion_criteria', NEW.completion_criteria); END IF;
+        IF NEW.agent_type IS DISTINCT FROM OLD.agent_type THEN diff := diff || jsonb_build_object('agent_type', NEW.agent_type); END IF;
+        IF NEW.outcome IS DISTINCT FROM OLD.outcome THEN diff := diff || jsonb_build_object('outcome', NEW.outcome); END IF;
+        IF NEW.created_at IS DISTINCT FROM OLD.created_at THEN diff := diff || jsonb_build_object('created_at', NEW.created_at); END IF;
+        IF NEW.started_at IS DISTINCT FROM OLD.started_at THEN diff := diff || jsonb_build_object('started_at', NEW.started_at); END IF;
+        IF NEW.completed_at IS DISTINCT FROM OLD.completed_at THEN diff := diff || jsonb_build_object('completed_at', NEW.completed_at); END IF;
+        IF diff <> '{}' THEN
             INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
                                      agent_id, turn_id, old_status, new_status, changes)
             VALUES (NEW.tenant_id, NEW.id, NEW.version, 'update', NEW.conversation_id,

@@ -2,7 +2,7 @@
 //! transaction-scoped settings `todo.tenant`, `todo.conversation`, `todo.agent`, `todo.turn`.
 //! They come from the app's session, never from the model.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
@@ -65,13 +65,29 @@ pub fn turn() -> Option<String> {
     read(&TURN)
 }
 
-/// Sets one setting for the rest of the current transaction (`SET LOCAL`).
-fn set_local(name: &str, value: Option<&str>) {
-    Spi::run_with_args(
-        "SELECT pg_catalog.set_config($1, $2, true)",
-        &[name.into(), value.unwrap_or("").into()],
-    )
-    .unwrap_or_else(|e| errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string(), ""));
+/// Sets one setting for the rest of the current transaction, as `SET LOCAL` (and
+/// `set_config(name, value, true)`) do.
+fn set_local(name: &CStr, value: Option<&str>) {
+    let value = CString::new(value.unwrap_or("")).unwrap_or_else(|_| {
+        errors::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "todo.set_context: values must not contain NUL bytes",
+            "",
+        )
+    });
+    // SAFETY: the settings are ours (USERSET); an invalid value raises an ERROR.
+    unsafe {
+        pg_sys::set_config_option(
+            name.as_ptr(),
+            value.as_ptr(),
+            pg_sys::GucContext::PGC_USERSET,
+            pg_sys::GucSource::PGC_S_SESSION,
+            pg_sys::GucAction::GUC_ACTION_LOCAL,
+            true,
+            0,
+            false,
+        );
+    }
 }
 
 /// Sets the whole context for the current transaction, as `SET LOCAL` would: the tenant
@@ -96,10 +112,10 @@ fn set_context(
             "pass the tenant id registered in todo.tenants",
         ),
     };
-    set_local("todo.tenant", Some(tenant));
-    set_local("todo.conversation", conversation);
-    set_local("todo.agent", agent);
-    set_local("todo.turn", turn);
+    set_local(c"todo.tenant", Some(tenant));
+    set_local(c"todo.conversation", conversation);
+    set_local(c"todo.agent", agent);
+    set_local(c"todo.turn", turn);
     crate::store::require_registered(tenant);
 }
 

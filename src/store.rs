@@ -68,13 +68,29 @@ fn exec(sql: &str, args: &[DatumWithOid<'_>]) -> usize {
     with_plan(sql, args, true, |rows| Ok(rows.len()))
 }
 
+thread_local! {
+    /// The tenant found registered last, and the local transaction it was found in: a
+    /// transaction asks once per tenant.
+    static REGISTERED: RefCell<Option<(pg_sys::LocalTransactionId, String)>> = const { RefCell::new(None) };
+}
+
+fn local_xact() -> pg_sys::LocalTransactionId {
+    // SAFETY: MyProc is set for every backend that runs SQL.
+    unsafe { (*pg_sys::MyProc).lxid }
+}
+
 /// Raises 42704 unless `tenant` is a row of `todo.tenants` (as the caller can see it).
 pub fn require_registered(tenant: &str) {
+    let lxid = local_xact();
+    if REGISTERED.with(|r| r.borrow().as_ref().is_some_and(|(x, t)| *x == lxid && t == tenant)) {
+        return;
+    }
     let found =
         one::<bool>("SELECT EXISTS (SELECT 1 FROM todo.tenants WHERE tenant_id = $1)", &[tenant.into()], false);
     if found != Some(true) {
         errors::unknown_tenant(tenant);
     }
+    REGISTERED.with(|r| *r.borrow_mut() = Some((lxid, tenant.to_string())));
 }
 
 /// The next todo id of `tenant`: one more than the last it was given. Ids are counted per
