@@ -82,11 +82,10 @@ fn items(rows: &[Todo]) -> Vec<Item<'_>> {
         .collect()
 }
 
-/// `{"title", "output", "metadata": {"todos"}}`.
-fn result(rows: &[Todo]) -> Value {
-    let items = items(rows);
-    let open = rows.iter().filter(|t| t.status != Status::Completed).count();
-    let output = serde_json::to_string_pretty(&items).expect("plain strings serialize");
+/// `{"title", "output", "metadata": {"todos"}}`; the title counts the items not completed.
+fn result(items: &[Item<'_>]) -> Value {
+    let open = items.iter().filter(|t| t.status != "completed").count();
+    let output = serde_json::to_string_pretty(items).expect("plain strings serialize");
     json!({ "title": format!("{open} todos"), "output": output, "metadata": { "todos": items } })
 }
 
@@ -98,7 +97,7 @@ fn session<'a>(ctx: &'a Ctx, tool: &str) -> Result<&'a str, Value> {
 
 fn read(ctx: &Ctx, _args: &Value) -> Value {
     match session(ctx, "todoread") {
-        Ok(conv) => result(&store::todos(&ctx.tenant, Filter::Conversation(conv))),
+        Ok(conv) => result(&items(&store::todos(&ctx.tenant, Filter::Conversation(conv)))),
         Err(e) => e,
     }
 }
@@ -121,10 +120,21 @@ fn write(ctx: &Ctx, args: &Value) -> Value {
             .map(|t| Incoming { id: parse_string_id(str_arg(t, "id")), content: str_arg(t, "content").to_string() })
             .collect::<Vec<_>>(),
     );
-    apply(ctx, conv, &stored, &wanted, &plan.matched, &plan.removed, |t| {
+    let ids = apply(ctx, conv, &stored, &wanted, &plan.matched, &plan.removed, |t| {
         fields([("subject", t["content"].clone()), ("priority", t["priority"].clone())])
     });
-    result(&store::todos(&ctx.tenant, Filter::Conversation(conv)))
+    // the session's list is now exactly the list written, with these ids
+    let written: Vec<Item<'_>> = wanted
+        .iter()
+        .zip(&ids)
+        .map(|(t, id)| Item {
+            content: str_arg(t, "content"),
+            status: str_arg(t, "status"),
+            priority: str_arg(t, "priority"),
+            id: id.to_string(),
+        })
+        .collect();
+    result(&written)
 }
 
 /// Applies a whole-list replace of conversation `conv`, in at most five statements: deletes
@@ -134,7 +144,8 @@ fn write(ctx: &Ctx, args: &Value) -> Value {
 /// inserts the new ones, with ids reserved at once, in one INSERT; notifies. Places: the
 /// positions the list's todos hold (new ones: their ids) are handed out again in list order,
 /// so the list keeps its place among the conversation's other todos. `extra(item)` gives the
-/// text columns an item sets besides its status, the same keys for every item.
+/// text columns an item sets besides its status, the same keys for every item. Returns the
+/// list's ids, in order.
 pub fn apply(
     ctx: &Ctx,
     conv: &str,
@@ -143,7 +154,7 @@ pub fn apply(
     matched: &[Option<i64>],
     removed: &[i64],
     extra: impl Fn(&Value) -> Map<String, Value>,
-) {
+) -> Vec<i64> {
     let tenant = ctx.tenant.as_str();
     store::delete_many(tenant, removed);
     let cols: Vec<Map<String, Value>> = wanted.iter().map(&extra).collect();
@@ -190,9 +201,10 @@ pub fn apply(
     store::reopen_many(tenant, &reopen);
     store::update_many(tenant, &names, &updates);
     store::insert_many(tenant, conv, &names, &inserts);
-    let mut touched = ids;
+    let mut touched = ids.clone();
     touched.extend_from_slice(removed);
     store::notify(tenant, Some(conv), &touched);
+    ids
 }
 
 /// The columns of a stored todo a replace may set, for comparing.

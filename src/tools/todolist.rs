@@ -105,10 +105,10 @@ fn list(ctx: &Ctx, conv: &str) -> Vec<Todo> {
     store::todos(&ctx.tenant, Filter::Conversation(conv)).into_iter().filter(|t| t.status != Status::Canceled).collect()
 }
 
-fn summary(rows: &[Todo]) -> Value {
-    let count = |s: Status| rows.iter().filter(|t| t.status == s).count();
+fn summary(statuses: &[Status]) -> Value {
+    let count = |s: Status| statuses.iter().filter(|t| **t == s).count();
     json!({
-        "total": rows.len(),
+        "total": statuses.len(),
         "pending": count(Status::Pending),
         "in_progress": count(Status::InProgress),
         "completed": count(Status::Completed),
@@ -131,7 +131,7 @@ fn get(ctx: &Ctx, _args: &Value) -> Value {
             })
         })
         .collect();
-    json!({ "todos": todos, "summary": summary(&rows) })
+    json!({ "todos": todos, "summary": summary(&rows.iter().map(|t| t.status).collect::<Vec<_>>()) })
 }
 
 fn set(ctx: &Ctx, args: &Value) -> Value {
@@ -149,5 +149,8 @@ fn set(ctx: &Ctx, args: &Value) -> Value {
     super::session::apply(ctx, &conv, &stored, &wanted, &plan.matched, &plan.removed, |t| {
         fields([("subject", t["content"].clone()), ("active_form", t["activeForm"].clone())])
     });
-    json!({ "summary": summary(&list(ctx, &conv)) })
+    // the session's list is now exactly the list written
+    let statuses: Vec<Status> =
+        wanted.iter().map(|t| Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending)).collect();
+    json!({ "summary": summary(&statuses) })
 }
