@@ -213,7 +213,7 @@ pub fn insert_todo(
     .expect("RETURNING id is never NULL")
 }
 
-/// Runs a one-row UPDATE or DELETE of the writ; false when no row was there (deleted by a
+/// Runs a one-row UPDATE of the writ; false when no row was there (deleted by a
 /// concurrent transaction since it was read).
 fn one_row(sql: &str, args: &[DatumWithOid<'_>]) -> bool {
     exec(sql, args) == 1
@@ -240,9 +240,6 @@ pub fn set_description(tenant: &str, id: i64, text: &str) -> bool {
     )
 }
 
-pub fn delete_todo(tenant: &str, id: i64) -> bool {
-    one_row("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2 RETURNING id", &[tenant.into(), id.into()])
-}
 
 // ---- whole todos (the tool surfaces and REST) ----
 

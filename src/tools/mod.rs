@@ -24,6 +24,14 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The session of seeds 002 and 003 (the conversation in context), or their
+    /// `no_session` error object.
+    pub fn session(&self, tool: &str) -> Result<&str, Value> {
+        self.conversation.as_deref().ok_or_else(|| {
+            error("no_session", format!("{tool} needs a session: set the conversation in context (todo.conversation)"))
+        })
+    }
+
     fn from_settings() -> Ctx {
         let tenant = context::tenant();
         store::require_registered(&tenant);
@@ -51,6 +59,15 @@ pub fn registry() -> Vec<&'static Tool> {
 /// The dispatcher's own error object (an unknown tool, arguments that break the schema).
 pub fn error(code: &str, message: impl Into<String>) -> Value {
     json!({ "error": { "code": code, "message": message.into() } })
+}
+
+/// A conversation's todos that are not canceled, in order: the list of seeds 003 and 004,
+/// which have no canceled status.
+pub fn uncanceled(tenant: &str, conversation: &str) -> Vec<crate::model::Todo> {
+    store::todos(tenant, store::Filter::Conversation(conversation))
+        .into_iter()
+        .filter(|t| t.status != Status::Canceled)
+        .collect()
 }
 
 /// A string field of the arguments ("" when absent).

@@ -89,21 +89,15 @@ fn result(items: &[Item<'_>]) -> Value {
     json!({ "title": format!("{open} todos"), "output": output, "metadata": { "todos": items } })
 }
 
-fn session<'a>(ctx: &'a Ctx, tool: &str) -> Result<&'a str, Value> {
-    ctx.conversation.as_deref().ok_or_else(|| {
-        error("no_session", format!("{tool} needs a session: set the conversation in context (todo.conversation)"))
-    })
-}
-
 fn read(ctx: &Ctx, _args: &Value) -> Value {
-    match session(ctx, "todoread") {
+    match ctx.session("todoread") {
         Ok(conv) => result(&items(&store::todos(&ctx.tenant, Filter::Conversation(conv)))),
         Err(e) => e,
     }
 }
 
 fn write(ctx: &Ctx, args: &Value) -> Value {
-    let conv = match session(ctx, "todowrite") {
+    let conv = match ctx.session("todowrite") {
         Ok(c) => c,
         Err(e) => return e,
     };

@@ -8,7 +8,7 @@ use pgrx::JsonB;
 use serde_json::{json, Value};
 
 use super::replace::{self, Incoming, Stored};
-use super::{fields, parse_string_id, str_arg, Ctx, Tool};
+use super::{fields, parse_string_id, str_arg, uncanceled, Ctx, Tool};
 use crate::model::Todo;
 use crate::status::Status;
 use crate::store::{self, Filter};
@@ -91,13 +91,8 @@ fn task(t: &Todo) -> Value {
     })
 }
 
-/// The conversation's tasks: its todos that are not canceled, in order.
-fn tasks(tenant: &str, conv: &str) -> Vec<Todo> {
-    store::todos(tenant, Filter::Conversation(conv)).into_iter().filter(|t| t.status != Status::Canceled).collect()
-}
-
 fn file(tenant: &str, conv: &str) -> Value {
-    json!({ "tasks": tasks(tenant, conv).iter().map(task).collect::<Vec<_>>() })
+    json!({ "tasks": uncanceled(tenant, conv).iter().map(task).collect::<Vec<_>>() })
 }
 
 fn list(ctx: &Ctx, _args: &Value) -> Value {
@@ -127,7 +122,7 @@ fn add(ctx: &Ctx, args: &Value) -> Value {
 /// The task named by `taskId` in the conversation, or the seed's not-found object.
 fn find(ctx: &Ctx, conv: &str, args: &Value) -> Result<Todo, Value> {
     parse_string_id(str_arg(args, "taskId"))
-        .and_then(|id| tasks(&ctx.tenant, conv).into_iter().find(|t| t.id == id))
+        .and_then(|id| uncanceled(&ctx.tenant, conv).into_iter().find(|t| t.id == id))
         .ok_or_else(|| json!({"ok": false, "error": "Task not found"}))
 }
 
@@ -222,7 +217,7 @@ fn import_tasks(conversation: &str, file_json: JsonB) -> JsonB {
     }
     store::begin_write();
     store::lock_list(&ctx.tenant, conversation);
-    let stored = tasks(&ctx.tenant, conversation);
+    let stored = uncanceled(&ctx.tenant, conversation);
     let plan = replace::plan(
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
         &wanted.iter().map(|(id, t)| Incoming { id: *id, content: str_arg(t, "content").to_string() }).collect::<Vec<_>>(),

@@ -6,10 +6,9 @@
 use serde_json::{json, Value};
 
 use super::replace::{self, Incoming, Stored};
-use super::{fields, str_arg, Ctx, Tool};
-use crate::model::Todo;
+use super::{error, fields, str_arg, uncanceled, Ctx, Tool};
 use crate::status::Status;
-use crate::store::{self, Filter};
+use crate::store;
 
 pub static TOOLS: &[&Tool] = &[&GET, &SET];
 
@@ -54,11 +53,6 @@ static SET: Tool = Tool {
     writes: true,
 };
 
-/// The seed's error object.
-fn err(code: &str, message: String) -> Value {
-    json!({ "error": { "code": code, "message": message } })
-}
-
 /// The seed's validation, before the generic schema check: the first item with a problem
 /// (status, then content, then activeForm), then more than one in_progress. Values of the
 /// wrong type are left to the schema check.
@@ -67,17 +61,17 @@ fn check(args: &Value) -> Option<Value> {
     for (i, item) in items.iter().enumerate() {
         if let Some(s) = item.get("status").and_then(Value::as_str) {
             if !STATUSES.contains(&s) {
-                return Some(err(
+                return Some(error(
                     "invalid_status",
                     format!("todos[{i}].status \"{s}\" is not one of pending, in_progress, completed"),
                 ));
             }
         }
         if item.get("content").and_then(Value::as_str).is_some_and(|c| c.trim().is_empty()) {
-            return Some(err("empty_content", format!("todos[{i}].content is empty or whitespace")));
+            return Some(error("empty_content", format!("todos[{i}].content is empty or whitespace")));
         }
         if item.get("activeForm").and_then(Value::as_str).is_some_and(|c| c.trim().is_empty()) {
-            return Some(err("empty_active_form", format!("todos[{i}].activeForm is empty or whitespace")));
+            return Some(error("empty_active_form", format!("todos[{i}].activeForm is empty or whitespace")));
         }
     }
     let running: Vec<String> = items
@@ -87,22 +81,11 @@ fn check(args: &Value) -> Option<Value> {
         .map(|(i, _)| format!("todos[{i}]"))
         .collect();
     (running.len() > 1).then(|| {
-        err(
+        error(
             "multiple_in_progress",
             format!("{} items are in_progress ({}); at most one may be", running.len(), running.join(", ")),
         )
     })
-}
-
-fn session(ctx: &Ctx, tool: &str) -> Result<String, Value> {
-    ctx.conversation.clone().ok_or_else(|| {
-        err("no_session", format!("{tool} needs a session: set the conversation in context (todo.conversation)"))
-    })
-}
-
-/// The session's list: its todos that are not canceled, in order.
-fn list(ctx: &Ctx, conv: &str) -> Vec<Todo> {
-    store::todos(&ctx.tenant, Filter::Conversation(conv)).into_iter().filter(|t| t.status != Status::Canceled).collect()
 }
 
 fn summary(statuses: &[Status]) -> Value {
@@ -116,11 +99,11 @@ fn summary(statuses: &[Status]) -> Value {
 }
 
 fn get(ctx: &Ctx, _args: &Value) -> Value {
-    let conv = match session(ctx, "todolist__get") {
+    let conv = match ctx.session("todolist__get") {
         Ok(c) => c,
         Err(e) => return e,
     };
-    let rows = list(ctx, &conv);
+    let rows = uncanceled(&ctx.tenant, conv);
     let todos: Vec<Value> = rows
         .iter()
         .map(|t| {
@@ -135,18 +118,18 @@ fn get(ctx: &Ctx, _args: &Value) -> Value {
 }
 
 fn set(ctx: &Ctx, args: &Value) -> Value {
-    let conv = match session(ctx, "todolist__set") {
+    let conv = match ctx.session("todolist__set") {
         Ok(c) => c,
         Err(e) => return e,
     };
     let wanted = args["todos"].as_array().cloned().unwrap_or_default();
-    store::lock_list(&ctx.tenant, &conv);
-    let stored = list(ctx, &conv);
+    store::lock_list(&ctx.tenant, conv);
+    let stored = uncanceled(&ctx.tenant, conv);
     let plan = replace::plan(
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
         &wanted.iter().map(|t| Incoming { id: None, content: str_arg(t, "content").to_string() }).collect::<Vec<_>>(),
     );
-    super::session::apply(ctx, &conv, &stored, &wanted, &plan.matched, &plan.removed, |t| {
+    super::session::apply(ctx, conv, &stored, &wanted, &plan.matched, &plan.removed, |t| {
         fields([("subject", t["content"].clone()), ("active_form", t["activeForm"].clone())])
     });
     // the session's list is now exactly the list written

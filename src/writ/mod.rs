@@ -104,13 +104,16 @@ fn write(scope: &Scope, command: &Command, reserved: Option<i64>) -> Result<(i64
             let usage = parse::usage(mark.verb());
             let row = match target {
                 Target::Id(id) => store::find_in_scope(tenant, conv, *id),
-                Target::Subject(s) => match resolve::subject(&store::scope_rows(tenant, conv, false), s) {
-                    Resolved::One(id) => store::find_in_scope(tenant, conv, id),
-                    Resolved::None => None,
-                    Resolved::Ambiguous => {
-                        return Err(format!("usage: {usage} — ambiguous subject — use the numeric id"))
+                Target::Subject(s) => {
+                    let open = store::scope_rows(tenant, conv, false);
+                    match resolve::subject(&open, s) {
+                        Resolved::One(id) => open.into_iter().find(|r| r.id == id),
+                        Resolved::None => None,
+                        Resolved::Ambiguous => {
+                            return Err(format!("usage: {usage} — ambiguous subject — use the numeric id"))
+                        }
                     }
-                },
+                }
             }
             .ok_or_else(|| gone(mark.verb()))?;
             let to = match mark {
@@ -126,7 +129,7 @@ fn write(scope: &Scope, command: &Command, reserved: Option<i64>) -> Result<(i64
         }
         Command::Delete(id) => {
             let row = by_id(scope, *id, "delete")?;
-            if !store::delete_todo(tenant, row.id) {
+            if !store::delete(tenant, row.id) {
                 return Err(gone("delete"));
             }
             Ok((row.id, render::ok_deleted(row.id, &row.subject)))
