@@ -46,18 +46,51 @@ CREATE TABLE todo.todos (
     updated_at          timestamptz NOT NULL DEFAULT now(),
     started_at          timestamptz,
     completed_at        timestamptz,
+    parent_id           bigint,
+    claimed_by          text,
+    lease_expires_at    timestamptz,
+    fence               bigint NOT NULL DEFAULT 0,
     PRIMARY KEY (tenant_id, id),
     CONSTRAINT todos_completed_at_check
-        CHECK ((completed_at IS NOT NULL) = (status IN ('completed', 'canceled')))
+        CHECK ((completed_at IS NOT NULL) = (status IN ('completed', 'canceled'))),
+    CONSTRAINT todos_parent_fkey FOREIGN KEY (tenant_id, parent_id)
+        REFERENCES todo.todos (tenant_id, id) ON DELETE SET NULL (parent_id),
+    CONSTRAINT todos_parent_id_check CHECK (parent_id <> id),
+    CONSTRAINT todos_claim_check
+        CHECK ((claimed_by IS NULL) = (lease_expires_at IS NULL) AND (claimed_by IS NULL OR status = 'in_progress'))
 );
 COMMENT ON TABLE todo.todos IS 'Agent todos. conversation_id NULL = tenant-wide. Ids are small integers, unique per tenant.';
 COMMENT ON COLUMN todo.todos.conversation_id IS 'NULL: tenant-wide, visible from every conversation of the tenant.';
 COMMENT ON COLUMN todo.todos.position IS 'Append-order within the list (the id, unless set); ties broken by id.';
 COMMENT ON COLUMN todo.todos.version IS 'Bumped by every UPDATE; (tenant_id, id, version) keys todo.events.';
+COMMENT ON COLUMN todo.todos.parent_id IS 'The todo this one is a subtask of (same tenant); NULL when the parent is deleted.';
+COMMENT ON COLUMN todo.todos.claimed_by IS 'The agent holding a claim on this in_progress todo (with lease_expires_at); NULL: unclaimed.';
+COMMENT ON COLUMN todo.todos.lease_expires_at IS 'When the claim lapses unless renewed (todo.heartbeat); after it the todo is claimable again.';
+COMMENT ON COLUMN todo.todos.fence IS 'Fencing number: bumped by every claim; an action that presents an older one is rejected.';
 
 -- The per-conversation list and the tenant-wide browse (seed 000).
 CREATE INDEX todos_conversation_list ON todo.todos (tenant_id, conversation_id, status, position);
 CREATE INDEX todos_tenant_browse ON todo.todos (tenant_id, status, updated_at DESC);
+-- A parent's subtasks (the progress shown in the open block).
+CREATE INDEX todos_parent ON todo.todos (tenant_id, parent_id) WHERE parent_id IS NOT NULL;
+
+-- "todo_id waits for depends_on": todo_id is blocked while depends_on is open (pending or
+-- in_progress). Both ends are todos of the same tenant; the graph has no cycles (checked
+-- by todo.block under a per-tenant lock).
+CREATE TABLE todo.dependencies (
+    tenant_id  text NOT NULL,
+    todo_id    bigint NOT NULL,
+    depends_on bigint NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, todo_id, depends_on),
+    CONSTRAINT dependencies_todo_fkey FOREIGN KEY (tenant_id, todo_id)
+        REFERENCES todo.todos (tenant_id, id) ON DELETE CASCADE,
+    CONSTRAINT dependencies_depends_on_fkey FOREIGN KEY (tenant_id, depends_on)
+        REFERENCES todo.todos (tenant_id, id) ON DELETE CASCADE,
+    CONSTRAINT dependencies_check CHECK (todo_id <> depends_on)
+);
+COMMENT ON TABLE todo.dependencies IS 'Blocking edges: todo_id waits for depends_on while depends_on is open.';
+CREATE INDEX dependencies_depends_on ON todo.dependencies (tenant_id, depends_on);
 
 -- Append-only history: one row per change of a todo. Deleting a tenant cascades to
 -- todo.counters before todo.todos (its foreign key is older), so the log trigger can tell a
@@ -97,7 +130,7 @@ BEGIN
         VALUES (NEW.tenant_id, NEW.id, NEW.version, 'insert', NEW.conversation_id,
                 coalesce(todo.current_agent(), NEW.agent_id), coalesce(todo.current_turn(), NEW.turn_id),
                 NULL, NEW.status,
-                jsonb_strip_nulls(to_jsonb(NEW) - ARRAY['tenant_id', 'id', 'version', 'created_at', 'updated_at']))
+                jsonb_strip_nulls(to_jsonb(NEW) - ARRAY['tenant_id', 'id', 'version', 'created_at', 'updated_at', 'fence']))
         ON CONFLICT DO NOTHING;
     ELSIF TG_OP = 'UPDATE' THEN
         -- the changed columns (stamps aside), with their new values; one test per column
@@ -117,6 +150,9 @@ BEGIN
         IF NEW.created_at IS DISTINCT FROM OLD.created_at THEN diff := diff || jsonb_build_object('created_at', NEW.created_at); END IF;
         IF NEW.started_at IS DISTINCT FROM OLD.started_at THEN diff := diff || jsonb_build_object('started_at', NEW.started_at); END IF;
         IF NEW.completed_at IS DISTINCT FROM OLD.completed_at THEN diff := diff || jsonb_build_object('completed_at', NEW.completed_at); END IF;
+        IF NEW.parent_id IS DISTINCT FROM OLD.parent_id THEN diff := diff || jsonb_build_object('parent_id', NEW.parent_id); END IF;
+        IF NEW.claimed_by IS DISTINCT FROM OLD.claimed_by THEN diff := diff || jsonb_build_object('claimed_by', NEW.claimed_by); END IF;
+        IF NEW.fence IS DISTINCT FROM OLD.fence THEN diff := diff || jsonb_build_object('fence', NEW.fence); END IF;
         IF diff <> '{}' THEN
             INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
                                      agent_id, turn_id, old_status, new_status, changes)
@@ -151,10 +187,12 @@ ALTER TABLE todo.tenants  ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.counters ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.todos    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.events   ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.dependencies ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.tenants  FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.counters FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.todos    FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.events   FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.dependencies FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON todo.tenants
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
@@ -165,6 +203,9 @@ CREATE POLICY tenant_isolation ON todo.todos
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 CREATE POLICY tenant_isolation ON todo.events
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.dependencies
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 
@@ -182,6 +223,7 @@ BEGIN
     EXECUTE format('GRANT SELECT, INSERT, UPDATE ON todo.counters TO %s', role);
     EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', role);
     EXECUTE format('GRANT SELECT, INSERT ON todo.events TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', role);
 END
 $fn$;
 COMMENT ON FUNCTION todo.grant_usage(regrole) IS
@@ -193,3 +235,4 @@ SELECT pg_catalog.pg_extension_config_dump('todo.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.counters', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.todos', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.events', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.dependencies', '');

@@ -43,6 +43,22 @@ AS $fn$
               FROM todo.events ev
             WINDOW w AS (PARTITION BY ev.tenant_id, ev.todo_id ORDER BY ev.version)) e
      WHERE e.action <> 'insert' AND e.prev_version IS NOT NULL AND e.old_status IS DISTINCT FROM e.prev_status
+    UNION ALL
+    -- a claim is held only on an in_progress todo, with a lease (also a CHECK constraint)
+    SELECT t.tenant_id, t.id, format('claimed by %s but %s, lease %s', t.claimed_by, t.status,
+                                     coalesce(t.lease_expires_at::text, 'unset'))
+      FROM todo.todos t
+     WHERE t.claimed_by IS NOT NULL AND (t.status <> 'in_progress' OR t.lease_expires_at IS NULL)
+    UNION ALL
+    -- the dependency graph has no cycle
+    SELECT DISTINCT w.tenant_id, w.start_id, 'waits for itself through a cycle of dependencies'
+      FROM (WITH RECURSIVE walk(tenant_id, start_id, at) AS (
+                SELECT d.tenant_id, d.todo_id, d.depends_on FROM todo.dependencies d
+                UNION
+                SELECT w.tenant_id, w.start_id, d.depends_on
+                  FROM walk w JOIN todo.dependencies d ON d.tenant_id = w.tenant_id AND d.todo_id = w.at)
+            SELECT * FROM walk) w
+     WHERE w.at = w.start_id
 $fn$;
 COMMENT ON FUNCTION todo.verify() IS
-    'The store''s invariants (stamps agree with status, counters, event log): one row per violation.';
+    'The store''s invariants (stamps agree with status, counters, event log, claims, no dependency cycles): one row per violation.';

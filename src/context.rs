@@ -13,6 +13,8 @@ static TENANT: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(
 static CONVERSATION: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static AGENT: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static TURN: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static LEASE_DEFAULT: GucSetting<i32> = GucSetting::<i32>::new(300);
+static LEASE_MAX: GucSetting<i32> = GucSetting::<i32>::new(3600);
 
 /// Registers the four settings, so they show in `pg_settings` with a description.
 pub fn init() {
@@ -30,6 +32,25 @@ pub fn init() {
     define(c"todo.conversation", c"Conversation in context; empty means tenant-wide.", &CONVERSATION);
     define(c"todo.agent", c"Agent acting in this transaction (recorded on rows and events).", &AGENT);
     define(c"todo.turn", c"Turn in context (scopes the per-turn plan tools).", &TURN);
+    let lease = |name, short, setting| {
+        GucRegistry::define_int_guc(
+            name,
+            short,
+            c"Set by an administrator (ALTER DATABASE/ROLE ... SET) or per session; a unit is accepted ('5min').",
+            setting,
+            1,
+            7 * 24 * 3600,
+            GucContext::Userset,
+            GucFlags::UNIT_S,
+        )
+    };
+    lease(c"todo.lease_default", c"Lease of a claim when the claimer asks for none.", &LEASE_DEFAULT);
+    lease(c"todo.lease_max", c"Longest lease a claim or heartbeat may ask for.", &LEASE_MAX);
+}
+
+/// `todo.lease_default` and `todo.lease_max`, in seconds.
+pub fn leases() -> (i64, i64) {
+    (i64::from(LEASE_DEFAULT.get()), i64::from(LEASE_MAX.get()))
 }
 
 /// A setting's value, or None when it is unset, empty or only white space.

@@ -8,7 +8,9 @@
 
 use pgrx::prelude::*;
 
+pub mod claims;
 pub mod context;
+pub mod coord;
 pub mod errors;
 pub mod model;
 pub mod rest;

@@ -155,21 +155,42 @@ pub fn begin_write() {
 // ---- the todos in a conversation's scope (the writ, the open block) ----
 
 use crate::status::Status;
-use crate::writ::render::Row;
+use crate::writ::render::{Marks, Row};
 
 /// Scope: the conversation's rows plus the tenant-wide pool; with no conversation, the pool.
-const SCOPE: &str = "tenant_id = $1 AND (conversation_id = $2 OR conversation_id IS NULL)";
+/// For `todo.todos t`, after `t.`.
+const SCOPE: &str = "tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)";
+
+/// The columns of a `Row`, for `todo.todos t`: its marks (the open todos it waits for, its
+/// claim, its subtasks' progress) included.
+const ROW_COLUMNS: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
+    t.claimed_by, t.lease_expires_at > now(),
+    (SELECT array_agg(d.depends_on ORDER BY d.depends_on)
+       FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+      WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id AND b.status IN ('pending', 'in_progress')),
+    (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
+       FROM todo.todos c WHERE c.tenant_id = t.tenant_id AND c.parent_id = t.id)";
 
 fn rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
     with_plan(sql, args, false, |table| {
         table
             .map(|r| {
                 let status: String = r.get(3)?.unwrap_or_default();
+                let holder: Option<String> = r.get(5)?;
+                let progress: Vec<i64> = r.get(8)?.unwrap_or_default();
                 Ok(Row {
                     id: r.get(1)?.unwrap_or_default(),
                     subject: r.get(2)?.unwrap_or_default(),
                     status: Status::parse(&status).unwrap_or(Status::Pending),
                     tenant_wide: r.get(4)?.unwrap_or(false),
+                    marks: Marks {
+                        blocked_by: r.get(7)?.unwrap_or_default(),
+                        claim: holder.map(|h| (h, r.get(6).ok().flatten().unwrap_or(false))),
+                        progress: match progress[..] {
+                            [done, total] if total > 0 => Some((done, total)),
+                            _ => None,
+                        },
+                    },
                 })
             })
             .collect::<Result<Vec<_>, pgrx::spi::Error>>()
@@ -179,35 +200,33 @@ fn rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
 /// The todos in scope, in position order; only the open ones unless `all`.
 pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Row> {
     let sql = format!(
-        "SELECT id, subject, status, conversation_id IS NULL FROM todo.todos
-          WHERE {SCOPE} {} ORDER BY position, id",
-        if all { "" } else { "AND status IN ('pending', 'in_progress')" }
+        "SELECT {ROW_COLUMNS} FROM todo.todos t
+          WHERE t.{SCOPE} {} ORDER BY t.position, t.id",
+        if all { "" } else { "AND t.status IN ('pending', 'in_progress')" }
     );
     rows(&sql, &[tenant.into(), conversation.into()])
 }
 
 /// One todo in scope, whatever its status.
 pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Option<Row> {
-    let sql = format!(
-        "SELECT id, subject, status, conversation_id IS NULL FROM todo.todos WHERE {SCOPE} AND id = $3"
-    );
+    let sql = format!("SELECT {ROW_COLUMNS} FROM todo.todos t WHERE t.{SCOPE} AND t.id = $3");
     rows(&sql, &[tenant.into(), conversation.into(), id.into()]).pop()
 }
 
-/// Inserts a todo (agent and turn from the context) and returns its id.
 /// Inserts a todo (agent and turn from the context) with the given id, or the next one, and
-/// returns its id.
+/// the given parent (a todo of the tenant), and returns its id.
 pub fn insert_todo(
     tenant: &str,
     id: Option<i64>,
     conversation: Option<&str>,
     subject: &str,
     description: Option<&str>,
+    parent: Option<i64>,
 ) -> i64 {
     one::<i64>(
-        "INSERT INTO todo.todos (tenant_id, id, conversation_id, subject, description)
-         VALUES ($1, $2, $3, $4, $5) RETURNING id",
-        &[tenant.into(), id.into(), conversation.into(), subject.into(), description.into()],
+        "INSERT INTO todo.todos (tenant_id, id, conversation_id, subject, description, parent_id)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        &[tenant.into(), id.into(), conversation.into(), subject.into(), description.into(), parent.into()],
         true,
     )
     .expect("RETURNING id is never NULL")
@@ -470,4 +489,183 @@ pub fn channel(tenant: &str) -> String {
 pub fn notify(tenant: &str, conversation: Option<&str>, ids: &[i64]) {
     let payload = serde_json::json!({ "conversation_id": conversation, "ids": ids }).to_string();
     exec("SELECT pg_notify('todo_' || md5($1), $2)", &[tenant.into(), payload.into()]);
+}
+
+// ---- claims, leases and dependencies (issue #7; the rules are in `claims`) ----
+
+use crate::claims;
+
+/// Unix epoch microseconds of a timestamptz expression, for `claims`.
+macro_rules! epoch_us {
+    ($e:literal) => {
+        concat!("(extract(epoch FROM ", $e, ") * 1000000)::int8")
+    };
+}
+
+/// A todo's claim state, its row locked (FOR UPDATE) until the transaction ends; None when
+/// the tenant has no such todo in scope.
+pub fn lock_claim_state(tenant: &str, conversation: Option<&str>, id: i64) -> Option<(claims::State, String)> {
+    let sql = format!(
+        "SELECT t.status, t.claimed_by, {}, t.fence, t.subject FROM todo.todos t
+          WHERE t.{SCOPE} AND t.id = $3 FOR UPDATE",
+        epoch_us!("t.lease_expires_at")
+    );
+    with_plan(&sql, &[tenant.into(), conversation.into(), id.into()], true, |rows| {
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let r = rows.first();
+        let status: String = r.get(1)?.unwrap_or_default();
+        let holder: Option<String> = r.get(2)?;
+        let expires: Option<i64> = r.get(3)?;
+        let claim = holder.zip(expires).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
+        let status = Status::parse(&status).unwrap_or(Status::Pending);
+        Ok(Some((claims::State { id, status, claim, fence: r.get(4)?.unwrap_or(0) }, r.get(5)?.unwrap_or_default())))
+    })
+}
+
+/// The open todos `id` waits for, in id order.
+pub fn blockers(tenant: &str, id: i64) -> Vec<i64> {
+    one::<Vec<i64>>(
+        "SELECT coalesce(array_agg(d.depends_on ORDER BY d.depends_on), '{}')
+           FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+          WHERE d.tenant_id = $1 AND d.todo_id = $2 AND b.status IN ('pending', 'in_progress')",
+        &[tenant.into(), id.into()],
+        false,
+    )
+    .unwrap_or_default()
+}
+
+/// A claim granted: the todo, its new fence and when the lease ends (epoch microseconds).
+pub struct Granted {
+    pub id: i64,
+    pub subject: String,
+    pub fence: i64,
+    pub expires_us: i64,
+}
+
+fn granted(sql: &str, args: &[DatumWithOid<'_>]) -> Option<Granted> {
+    with_plan(sql, args, true, |rows| {
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let r = rows.first();
+        Ok(Some(Granted {
+            id: r.get(1)?.unwrap_or_default(),
+            subject: r.get(2)?.unwrap_or_default(),
+            fence: r.get(3)?.unwrap_or_default(),
+            expires_us: r.get(4)?.unwrap_or_default(),
+        }))
+    })
+}
+
+/// Ready: open, in scope, not held by a live claim (pending, or in progress under a lapsed
+/// claim), not waiting for an open todo, and with no open subtasks. For `todo.todos t`,
+/// `$1` tenant, `$2` conversation.
+const READY: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
+    AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.lease_expires_at <= now()))
+    AND NOT EXISTS (SELECT 1 FROM todo.dependencies d
+                      JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                     WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
+                       AND b.status IN ('pending', 'in_progress'))
+    AND NOT EXISTS (SELECT 1 FROM todo.todos c
+                     WHERE c.tenant_id = t.tenant_id AND c.parent_id = t.id
+                       AND c.status IN ('pending', 'in_progress'))";
+
+/// Claim order: priority (high, then medium or unset, then low), then position, then id.
+const CLAIM_ORDER: &str = "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END, t.position, t.id";
+
+/// The ready todos in scope, in claim order, at most `limit`.
+pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
+    let sql = format!("SELECT {ROW_COLUMNS} FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT $3");
+    rows(&sql, &[tenant.into(), conversation.into(), limit.into()])
+}
+
+/// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds, in one
+/// statement: the candidate row is locked with SKIP LOCKED (a row another claimer is taking
+/// is passed over, never waited for or taken twice), then moved to in_progress with a new
+/// fence. None when nothing is ready.
+pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64) -> Option<Granted> {
+    let sql = format!(
+        "WITH next AS (SELECT t.tenant_id, t.id FROM todo.todos t WHERE {READY}
+                        ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
+         UPDATE todo.todos u
+            SET status = 'in_progress', claimed_by = $3, fence = u.fence + 1,
+                lease_expires_at = now() + make_interval(secs => $4)
+           FROM next WHERE u.tenant_id = next.tenant_id AND u.id = next.id
+         RETURNING u.id, u.subject, u.fence, {}",
+        epoch_us!("u.lease_expires_at")
+    );
+    granted(&sql, &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into()])
+}
+
+/// Claims todo `id` (locked and checked by the caller) for `agent`.
+pub fn claim_id(tenant: &str, id: i64, agent: &str, lease_s: i64) -> Granted {
+    granted(
+        concat!(
+            "UPDATE todo.todos u
+                SET status = 'in_progress', claimed_by = $3, fence = u.fence + 1,
+                    lease_expires_at = now() + make_interval(secs => $4)
+              WHERE u.tenant_id = $1 AND u.id = $2
+             RETURNING u.id, u.subject, u.fence, ",
+            epoch_us!("u.lease_expires_at")
+        ),
+        &[tenant.into(), id.into(), agent.into(), (lease_s as f64).into()],
+    )
+    .expect("the row is locked by the caller")
+}
+
+/// Extends the lease of todo `id` (locked and checked by the caller) to `lease_s` seconds
+/// from now; the new end, in epoch microseconds.
+pub fn renew(tenant: &str, id: i64, lease_s: i64) -> i64 {
+    one::<i64>(
+        concat!(
+            "UPDATE todo.todos u SET lease_expires_at = now() + make_interval(secs => $3)
+              WHERE u.tenant_id = $1 AND u.id = $2 RETURNING ",
+            epoch_us!("u.lease_expires_at")
+        ),
+        &[tenant.into(), id.into(), (lease_s as f64).into()],
+        true,
+    )
+    .expect("the row is locked by the caller")
+}
+
+/// Serializes changes to a tenant's dependency graph until the transaction ends, so that two
+/// concurrent blocks can never close a cycle between them (a one-key advisory lock: a
+/// different lock space from `lock_list`'s two-key locks).
+pub fn lock_dependencies(tenant: &str) {
+    exec("SELECT pg_advisory_xact_lock(hashtextextended('todo.dependencies ' || $1, 0))", &[tenant.into()]);
+}
+
+/// A path of dependencies from `from` to `to` (both ends included), if `from` already waits
+/// for `to`, directly or through others.
+pub fn dependency_path(tenant: &str, from: i64, to: i64) -> Option<Vec<i64>> {
+    one::<Vec<i64>>(
+        "WITH RECURSIVE walk(at, path) AS (
+             SELECT $2::int8, ARRAY[$2::int8]
+             UNION ALL
+             SELECT d.depends_on, w.path || d.depends_on
+               FROM walk w JOIN todo.dependencies d ON d.tenant_id = $1 AND d.todo_id = w.at
+              WHERE d.depends_on <> ALL (w.path) AND w.at <> $3)
+         SELECT path FROM walk WHERE at = $3 ORDER BY cardinality(path) LIMIT 1",
+        &[tenant.into(), from.into(), to.into()],
+        false,
+    )
+}
+
+/// Adds "id waits for on"; false when it was there already.
+pub fn add_dependency(tenant: &str, id: i64, on: i64) -> bool {
+    exec(
+        "INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING todo_id",
+        &[tenant.into(), id.into(), on.into()],
+    ) == 1
+}
+
+/// Removes "id waits for on"; false when it was not there.
+pub fn remove_dependency(tenant: &str, id: i64, on: i64) -> bool {
+    exec(
+        "DELETE FROM todo.dependencies WHERE tenant_id = $1 AND todo_id = $2 AND depends_on = $3 RETURNING todo_id",
+        &[tenant.into(), id.into(), on.into()],
+    ) == 1
 }

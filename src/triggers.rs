@@ -7,7 +7,9 @@ use pgrx::heap_tuple::PgHeapTuple;
 use pgrx::prelude::*;
 use pgrx::{AllocatedByRust, PgTrigger};
 
+use crate::claims::{self, Need};
 use crate::context;
+use crate::coord;
 use crate::errors;
 use crate::status::{self, Status};
 use crate::store;
@@ -50,6 +52,27 @@ fn subject_to_rls(trigger: &PgTrigger<'_>) -> bool {
     rls == pg_sys::CheckEnableRlsResult::RLS_ENABLED as i32
 }
 
+/// A change of status of a claimed todo must come from its claim's holder while the lease
+/// runs (`claims::check`, no fence: the surfaces that take a fence check it before they
+/// write). A new claim (the fence moves) was checked by `coord::claim` under the row lock.
+/// A schema older than 0.3.0 has no claim columns: nothing to check.
+fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, id: i64, from: Status, to: Status) {
+    if from == to {
+        return;
+    }
+    let Ok(Some(holder)) = old.get_by_name::<String>("claimed_by") else { return };
+    let fence: i64 = get(old, "fence").unwrap_or(0);
+    if get::<i64>(new, "fence").unwrap_or(0) != fence {
+        return;
+    }
+    let expires: Option<TimestampWithTimeZone> = get(old, "lease_expires_at");
+    let expires_us = expires.map_or(0, coord::unix_us);
+    let state = claims::State { id, status: from, claim: Some(claims::Claim { holder, expires_us }), fence };
+    if let Err(refusal) = claims::check(&state, context::agent().as_deref(), None, Need::Status, coord::now_us()) {
+        coord::Why::Refused(refusal).raise();
+    }
+}
+
 /// `BEFORE INSERT OR UPDATE ON todo.todos FOR EACH ROW`.
 ///
 /// On INSERT: allocates `id` from the tenant's counter when it is NULL (or moves the counter
@@ -58,7 +81,9 @@ fn subject_to_rls(trigger: &PgTrigger<'_>) -> bool {
 /// On UPDATE: rejects a change of `tenant_id` or `id` (0A000) and any status change the
 /// transition table forbids (55000); stamps `started_at` on entering in_progress and
 /// `completed_at` on entering completed/canceled unless the writer set them, clears
-/// `completed_at` on reopen, stamps `updated_at` unless the writer set it, bumps `version`.
+/// `completed_at` on reopen, stamps `updated_at` unless the writer set it, bumps `version`;
+/// refuses a change of status of a todo under another agent's live claim (55P03) or under
+/// the actor's own lapsed claim (55000), and ends the claim when the todo leaves in_progress.
 /// Both: `cancelled` is stored as `canceled`; an unknown status raises 22023.
 #[pg_trigger]
 fn todos_before_write<'a>(
@@ -99,6 +124,12 @@ fn todos_before_write<'a>(
             let from_raw: String = get(old, "status").expect("status is NOT NULL");
             let from = Status::parse(&from_raw).unwrap_or_else(|| errors::invalid_status(&from_raw));
             status::check_transition(from, to).unwrap_or_else(|f| errors::forbidden_transition(id, f));
+            guard_claim(old, &new, id, from, to);
+            if to != Status::InProgress && matches!(new.get_by_name::<String>("claimed_by"), Ok(Some(_))) {
+                // a claim ends when its todo leaves in_progress (finished, released, reopened)
+                set(&mut new, "claimed_by", Option::<String>::None);
+                set(&mut new, "lease_expires_at", Option::<TimestampWithTimeZone>::None);
+            }
             Some(from)
         }
     };

@@ -13,6 +13,10 @@ mod parse;
 mod render;
 #[path = "../src/status.rs"]
 mod status;
+#[path = "../src/claims.rs"]
+mod claims;
+#[path = "../src/model.rs"]
+mod model;
 
 use std::time::{Duration, Instant};
 
@@ -97,7 +101,7 @@ fn check(input: &str) -> usize {
             let again: Vec<_> = parse::parse(&cmd.to_writ()).into_iter().map(|p| p.command).collect();
             assert_eq!(again, vec![Ok(cmd.clone())], "round trip of {cmd:?} from {input:?}");
             if let parse::Command::Add { subject, .. } = cmd {
-                let row = render::Row { id: 1, subject: subject.clone(), status: status::Status::Pending, tenant_wide: false };
+                let row = render::Row { id: 1, subject: subject.clone(), status: status::Status::Pending, tenant_wide: false, marks: Default::default() };
                 assert_eq!(render::list_body(&[row], false).lines().count(), 2, "{subject:?}");
             }
         }

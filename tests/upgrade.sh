@@ -9,7 +9,7 @@ PORT=${PGTODOS_UPGRADE_PORT:-54320}
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 cargo pgrx install --pg-config "$PG_CONFIG" >/tmp/pg_todos-install.log 2>&1 \
   || { cat /tmp/pg_todos-install.log >&2; exit 1; }
-cp sql/pg_todos--0.1.0.sql "$($PG_CONFIG --sharedir)/extension/"
+cp sql/pg_todos--0.1.0.sql sql/pg_todos--0.2.0.sql "$($PG_CONFIG --sharedir)/extension/"
 bin/cluster destroy upgrade
 bin/cluster start upgrade "$PORT"
 trap 'bin/cluster stop upgrade' EXIT

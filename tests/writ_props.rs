@@ -10,6 +10,10 @@ mod render;
 mod resolve;
 #[path = "../src/status.rs"]
 mod status;
+#[path = "../src/claims.rs"]
+mod claims;
+#[path = "../src/model.rs"]
+mod model;
 
 use parse::{Command, Field, Mark, Target};
 use proptest::prelude::*;
@@ -53,6 +57,14 @@ fn command() -> impl Strategy<Value = Command> {
         (field, id(), one_line().prop_filter("no leading colon", |t| !t.starts_with(':')))
             .prop_map(|(field, id, text)| Command::Set { field, id, text }),
         Just(Command::Help),
+        prop::option::of(id()).prop_map(Command::Claim),
+        id().prop_map(Command::Heartbeat),
+        id().prop_map(Command::Release),
+        (id(), id()).prop_map(|(id, on)| Command::Block { id, on }),
+        (id(), id()).prop_map(|(id, on)| Command::Unblock { id, on }),
+        Just(Command::Ready),
+        (id(), one_line().prop_filter("no leading colon", |t| !t.starts_with(':')), prop::option::of(description()))
+            .prop_map(|(parent, subject, description)| Command::Subtask { parent, subject, description }),
     ]
 }
 
@@ -67,6 +79,9 @@ fn nasty() -> impl Strategy<Value = String> {
         Just("start #".to_string()),
         Just("done ".to_string()),
         Just("describe 1:".to_string()),
+        Just("claim ".to_string()),
+        Just("block 1 on 2".to_string()),
+        Just("subtask 3:".to_string()),
         Just("/endtodo".to_string()),
         Just("```".to_string()),
         Just("~~~".to_string()),
@@ -123,7 +138,7 @@ proptest! {
 
     #[test]
     fn no_stored_text_adds_a_line_to_a_block(subjects in prop::collection::vec(any::<String>(), 1..10)) {
-        let rows: Vec<render::Row> = subjects.iter().enumerate().map(|(i, s)| render::Row {
+        let rows: Vec<render::Row> = subjects.iter().enumerate().map(|(i, s)| render::Row { marks: Default::default(),
             id: i as i64 + 1,
             subject: s.clone(),
             status: Status::ALL[i % 4],

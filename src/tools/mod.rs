@@ -2,6 +2,7 @@
 //! in MCP's tool shape and run by `todo.call(tool, args)`. Each seed's tools live in their own
 //! module and speak that seed's JSON exactly; all SQL goes through `store`.
 
+pub mod coord;
 pub mod plan;
 pub mod replace;
 pub mod schema;
@@ -53,7 +54,7 @@ pub struct Tool {
 
 /// Every tool, in catalog order.
 pub fn registry() -> Vec<&'static Tool> {
-    [plan::TOOLS, session::TOOLS, todolist::TOOLS, tasks::TOOLS].concat()
+    [plan::TOOLS, session::TOOLS, todolist::TOOLS, tasks::TOOLS, coord::TOOLS].concat()
 }
 
 /// The dispatcher's own error object (an unknown tool, arguments that break the schema).
@@ -104,7 +105,9 @@ pub fn set_status(tenant: &str, id: i64, from: Status, to: Status, extra: Map<St
 /// Every tool as `{"name", "description", "inputSchema"}` (MCP's tool shape), in catalog
 /// order: seed 001 `create_todo`, `list_todo`, `complete_todo`; seed 002 `todowrite`,
 /// `todoread`; seed 003 `todolist__get`, `todolist__set`; seed 004 `ListTasks`, `AddTask`,
-/// `CompleteTask`, `UncompleteTask`, `DeleteTask`. Raises nothing.
+/// `CompleteTask`, `UncompleteTask`, `DeleteTask`; coordination (issue #7) `claim_todo`,
+/// `heartbeat_todo`, `release_todo`, `finish_todo`, `block_todo`, `unblock_todo`,
+/// `ready_todos`, `add_subtask`. Raises nothing.
 #[pg_extern(immutable, parallel_safe)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn tools() -> JsonB {

@@ -12,7 +12,7 @@ use self::parse::{Command, Field, Mark, Parsed, Target};
 use self::render::Row;
 use self::resolve::Resolved;
 use crate::status::{self, Status};
-use crate::{context, store, subxact};
+use crate::{context, coord, store, subxact};
 
 /// Messages larger than this get one error block and run nothing.
 pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -52,13 +52,13 @@ fn todo_writ(message: &str) -> String {
     }
     let parsed = parse::parse(message);
     // ids for every add of the message, with one update of the tenant's counter
-    let adds = parsed.iter().filter(|p| matches!(p.command, Ok(Command::Add { .. }))).count() as i64;
+    let adds = parsed.iter().filter(|p| matches!(p.command, Ok(Command::Add { .. } | Command::Subtask { .. }))).count() as i64;
     let mut next_id = if adds > 1 { Some(store::reserve_todo_ids(&scope.tenant, adds)) } else { None };
     let frames: Vec<String> = parsed
         .iter()
         .map(|p| {
             let id = match (&p.command, next_id.as_mut()) {
-                (Ok(Command::Add { .. }), Some(next)) => {
+                (Ok(Command::Add { .. } | Command::Subtask { .. }), Some(next)) => {
                     *next += 1;
                     Some(*next - 1)
                 }
@@ -79,9 +79,12 @@ fn run(scope: &Scope, parsed: &Parsed, id: Option<i64>) -> String {
     match command {
         Command::List { all } => render::list_body(&store::scope_rows(&scope.tenant, scope.conv(), *all), *all),
         Command::Help => render::HELP.to_string(),
+        Command::Ready => render::ready_body(&store::ready(&scope.tenant, scope.conv(), READY_ROWS)),
         _ => match subxact::attempt(|| write(scope, command, id)) {
             Ok(Ok((id, ok))) => {
-                store::notify(&scope.tenant, scope.conv(), &[id]);
+                if let Some(id) = id {
+                    store::notify(&scope.tenant, scope.conv(), &[id]);
+                }
                 ok
             }
             Ok(Err(err)) => render::err(&err),
@@ -90,14 +93,58 @@ fn run(scope: &Scope, parsed: &Parsed, id: Option<i64>) -> String {
     }
 }
 
-/// The commands that write: the todo written and the result line. `Err` is the text after
-/// `ERR: `; the caller rolls back.
-fn write(scope: &Scope, command: &Command, reserved: Option<i64>) -> Result<(i64, String), String> {
+/// `/todo ready` shows at most this many todos.
+const READY_ROWS: i64 = 1000;
+
+/// The commands that write: the todo written (None: nothing was) and the result line. `Err`
+/// is the text after `ERR: `; the caller rolls back.
+fn write(scope: &Scope, command: &Command, reserved: Option<i64>) -> Result<(Option<i64>, String), String> {
+    if let Some(done) = coordinate(scope, command, reserved) {
+        return done.map_err(|why| why_text(&why, command));
+    }
+    write_todo(scope, command, reserved).map(|(id, ok)| (Some(id), ok))
+}
+
+/// The coordination verbs (issue #7), through `coord`; None for the other commands.
+fn coordinate(scope: &Scope, command: &Command, reserved: Option<i64>) -> Option<Result<(Option<i64>, String), coord::Why>> {
+    let (tenant, conv) = (scope.tenant.as_str(), scope.conv());
+    Some(match command {
+        Command::Claim(id) => coord::claim(tenant, conv, *id, None).map(|c| match c {
+            Some(c) => (Some(c.granted.id), render::ok_claimed(c.granted.id, &c.granted.subject, c.granted.fence, c.lease_s)),
+            None => (None, render::NOTHING_TO_CLAIM.to_string()),
+        }),
+        Command::Heartbeat(id) => coord::heartbeat(tenant, conv, *id, None, None)
+            .map(|c| (Some(*id), render::ok_renewed(*id, c.granted.fence, c.lease_s))),
+        Command::Release(id) => coord::release(tenant, conv, *id, None).map(|s| (Some(*id), render::ok_released(*id, &s))),
+        Command::Block { id, on } => coord::block(tenant, conv, *id, *on).map(|_| (Some(*id), render::ok_blocked(*id, *on))),
+        Command::Unblock { id, on } => {
+            coord::unblock(tenant, conv, *id, *on).map(|removed| (Some(*id), render::ok_unblocked(*id, *on, removed)))
+        }
+        Command::Subtask { parent, subject, description } => {
+            coord::add_subtask(tenant, conv, reserved, *parent, subject, description.as_deref())
+                .map(|id| (Some(id), render::ok_subtask(id, *parent, subject, description.as_deref())))
+        }
+        _ => return None,
+    })
+}
+
+/// The `ERR:` text of a coordination verb that did nothing.
+fn why_text(why: &coord::Why, command: &Command) -> String {
+    let verb = command.to_writ();
+    let verb = verb.split(' ').nth(1).unwrap_or("");
+    match why {
+        coord::Why::NotFound(_) => gone(verb),
+        coord::Why::Refused(r) => render::refusal(r),
+        other => other.message(),
+    }
+}
+
+fn write_todo(scope: &Scope, command: &Command, reserved: Option<i64>) -> Result<(i64, String), String> {
     let (tenant, conv) = (scope.tenant.as_str(), scope.conv());
     store::begin_write();
     match command {
         Command::Add { subject, description } => {
-            let id = store::insert_todo(tenant, reserved, conv, subject, description.as_deref());
+            let id = store::insert_todo(tenant, reserved, conv, subject, description.as_deref(), None);
             Ok((id, render::ok_added(id, subject, description.as_deref())))
         }
         Command::Mark(mark, target) => {
@@ -145,7 +192,7 @@ fn write(scope: &Scope, command: &Command, reserved: Option<i64>) -> Result<(i64
             }
             Ok((row.id, render::ok_updated(row.id, text)))
         }
-        Command::List { .. } | Command::Help => unreachable!("read-only commands do not write"),
+        _ => unreachable!("read-only commands do not write; coordination verbs go through coord"),
     }
 }
 

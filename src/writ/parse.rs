@@ -58,6 +58,16 @@ pub enum Command {
     Delete(i64),
     Set { field: Field, id: i64, text: String },
     Help,
+    /// `/todo claim [<id>]`: the next ready todo in scope, or this one
+    Claim(Option<i64>),
+    Heartbeat(i64),
+    Release(i64),
+    /// `/todo block <id> on <on>` / `/todo unblock <id> on <on>`
+    Block { id: i64, on: i64 },
+    Unblock { id: i64, on: i64 },
+    Ready,
+    /// `/todo subtask <parent>: <subject>`, with a body as for add
+    Subtask { parent: i64, subject: String, description: Option<String> },
 }
 
 /// Why a command line does not run. `Display` is the text after `ERR: `.
@@ -95,6 +105,13 @@ pub fn usage(verb: &str) -> &'static str {
         "delete" => "/todo delete <id>",
         "describe" => "/todo describe <id>: <text>",
         "subject" => "/todo subject <id>: <text>",
+        "claim" => "/todo claim [<id>]",
+        "heartbeat" => "/todo heartbeat <id>",
+        "release" => "/todo release <id>",
+        "block" => "/todo block <id> on <id>",
+        "unblock" => "/todo unblock <id> on <id>",
+        "ready" => "/todo ready",
+        "subtask" => "/todo subtask <id>: <subject>",
         _ => "/todo add <subject>",
     }
 }
@@ -206,6 +223,15 @@ fn id_and_text(args: &str) -> Option<(i64, String)> {
     (!text.is_empty()).then(|| (id, text.to_string()))
 }
 
+/// `<id> on <id>` for block and unblock.
+fn id_on_id(args: &str) -> Option<(i64, i64)> {
+    let mut words = args.split(is_sep).filter(|w| !w.is_empty());
+    match (words.next(), words.next(), words.next(), words.next()) {
+        (Some(id), Some("on"), Some(on), None) => Some((parse_id(id)?, parse_id(on)?)),
+        _ => None,
+    }
+}
+
 fn single(verb: &str, args: &str) -> Result<Command, ParseError> {
     let bad = || ParseError::Usage(usage(verb));
     match verb {
@@ -236,6 +262,16 @@ fn single(verb: &str, args: &str) -> Result<Command, ParseError> {
             id_and_text(args).map(|(id, text)| Command::Set { field, id, text }).ok_or_else(bad)
         }
         "help" => Ok(Command::Help),
+        "claim" if args.is_empty() => Ok(Command::Claim(None)),
+        "claim" => parse_id(args).map(|id| Command::Claim(Some(id))).ok_or_else(bad),
+        "heartbeat" => parse_id(args).map(Command::Heartbeat).ok_or_else(bad),
+        "release" => parse_id(args).map(Command::Release).ok_or_else(bad),
+        "block" | "unblock" => {
+            let (id, on) = id_on_id(args).ok_or_else(bad)?;
+            Ok(if verb == "block" { Command::Block { id, on } } else { Command::Unblock { id, on } })
+        }
+        "ready" if args.is_empty() => Ok(Command::Ready),
+        "ready" => Err(bad()),
         _ => Err(ParseError::UnknownVerb),
     }
 }
@@ -263,11 +299,11 @@ pub fn parse(message: &str) -> Vec<Parsed> {
         let Some(rest) = command_rest(line) else { continue };
         let header = trim_end(line).to_string();
         let (verb, args) = split_verb(rest);
-        if verb != "add" {
+        if verb != "add" && verb != "subtask" {
             out.push(Parsed { header, command: single(verb, args) });
             continue;
         }
-        // add: single-line, or a body up to /endtodo
+        // add and subtask: single-line, or a body up to /endtodo
         let opens_body = lines
             .get(i)
             .is_some_and(|next| !trim_end(next).is_empty() && !is_slash_command(next));
@@ -281,7 +317,11 @@ pub fn parse(message: &str) -> Vec<Parsed> {
             description = Some(body.join("\n"));
             i += end + 1;
         }
-        let command = if args.is_empty() {
+        let command = if verb == "subtask" {
+            id_and_text(args)
+                .map(|(parent, subject)| Command::Subtask { parent, subject, description })
+                .ok_or(ParseError::Usage(usage("subtask")))
+        } else if args.is_empty() {
             Err(ParseError::AddWithoutSubject)
         } else {
             Ok(Command::Add { subject: args.to_string(), description })
@@ -307,6 +347,17 @@ impl Command {
             Command::Delete(id) => format!("/todo delete {id}"),
             Command::Set { field, id, text } => format!("/todo {} {id}: {text}", field.verb()),
             Command::Help => "/todo help".into(),
+            Command::Claim(None) => "/todo claim".into(),
+            Command::Claim(Some(id)) => format!("/todo claim {id}"),
+            Command::Heartbeat(id) => format!("/todo heartbeat {id}"),
+            Command::Release(id) => format!("/todo release {id}"),
+            Command::Block { id, on } => format!("/todo block {id} on {on}"),
+            Command::Unblock { id, on } => format!("/todo unblock {id} on {on}"),
+            Command::Ready => "/todo ready".into(),
+            Command::Subtask { parent, subject, description: None } => format!("/todo subtask {parent}: {subject}"),
+            Command::Subtask { parent, subject, description: Some(d) } => {
+                format!("/todo subtask {parent}: {subject}\n{d}\n/endtodo")
+            }
         }
     }
 }
@@ -381,6 +432,47 @@ mod tests {
             ParseError::Usage(usage("describe")).to_string(),
             "usage: /todo describe <id>: <text>"
         );
+    }
+
+    #[test]
+    fn coordination_verbs() {
+        use Command::*;
+        assert_eq!(
+            cmds("/todo claim\n/todo claim #14\n/todo heartbeat 14\n/todo release 14\n/todo block 15 on #14\n/todo unblock #15  on  14\n/todo ready\n/todo subtask 3: write the tests"),
+            vec![
+                Ok(Claim(None)),
+                Ok(Claim(Some(14))),
+                Ok(Heartbeat(14)),
+                Ok(Release(14)),
+                Ok(Block { id: 15, on: 14 }),
+                Ok(Unblock { id: 15, on: 14 }),
+                Ok(Ready),
+                Ok(Subtask { parent: 3, subject: "write the tests".into(), description: None }),
+            ]
+        );
+        assert_eq!(
+            cmds("/todo subtask 3: write the tests\nunit and regress\n/endtodo\n/todo ready"),
+            vec![
+                Ok(Subtask { parent: 3, subject: "write the tests".into(), description: Some("unit and regress".into()) }),
+                Ok(Ready)
+            ]
+        );
+        for (bad, verb) in [
+            ("/todo claim next", "claim"),
+            ("/todo heartbeat", "heartbeat"),
+            ("/todo release x", "release"),
+            ("/todo block 15", "block"),
+            ("/todo block 15 14", "block"),
+            ("/todo block 15 on", "block"),
+            ("/todo block 15 on 14 and 13", "block"),
+            ("/todo unblock 15 from 14", "unblock"),
+            ("/todo ready now", "ready"),
+            ("/todo subtask write the tests", "subtask"),
+            ("/todo subtask 3:", "subtask"),
+        ] {
+            assert_eq!(cmds(bad), vec![Err(ParseError::Usage(usage(verb)))], "{bad}");
+        }
+        assert_eq!(usage("block"), "/todo block <id> on <id>");
     }
 
     #[test]

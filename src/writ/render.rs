@@ -2,6 +2,7 @@
 //! open-todos block and preamble. Pure: no pgrx. Stored text is folded onto one line, so no
 //! subject can add a row, a marker or a frame to any block.
 
+use crate::claims::{ids, Refusal};
 use crate::status::Status;
 
 /// One todo as the list shows it.
@@ -12,6 +13,37 @@ pub struct Row {
     pub status: Status,
     /// conversation_id IS NULL
     pub tenant_wide: bool,
+    pub marks: Marks,
+}
+
+/// What the list says about a todo's place among the others (issue #7).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// the open todos it waits for
+    pub blocked_by: Vec<i64>,
+    /// who holds its claim, and whether the lease is still running
+    pub claim: Option<(String, bool)>,
+    /// its subtasks: (completed, not canceled); None when it has none
+    pub progress: Option<(i64, i64)>,
+}
+
+impl Marks {
+    /// ` (2/5 done) (blocked by #3) (claimed by agent-b)`: empty when there is nothing to say.
+    fn suffix(&self) -> String {
+        let mut out = String::new();
+        if let Some((done, total)) = self.progress {
+            out.push_str(&format!(" ({})", crate::claims::progress(done, total)));
+        }
+        if !self.blocked_by.is_empty() {
+            out.push_str(&format!(" (blocked by {})", ids(&self.blocked_by)));
+        }
+        match &self.claim {
+            Some((holder, true)) => out.push_str(&format!(" (claimed by {})", fold(holder))),
+            Some((holder, false)) => out.push_str(&format!(" (claim by {} lapsed)", fold(holder))),
+            None => {}
+        }
+        out
+    }
 }
 
 /// Stored text on one line: control characters (newlines included), Unicode line and
@@ -64,6 +96,66 @@ pub fn ok_deleted(id: i64, subject: &str) -> String {
     format!("OK: deleted #{id} — {}", fold(subject))
 }
 
+pub fn ok_subtask(id: i64, parent: i64, subject: &str, description: Option<&str>) -> String {
+    let added = ok_added(id, subject, description);
+    match added.split_once('\n') {
+        Some((head, rest)) => format!("{head} (subtask of #{parent})\n{rest}"),
+        None => format!("{added} (subtask of #{parent})"),
+    }
+}
+
+pub fn ok_claimed(id: i64, subject: &str, fence: i64, lease_seconds: i64) -> String {
+    format!("OK: claimed #{id} — {} (fence {fence}, lease {lease_seconds} s)", fold(subject))
+}
+
+pub const NOTHING_TO_CLAIM: &str = "OK: nothing to claim — no ready todo in scope";
+
+pub fn ok_renewed(id: i64, fence: i64, lease_seconds: i64) -> String {
+    format!("OK: renewed #{id} (fence {fence}, lease {lease_seconds} s)")
+}
+
+pub fn ok_released(id: i64, subject: &str) -> String {
+    format!("OK: released #{id} — {}", fold(subject))
+}
+
+pub fn ok_blocked(id: i64, on: i64) -> String {
+    format!("OK: #{id} waits for #{on}")
+}
+
+pub fn ok_unblocked(id: i64, on: i64, removed: bool) -> String {
+    if removed {
+        format!("OK: #{id} no longer waits for #{on}")
+    } else {
+        format!("OK: #{id} was not waiting for #{on}")
+    }
+}
+
+/// `/todo ready`: the todos an agent could claim now, in claim order; `(no ready todos)`.
+pub fn ready_body(rows: &[Row]) -> String {
+    if rows.is_empty() {
+        return "(no ready todos)".into();
+    }
+    let mut out = format!("{} ready:", rows.len());
+    for r in rows {
+        out.push('\n');
+        out.push_str(&row_line(r));
+    }
+    out
+}
+
+/// A refused claim, heartbeat or release, with what the agent can do about it in writ words.
+pub fn refusal(r: &Refusal) -> String {
+    let next = match r {
+        Refusal::HeldBy { .. } => "/todo ready lists the todos you can claim".to_string(),
+        Refusal::Expired { id, .. } | Refusal::Superseded { id, .. } => format!("/todo claim {id} to take it again"),
+        Refusal::NotClaimed { id } => format!("/todo claim {id} first"),
+        Refusal::NotOpen { id, .. } => format!("/todo reopen {id} first"),
+        Refusal::Blocked { id, by } => format!("finish {} first, or /todo unblock {id} on {}", ids(by), by[0]),
+        Refusal::NoAgent | Refusal::BadLease { .. } => return r.to_string(),
+    };
+    format!("{r} — {next}")
+}
+
 pub fn err(message: &str) -> String {
     format!("ERR: {}", fold(message))
 }
@@ -76,7 +168,7 @@ fn row_line(r: &Row) -> String {
         Status::Pending => "",
     };
     let scope = if r.tenant_wide { " (tenant-wide)" } else { "" };
-    format!("{marker}#{} [{}] {}{scope}", r.id, r.status, fold(&r.subject))
+    format!("{marker}#{} [{}] {}{}{scope}", r.id, r.status, fold(&r.subject), r.marks.suffix())
 }
 
 /// The list body: the counts line, then in_progress rows, then pending rows, (with `all`)
@@ -137,14 +229,21 @@ pub const HELP: &str = "\
 /todo describe <id>: <text>    set the description
 /todo subject <id>: <text>     set the subject
 /todo delete <id>              delete it
-/todo help                     this list";
+/todo help                     this list
+/todo claim [<id>]             take the next ready todo (or this one) for you, with a lease
+/todo heartbeat <id>           renew your lease on a todo you claimed
+/todo release <id>             give a todo you claimed back (to pending)
+/todo block <id> on <id>       the first waits until the second is finished
+/todo unblock <id> on <id>     remove that wait
+/todo ready                    open todos nobody holds and nothing blocks, in claim order
+/todo subtask <id>: <subject>  add a subtask of todo <id> (a body as for add)";
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn row(id: i64, status: Status, subject: &str, tenant_wide: bool) -> Row {
-        Row { id, subject: subject.into(), status, tenant_wide }
+        Row { id, subject: subject.into(), status, tenant_wide, marks: Marks::default() }
     }
 
     fn seed_rows() -> Vec<Row> {
@@ -205,6 +304,41 @@ mod tests {
         assert_eq!(ok_status(Status::Canceled, 14, "review"), "OK: canceled #14 — review");
         assert_eq!(ok_updated(14, "new"), "OK: updated #14 — new");
         assert_eq!(ok_deleted(14, "gone"), "OK: deleted #14 — gone");
+    }
+
+    #[test]
+    fn marks() {
+        let mut rows = seed_rows();
+        rows[0].marks.blocked_by = vec![14];
+        rows[1].marks.claim = Some(("agent-b".into(), true));
+        rows[2].marks = Marks { progress: Some((2, 5)), claim: Some(("agent-c\n#9".into(), false)), blocked_by: vec![3, 14] };
+        assert_eq!(
+            list_body(&rows, false),
+            "3 open (1 in progress, 2 pending):\n▶ #14 [in_progress] review the canary deploy status (claimed by agent-b)\n#15 [pending] write the post-mortem (blocked by #14)\n#16 [pending] file the rollback ticket (2/5 done) (blocked by #3, #14) (claim by agent-c #9 lapsed) (tenant-wide)"
+        );
+        assert_eq!(ready_body(&rows[..1]), "1 ready:\n#15 [pending] write the post-mortem (blocked by #14)");
+        assert_eq!(ready_body(&[]), "(no ready todos)");
+    }
+
+    #[test]
+    fn coordination_results() {
+        assert_eq!(ok_claimed(14, "review", 3, 300), "OK: claimed #14 — review (fence 3, lease 300 s)");
+        assert_eq!(ok_renewed(14, 3, 60), "OK: renewed #14 (fence 3, lease 60 s)");
+        assert_eq!(ok_released(14, "review"), "OK: released #14 — review");
+        assert_eq!(ok_blocked(15, 14), "OK: #15 waits for #14");
+        assert_eq!(ok_unblocked(15, 14, true), "OK: #15 no longer waits for #14");
+        assert_eq!(ok_unblocked(15, 14, false), "OK: #15 was not waiting for #14");
+        assert_eq!(ok_subtask(17, 3, "tests", None), "OK: added #17 — tests (subtask of #3)");
+        assert_eq!(
+            refusal(&Refusal::Blocked { id: 15, by: vec![3, 14] }),
+            "#15 is blocked by #3, #14 — finish #3, #14 first, or /todo unblock 15 on 3"
+        );
+        assert_eq!(refusal(&Refusal::NotClaimed { id: 4 }), "#4 is not claimed by you — /todo claim 4 first");
+        assert_eq!(
+            refusal(&Refusal::Superseded { id: 4, presented: 1, current: 2 }),
+            "fence 1 is not the current claim on #4 (fence 2): it was claimed again — /todo claim 4 to take it again"
+        );
+        assert_eq!(ok_subtask(17, 3, "tests", Some("a\nb")), "OK: added #17 — tests (subtask of #3)\n  description: a…");
     }
 
     #[test]

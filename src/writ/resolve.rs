@@ -35,7 +35,7 @@ mod tests {
     use crate::status::Status;
 
     fn rows() -> Vec<Row> {
-        let r = |id, subject: &str, status| Row { id, subject: subject.into(), status, tenant_wide: false };
+        let r = |id, subject: &str, status| Row { id, subject: subject.into(), status, tenant_wide: false, marks: Default::default() };
         vec![
             r(1, "Review the deploy", Status::Pending),
             r(2, "review the deploy", Status::InProgress),
