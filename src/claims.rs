@@ -103,10 +103,13 @@ impl std::fmt::Display for Refusal {
             Refusal::Expired { id, fence, at_us } => {
                 write!(f, "your claim on #{id} (fence {fence}) expired at {}", at(*at_us))
             }
-            Refusal::Superseded { id, presented, current } => write!(
+            Refusal::Superseded { id, presented, current } if presented < current => write!(
                 f,
                 "fence {presented} is not the current claim on #{id} (fence {current}): it was claimed again"
             ),
+            Refusal::Superseded { id, presented, current } => {
+                write!(f, "fence {presented} was never given for #{id} (its current fence is {current})")
+            }
             Refusal::NotClaimed { id } => write!(f, "#{id} is not claimed by you"),
             Refusal::NotOpen { id, status } => write!(f, "#{id} is {status}: only open todos can be claimed"),
             Refusal::Blocked { id, by } => write!(f, "#{id} is blocked by {}", ids(by)),
@@ -306,6 +309,10 @@ mod tests {
         assert_eq!(
             Refusal::Superseded { id: 14, presented: 2, current: 3 }.to_string(),
             "fence 2 is not the current claim on #14 (fence 3): it was claimed again"
+        );
+        assert_eq!(
+            Refusal::Superseded { id: 14, presented: 4, current: 3 }.to_string(),
+            "fence 4 was never given for #14 (its current fence is 3)"
         );
         assert_eq!(Refusal::Blocked { id: 15, by: vec![3, 14] }.to_string(), "#15 is blocked by #3, #14");
         assert_eq!(Refusal::Blocked { id: 15, by: vec![3] }.hint(), "finish #3 first, or unblock #15");

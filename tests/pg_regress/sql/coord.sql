@@ -1,0 +1,159 @@
+-- coord: multi-agent coordination (issue #7) as the plain login role agent_login: claims with
+-- leases and fencing, dependencies and cycles, the ready queue, subtasks and their progress,
+-- through the writ, the tools and the SQL functions; another tenant sees none of it.
+-- Context is set per session (SET), so that every statement is its own transaction with its
+-- own now(): a lease is made to lapse by moving its end into the past with plain SQL.
+INSERT INTO todo.tenants (tenant_id) VALUES ('coord_a'), ('coord_b');
+\connect - agent_login
+\set ON_ERROR_ROLLBACK on
+\set VERBOSITY terse
+-- the writ, with lease ends masked
+CREATE FUNCTION pg_temp.w(message text) RETURNS text LANGUAGE sql AS $$
+    SELECT regexp_replace(todo.todo_writ(message), '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z', '<time>', 'g')
+$$;
+-- an SQL call's SQLSTATE and message, or ok
+CREATE FUNCTION pg_temp.try(stmt text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE stmt;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z', '<time>', 'g');
+END
+$$;
+CREATE FUNCTION pg_temp.t(tool text, args jsonb) RETURNS jsonb LANGUAGE sql AS $$
+    SELECT regexp_replace(todo.call(tool, args)::text, '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z', '<time>', 'g')::jsonb
+$$;
+SET todo.tenant = 'coord_a';
+SET todo.conversation = 'conv-1';
+SET todo.agent = 'supervisor';
+-- the supervisor lays out the work: #3 waits for #2, #1 has a subtask
+SELECT pg_temp.w($$/todo add ship the release
+/todo add build the artifacts
+/todo add publish the artifacts
+/todo add write the changelog
+/todo add tell the users
+/todo block 3 on 2
+/todo subtask 1: tag the commit
+/todo ready$$);
+-- cycles are refused, with the path; so is a todo waiting for itself; the edge stays single
+SELECT pg_temp.w($$/todo block 2 on 3
+/todo block 2 on 2
+/todo block 3 on 2
+/todo block 3 on 99$$);
+SELECT pg_temp.w($$/todo block 4 on 3
+/todo block 2 on 4$$);
+SELECT pg_temp.w('/todo unblock 4 on 3');
+-- claims need an agent
+RESET todo.agent;
+SELECT pg_temp.w('/todo claim');
+-- agent-a takes the first ready todo (#2: #1 waits for its subtask, #3 for #2)
+SET todo.agent = 'agent-a';
+SELECT pg_temp.w('/todo claim');
+-- agent-b cannot take it, finish it, cancel it, release it or renew it
+SET todo.agent = 'agent-b';
+SELECT pg_temp.w($$/todo claim 2
+/todo done 2
+/todo cancel 2
+/todo reopen 2
+/todo release 2
+/todo heartbeat 2
+/todo claim 3$$);
+SELECT pg_temp.w('/todo claim');
+-- the list and the open block say who holds what and what waits
+SELECT pg_temp.w('/todo list');
+SELECT todo.todo_open_block('conv-1');
+-- agent-a renews its lease; then it lapses (its end moved into the past)
+SET todo.agent = 'agent-a';
+SELECT pg_temp.w('/todo heartbeat 2');
+UPDATE todo.todos SET lease_expires_at = now() - interval '1 second' WHERE id = 2;
+SELECT pg_temp.w('/todo list');
+-- a lapsed claim rejects its own holder; the todo is ready again, with no cleanup
+SELECT pg_temp.w($$/todo done 2
+/todo heartbeat 2
+/todo release 2$$);
+SELECT pg_temp.w('/todo ready');
+SET todo.agent = 'agent-c';
+SELECT * FROM todo.claim() \gset claim_
+SELECT :claim_id AS id, :'claim_subject' AS subject, :claim_fence AS fence,
+       :'claim_lease_expires_at'::timestamptz - now() BETWEEN interval '299 s' AND interval '300 s' AS five_minutes;
+-- agent-a comes back with its old fence: superseded; agent-c finishes with the current one
+SET todo.agent = 'agent-a';
+SELECT pg_temp.try('SELECT todo.finish(2, 1)');
+SELECT pg_temp.try('SELECT todo.release(2, 1)');
+SELECT pg_temp.try('SELECT todo.heartbeat(2, 1)');
+SET todo.agent = 'agent-c';
+SELECT pg_temp.try('SELECT todo.finish(2, 1)');
+SELECT pg_temp.try('SELECT todo.finish(2, 2, outcome => ''built'')');
+SELECT pg_temp.try('SELECT todo.finish(2, 2)');
+-- #3 no longer waits: it is ready
+SELECT * FROM todo.ready();
+-- the same agent claiming again gets a new fence: its earlier self is fenced out
+SELECT id, fence FROM todo.claim(3);
+SELECT id, fence FROM todo.claim(3);
+SELECT pg_temp.try('SELECT todo.heartbeat(3, 1)');
+SELECT pg_temp.try('SELECT todo.heartbeat(3, 3)');
+SELECT pg_temp.try('SELECT todo.heartbeat(3, 2, 60)');
+-- SQLSTATEs of the SQL functions
+SELECT pg_temp.try('SELECT * FROM todo.claim(99)');
+SELECT pg_temp.try('SELECT * FROM todo.claim(1, 0)');
+SET todo.lease_max = '10min';
+SHOW todo.lease_default;
+SELECT pg_temp.try('SELECT * FROM todo.claim(5, 601)');
+RESET todo.lease_max;
+SELECT pg_temp.try('SELECT todo.finish(3, 2, ''pending'')');
+SELECT pg_temp.try('SELECT todo.block(4, 4)');
+SELECT pg_temp.try('SELECT todo.block(2, 3)');
+SELECT todo.block(5, 4), todo.block(5, 4), todo.unblock(5, 4), todo.unblock(5, 4);
+SET todo.agent = 'agent-b';
+SELECT pg_temp.try('SELECT * FROM todo.claim(3)');
+SELECT pg_temp.try('SELECT todo.finish(3)');
+SELECT pg_temp.try('SELECT * FROM todo.claim(2)');
+-- agent-b gives #4 back: pending and ready again
+SELECT pg_temp.w('/todo release 4');
+SELECT id, subject FROM todo.ready();
+-- a plain UPDATE of the status goes through the same guard
+SELECT pg_temp.try('UPDATE todo.todos SET status = ''completed'' WHERE id = 3');
+-- the tools
+SET todo.agent = 'agent-d';
+SELECT pg_temp.t('ready_todos', '{}');
+SELECT pg_temp.t('claim_todo', '{"lease_seconds": 120}');
+SELECT pg_temp.t('claim_todo', '{"id": 3}');
+SELECT pg_temp.t('finish_todo', '{"id": 4, "fence": 1}');
+SELECT pg_temp.t('heartbeat_todo', '{"id": 4, "fence": 2, "lease_seconds": 30}');
+SELECT pg_temp.t('block_todo', '{"id": 2, "on": 3}');
+SELECT pg_temp.t('block_todo', '{"id": 5, "on": 4}');
+SELECT pg_temp.t('unblock_todo', '{"id": 5, "on": 4}');
+SELECT pg_temp.t('add_subtask', '{"parent": 1, "subject": "push the tag"}');
+SELECT pg_temp.t('add_subtask', '{"parent": 99, "subject": "x"}');
+SELECT pg_temp.t('claim_todo', '{"lease_seconds": 0}');
+SELECT pg_temp.t('release_todo', '{"id": 5}');
+SELECT pg_temp.t('finish_todo', '{"id": 4, "fence": 2, "status": "cancelled", "outcome": "not needed"}');
+-- subtasks: the parent shows its progress and is ready once they are all finished
+SELECT pg_temp.w($$/todo done 6
+/todo list$$);
+SELECT pg_temp.w($$/todo done 7
+/todo ready$$);
+-- the claims are in the history
+SELECT todo_id, version, agent_id, old_status, new_status, changes - 'started_at' - 'completed_at' AS changes
+  FROM todo.events WHERE todo_id IN (2, 4) AND action = 'update' ORDER BY todo_id, version;
+SELECT * FROM todo.verify();
+-- another tenant: every id is unknown, nothing is ready, nothing can be claimed
+SET todo.tenant = 'coord_b';
+SELECT pg_temp.w($$/todo claim
+/todo claim 3
+/todo heartbeat 3
+/todo release 3
+/todo block 5 on 4
+/todo unblock 3 on 2
+/todo subtask 1: x
+/todo ready$$);
+SELECT pg_temp.try('SELECT * FROM todo.claim(3)') AS claim_b3, pg_temp.try('SELECT * FROM todo.claim(999)') AS claim_999;
+SELECT pg_temp.try('SELECT todo.finish(3, 2)') AS finish_b3, pg_temp.try('SELECT todo.finish(999, 2)') AS finish_999;
+SELECT pg_temp.try('SELECT todo.block(3, 2)') AS block_b3;
+SELECT * FROM todo.ready();
+SELECT replace(todo.call('claim_todo', '{"id": 3}')::text, '3', '999') = todo.call('claim_todo', '{"id": 999}')::text AS same_claim,
+       todo.call('claim_todo', '{}') AS claim_next;
+SELECT count(*) AS visible_dependencies FROM todo.dependencies;
+\connect - postgres
+SELECT tenant_id, id, status, claimed_by, fence, parent_id FROM todo.todos WHERE tenant_id LIKE 'coord_%' ORDER BY 1, 2;
+DELETE FROM todo.tenants WHERE tenant_id IN ('coord_a', 'coord_b');
