@@ -44,6 +44,13 @@ fn normalize_status(row: &mut Tuple<'_>) -> Status {
     status
 }
 
+/// Whether rows are being restored: pg_restore (and psql replaying a plain dump) run with
+/// `row_security = off`, which an application role never can (its reads would fail).
+fn restoring() -> bool {
+    // SAFETY: reads a GUC variable of this backend.
+    unsafe { !pg_sys::row_security }
+}
+
 /// Whether row-level security applies to the current user on the trigger's table.
 fn subject_to_rls(trigger: &PgTrigger<'_>) -> bool {
     let relid = trigger.relid().expect("a row trigger has a relation");
@@ -76,7 +83,7 @@ fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, 
 /// `BEFORE INSERT OR UPDATE ON todo.todos FOR EACH ROW`.
 ///
 /// On INSERT: allocates `id` from the tenant's counter when it is NULL (or moves the counter
-/// past an explicit one), sets `position` to the id when NULL, and stamps `started_at` /
+/// past an explicit one, except in a restore: `row_security = off`), sets `position` to the id when NULL, and stamps `started_at` /
 /// `completed_at` for a row born in progress or terminal (unless given).
 /// On UPDATE: rejects a change of `tenant_id` or `id` (0A000) and any status change the
 /// transition table forbids (55000); stamps `started_at` on entering in_progress and
@@ -107,6 +114,8 @@ fn todos_before_write<'a>(
                 errors::rls_violation("todos");
             }
             match get::<i64>(&new, "id") {
+                // a restore brings the counters from the dump, before or after the todos
+                Some(_) if restoring() => {}
                 Some(id) => store::claim_todo_id(&tenant, id),
                 None => set(&mut new, "id", store::next_todo_id(&tenant)),
             }

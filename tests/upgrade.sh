@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# upgrade: a database created at 0.1.0 and updated with ALTER EXTENSION pg_todos UPDATE keeps
-# all its data, ends with exactly the objects of a fresh 0.2.0 install, and passes the same
-# pg_regress suite as a fresh install.
+# upgrade: a database created at each released version (0.1.0, 0.2.0) and updated with
+# ALTER EXTENSION pg_todos UPDATE keeps all its data, ends with exactly the objects of a fresh
+# install of this version, and passes the same pg_regress suite as a fresh install.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
@@ -16,40 +16,11 @@ trap 'bin/cluster stop upgrade' EXIT
 eval "$(bin/cluster env upgrade "$PORT")"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 passed=0; failed=0
+CURRENT=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml)
 check() { if "${@:2}"; then passed=$((passed + 1)); echo "ok: $1"; else failed=$((failed + 1)); echo "FAILED: $1"; fi; }
 
 createdb fresh
 q -d fresh -c "CREATE EXTENSION pg_todos"
-createdb old
-q -d old -c "CREATE EXTENSION pg_todos VERSION '0.1.0'"
-# data written at 0.1.0, through every surface
-q -d old >/dev/null <<'SQL'
-INSERT INTO todo.tenants VALUES ('acme', 'Acme'), ('globex', 'Globex');
-BEGIN;
-SELECT todo.set_context('acme', 'conv-1', 'supervisor', 'turn-1');
-SELECT todo.todo_writ(E'/todo add review the deploy\n/todo add write the post-mortem\nbody\n/endtodo\n/todo start 1');
-SELECT todo.call('create_todo', '{"items": [{"title": "plan step"}]}');
-SELECT todo.call('todolist__set', '{"todos": [{"content": "review the deploy", "status": "completed", "activeForm": "Reviewing"}, {"content": "write the post-mortem", "status": "in_progress", "activeForm": "Writing"}]}');
-SELECT todo.rest('POST', '/v1/todos', '{"subject": "pool item", "conversation_id": null}');
-SELECT todo.set_context('globex', 'conv-9', 'bot');
-SELECT todo.call('AddTask', '{"title": "globex task"}');
-COMMIT;
-SQL
-snapshot() {
-  q -d "$1" <<'SQL'
-SELECT 'tenants', md5(string_agg(t::text, '|' ORDER BY tenant_id)) FROM todo.tenants t;
-SELECT 'counters', md5(string_agg(c::text, '|' ORDER BY tenant_id)) FROM todo.counters c;
-SELECT 'todos', count(*), md5(string_agg(t::text, '|' ORDER BY tenant_id, id)) FROM todo.todos t;
-SELECT 'events', count(*), md5(string_agg(e::text, '|' ORDER BY tenant_id, todo_id, version)) FROM todo.events e;
-SQL
-}
-before=$(snapshot old)
-q -d old -c "ALTER EXTENSION pg_todos UPDATE"
-after=$(snapshot old)
-check "the update reaches 0.2.0" test "$(q -d old -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'")" = 0.2.0
-check "every tenant, counter, todo and event survives the update" test "$before" = "$after"
-check "the data was there to survive" grep -q '^todos|4|' <<<"$after"
-check "the invariants hold after the update" test -z "$(q -d old -c 'SELECT * FROM todo.verify()')"
 
 # every object of the schema, with its definition, its privileges and its comment
 objects() {
@@ -86,22 +57,79 @@ ORDER BY 1
 SQL
 }
 objects fresh >/tmp/pg_todos-objects-fresh.txt
-objects old >/tmp/pg_todos-objects-upgraded.txt
-check "an upgraded database has exactly the objects of a fresh install" \
-  diff -u /tmp/pg_todos-objects-fresh.txt /tmp/pg_todos-objects-upgraded.txt
-deep=$(q -d old <<'SQL'
+
+# data written at the old version, through every surface it has
+seed() {
+  q -d "$1" >/dev/null <<'SQL'
+INSERT INTO todo.tenants VALUES ('acme', 'Acme'), ('globex', 'Globex');
+BEGIN;
+SELECT todo.set_context('acme', 'conv-1', 'supervisor', 'turn-1');
+SELECT todo.todo_writ(E'/todo add review the deploy\n/todo add write the post-mortem\nbody\n/endtodo\n/todo start 1');
+SELECT todo.call('create_todo', '{"items": [{"title": "plan step"}]}');
+SELECT todo.call('todolist__set', '{"todos": [{"content": "review the deploy", "status": "completed", "activeForm": "Reviewing"}, {"content": "write the post-mortem", "status": "in_progress", "activeForm": "Writing"}]}');
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "pool item", "conversation_id": null}');
+SELECT todo.set_context('globex', 'conv-9', 'bot');
+SELECT todo.call('AddTask', '{"title": "globex task"}');
+COMMIT;
+SQL
+}
+# the rows as the old version knew them (columns added since are compared by the objects check)
+snapshot() {
+  q -d "$1" <<'SQL'
+SELECT 'tenants', md5(string_agg(t::text, '|' ORDER BY tenant_id)) FROM todo.tenants t;
+SELECT 'counters', md5(string_agg(c::text, '|' ORDER BY tenant_id)) FROM todo.counters c;
+SELECT 'todos', count(*), md5(string_agg(row(tenant_id, id, conversation_id, turn_id, agent_id, subject, description,
+       active_form, status, priority, position, completion_criteria, agent_type, outcome, version, created_at,
+       updated_at, started_at, completed_at)::text, '|' ORDER BY tenant_id, id)) FROM todo.todos t;
+SELECT 'events', count(*), md5(string_agg(e::text, '|' ORDER BY tenant_id, todo_id, version)) FROM todo.events e;
+SQL
+}
+
+for from in 0.1.0 0.2.0; do
+  db="from_${from//./_}"
+  createdb "$db"
+  q -d "$db" -c "CREATE EXTENSION pg_todos VERSION '$from'"
+  seed "$db"
+  before=$(snapshot "$db")
+  q -d "$db" -c "ALTER EXTENSION pg_todos UPDATE"
+  after=$(snapshot "$db")
+  check "$from: the update reaches $CURRENT" \
+    test "$(q -d "$db" -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'")" = "$CURRENT"
+  check "$from: every tenant, counter, todo and event survives the update" test "$before" = "$after"
+  check "$from: the data was there to survive" grep -q '^todos|4|' <<<"$after"
+  check "$from: the invariants hold after the update" test -z "$(q -d "$db" -c 'SELECT * FROM todo.verify()')"
+  objects "$db" >"/tmp/pg_todos-objects-$from.txt"
+  check "$from: an upgraded database has exactly the objects of a fresh install" \
+    diff -u /tmp/pg_todos-objects-fresh.txt "/tmp/pg_todos-objects-$from.txt"
+  deep=$(q -d "$db" <<'SQL'
 BEGIN;
 SELECT todo.set_context('acme', 'conv-1') \g /dev/null
 SELECT todo.call('todowrite', ('{"todos": ' || repeat('[', 300) || repeat(']', 300) || '}')::jsonb)->'error'->>'code';
 COMMIT;
 SQL
 )
-check "the upgraded database works: deep nesting is an error object" test "$deep" = invalid_arguments
+  check "$from: the upgraded database works: deep nesting is an error object" test "$deep" = invalid_arguments
+  # the old rows take part in the new features: claim one, block another on it
+  coord=$(q -d "$db" <<'SQL'
+BEGIN;
+SELECT todo.set_context('acme', 'conv-1', 'agent-x') \g /dev/null
+SELECT todo.todo_writ(format(E'/todo block %s on %s\n/todo claim %s\n/todo list', pool, pm, pm))
+  FROM (SELECT max(id) FILTER (WHERE subject = 'pool item') AS pool,
+               max(id) FILTER (WHERE subject = 'write the post-mortem') AS pm
+          FROM todo.todos WHERE tenant_id = 'acme') ids;
+ROLLBACK;
+SQL
+)
+  check "$from: an old todo can be claimed after the update" grep -q "OK: claimed #.* — write the post-mortem" <<<"$coord"
+  check "$from: an old todo can wait for another after the update" grep -q 'pool item (blocked by #' <<<"$coord"
+done
 echo "$passed passed, $failed failed"
 bin/cluster stop upgrade
 trap - EXIT
 
-# the same suite as a fresh install, on a database created at 0.1.0 and updated
-echo "==> pg_regress on a database upgraded from 0.1.0"
-PGTODOS_UPGRADE_FROM=0.1.0 bin/installcheck
+# the same suite as a fresh install, on databases created at each released version and updated
+for from in 0.1.0 0.2.0; do
+  echo "==> pg_regress on a database upgraded from $from"
+  PGTODOS_UPGRADE_FROM=$from bin/installcheck || failed=$((failed + 1))
+done
 [ "$failed" -eq 0 ]

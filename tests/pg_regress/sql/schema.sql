@@ -12,7 +12,7 @@ SELECT tgname, tgrelid::regclass, tgfoid::regproc
 SELECT p.proname, p.prosecdef, p.proconfig
   FROM pg_proc p WHERE p.pronamespace = 'todo'::regnamespace ORDER BY 1;
 -- the tables are extension configuration: pg_dump keeps their rows
-SELECT unnest(extconfig)::regclass AS dumped FROM pg_extension WHERE extname = 'pg_todos' ORDER BY 1;
+SELECT c::regclass AS dumped FROM pg_extension, unnest(extconfig) c WHERE extname = 'pg_todos' ORDER BY c::regclass::text;
 -- the documented settings (registered when the library loads: any pg_todos call)
 SELECT todo.current_turn();
 SELECT name, setting, short_desc FROM pg_settings WHERE name LIKE 'todo.%' ORDER BY 1;

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""claims: agents share one pool of todos through todo.claim / todo.finish, as the plain role
+agent_login, each agent its own connection and its own todo.agent.
+
+Phase 1 (healthy): 8 agents claim from a pool of 1,000 tenant-wide todos (some wait for
+others: #901..#1000 each wait for a todo 900 below) until it is empty. Checks: every todo is
+completed exactly once, no todo is ever claimed twice, no call is refused, todo.verify() finds
+nothing.
+
+Phase 2 (dying agents): the same with leases of 2 s and agents that die mid-lease (1 claim in
+10: the agent walks away and a new agent with a new name takes its place) or stall past
+their lease. Each dead or stalled agent comes back after its lease has ended and tries to
+finish and to renew with its old fence: every such call must be refused (SQLSTATE 55000).
+Checks: every todo is completed exactly once, by a live claim; the claims of each todo never
+overlap in time (each starts after the previous lease ended) and their fences count 1, 2, …;
+todo.verify() finds nothing.
+
+Usage: tests/claims.py DBNAME [agents] [todos]   (libpq environment for the host)
+"""
+import random
+import sys
+import threading
+import time
+from collections import Counter, defaultdict
+
+import psycopg
+
+DB = sys.argv[1]
+AGENTS = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+TODOS = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+
+passed = failed = 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok: {name}")
+    else:
+        failed += 1
+        print(f"FAILED: {name} {detail}")
+
+
+def admin():
+    return psycopg.connect(dbname=DB, autocommit=True)
+
+
+def make_pool(tenant):
+    with admin() as conn:
+        conn.execute("INSERT INTO todo.tenants (tenant_id) VALUES (%s)", (tenant,))
+        with conn.transaction():
+            conn.execute(
+                """INSERT INTO todo.todos (tenant_id, conversation_id, subject, priority)
+                   SELECT %s, NULL, 'job ' || g, (ARRAY['high', 'medium', 'low', NULL])[1 + g %% 4]
+                     FROM generate_series(1, %s) g""",
+                (tenant, TODOS),
+            )
+            conn.execute(
+                """INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on)
+                   SELECT %s, g, g - 900 FROM generate_series(901, %s) g""",
+                (tenant, TODOS),
+            )
+
+
+def agent_conn():
+    return psycopg.connect(dbname=DB, user="agent_login", autocommit=True)
+
+
+def call(conn, tenant, agent, sql, args=()):
+    """One transaction with the context set; the rows, or the psycopg error."""
+    try:
+        with conn.transaction():
+            conn.execute("SELECT todo.set_context(%s, NULL, %s)", (tenant, agent))
+            return conn.execute(sql, args).fetchall()
+    except psycopg.Error as e:
+        return e
+
+
+def open_left(conn, tenant):
+    with conn.transaction():
+        conn.execute("SELECT todo.set_context(%s, NULL)", (tenant,))
+        return conn.execute(
+            "SELECT count(*) FROM todo.todos WHERE status IN ('pending', 'in_progress')"
+        ).fetchone()[0]
+
+
+def run_pool(tenant, lease, die=0.0, stall=0.0):
+    lock = threading.Lock()
+    claims = []        # (id, fence, agent, lease_end)
+    finished = []      # (id, fence, agent)
+    refused = Counter()
+    zombie_results = Counter()
+    zombies = []       # (wake_at, id, fence, agent)
+    unexpected = []
+
+    def zombie_call(conn, z_agent, sql, args):
+        r = call(conn, tenant, z_agent, sql, args)
+        with lock:
+            if isinstance(r, psycopg.Error):
+                zombie_results[r.sqlstate] += 1
+            else:
+                zombie_results["accepted"] += 1
+
+    def agent_loop(n):
+        rnd = random.Random(n)
+        conn = agent_conn()
+        generation = 0
+        name = f"agent-{n}.{generation}"
+        idle = 0
+        while True:
+            r = call(conn, tenant, name, "SELECT id, fence, lease_expires_at FROM todo.claim(NULL, %s)", (lease,))
+            if isinstance(r, psycopg.Error):
+                with lock:
+                    unexpected.append(("claim", r.sqlstate, str(r)))
+                continue
+            if not r:
+                if open_left(conn, tenant) == 0:
+                    break
+                idle += 1
+                time.sleep(0.02)   # what is left is held by others, or waits for them
+                continue
+            tid, fence, lease_end = r[0]
+            with lock:
+                claims.append((tid, fence, name, lease_end))
+            roll = rnd.random()
+            if roll < die:
+                # dies mid-lease: walks away; comes back as a zombie after the lease ended
+                with lock:
+                    zombies.append((time.time() + lease + 0.5, tid, fence, name))
+                generation += 1
+                name = f"agent-{n}.{generation}"
+                continue
+            if roll < die + stall:
+                time.sleep(lease + 0.5)   # stalls past its lease, then tries to finish
+                with lock:
+                    zombies.append((0, tid, fence, name))
+                generation += 1
+                name = f"agent-{n}.{generation}"
+                continue
+            r = call(conn, tenant, name, "SELECT todo.finish(%s, %s, outcome => %s)", (tid, fence, name))
+            with lock:
+                if isinstance(r, psycopg.Error):
+                    refused[r.sqlstate] += 1
+                    unexpected.append(("finish", r.sqlstate, str(r)))
+                else:
+                    finished.append((tid, fence, name))
+        conn.close()
+
+    def zombie_loop(stop):
+        conn = agent_conn()
+        while True:
+            with lock:
+                due = [z for z in zombies if z[0] <= time.time()]
+                for z in due:
+                    zombies.remove(z)
+                nothing_left = not zombies
+            for _, tid, fence, z_agent in due:
+                zombie_call(conn, z_agent, "SELECT todo.finish(%s, %s)", (tid, fence))
+                zombie_call(conn, z_agent, "SELECT todo.heartbeat(%s, %s)", (tid, fence))
+                zombie_call(conn, z_agent, "SELECT todo.release(%s, %s)", (tid, fence))
+            if stop.is_set() and nothing_left:
+                break
+            time.sleep(0.05)
+        conn.close()
+
+    stop = threading.Event()
+    zt = threading.Thread(target=zombie_loop, args=(stop,))
+    zt.start()
+    started = time.time()
+    threads = [threading.Thread(target=agent_loop, args=(n,)) for n in range(AGENTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    zt.join()
+    elapsed = time.time() - started
+    return claims, finished, refused, zombie_results, unexpected, elapsed
+
+
+def history(tenant):
+    """Per todo: its transitions to completed and its claims (fence changes), from the log."""
+    with admin() as conn:
+        completed = dict(conn.execute(
+            """SELECT todo_id, count(*) FROM todo.events
+                WHERE tenant_id = %s AND new_status = 'completed' AND old_status IS DISTINCT FROM 'completed'
+                GROUP BY todo_id""", (tenant,)).fetchall())
+        claimed = dict(conn.execute(
+            """SELECT todo_id, count(*) FROM todo.events
+                WHERE tenant_id = %s AND changes ? 'fence' GROUP BY todo_id""", (tenant,)).fetchall())
+        statuses = Counter(dict(conn.execute(
+            "SELECT status, count(*) FROM todo.todos WHERE tenant_id = %s GROUP BY status", (tenant,)).fetchall()))
+        problems = conn.execute("SELECT * FROM todo.verify() WHERE tenant_id = %s", (tenant,)).fetchall()
+    return completed, claimed, statuses, problems
+
+
+def phase1():
+    tenant = "pool"
+    make_pool(tenant)
+    claims, finished, refused, _, unexpected, elapsed = run_pool(tenant, lease=60)
+    completed, claimed, statuses, problems = history(tenant)
+    per_agent = Counter(a for _, _, a in finished)
+    print(f"phase 1: {len(claims)} claims, {len(finished)} finished in {elapsed:.1f} s "
+          f"({len(finished) / elapsed:.0f} todos/s); per agent {sorted(per_agent.values())}")
+    check("phase 1: every todo is completed", statuses == Counter({"completed": TODOS}), statuses)
+    check("phase 1: each todo completed exactly once (event log)",
+          len(completed) == TODOS and set(completed.values()) == {1}, Counter(completed.values()))
+    check("phase 1: no todo claimed twice (claims returned)",
+          len(claims) == TODOS and len({c[0] for c in claims}) == TODOS, len(claims))
+    check("phase 1: no todo claimed twice (event log)",
+          len(claimed) == TODOS and set(claimed.values()) == {1}, Counter(claimed.values()))
+    check("phase 1: every finish was accepted, nothing refused", not unexpected and not refused, unexpected[:3])
+    check("phase 1: all agents took part", len(per_agent) == AGENTS, per_agent)
+    check("phase 1: todo.verify() is clean", not problems, problems[:3])
+
+
+def phase2():
+    tenant = "pool-dying"
+    make_pool(tenant)
+    lease = 2
+    claims, finished, refused, zombie_results, unexpected, elapsed = run_pool(tenant, lease, die=0.08, stall=0.02)
+    completed, claimed, statuses, problems = history(tenant)
+    lapsed = len(claims) - len(finished)
+    print(f"phase 2: {len(claims)} claims, {len(finished)} finished, {lapsed} abandoned or stalled, "
+          f"in {elapsed:.1f} s; zombie calls: {dict(zombie_results)}")
+    check("phase 2: some agents died or stalled", lapsed >= 20, lapsed)
+    check("phase 2: every todo is completed", statuses == Counter({"completed": TODOS}), statuses)
+    check("phase 2: each todo completed exactly once (event log)",
+          len(completed) == TODOS and set(completed.values()) == {1}, Counter(completed.values()))
+    check("phase 2: each todo finished exactly once by a live claim",
+          len(finished) == TODOS and len({f[0] for f in finished}) == TODOS, len(finished))
+    check("phase 2: every late call of a dead or stalled agent was refused with 55000",
+          set(zombie_results) == {"55000"} and zombie_results["55000"] == 3 * lapsed, dict(zombie_results))
+    check("phase 2: live agents were never refused", not unexpected and not refused, unexpected[:3])
+    by_todo = defaultdict(list)
+    for tid, fence, agent, lease_end in claims:
+        by_todo[tid].append((fence, lease_end))
+    overlaps, bad_fences = [], []
+    for tid, cs in by_todo.items():
+        cs.sort()
+        if [f for f, _ in cs] != list(range(1, len(cs) + 1)):
+            bad_fences.append((tid, cs))
+        for (_, prev_end), (_, next_end) in zip(cs, cs[1:]):
+            next_start = next_end.timestamp() - lease
+            if next_start < prev_end.timestamp():
+                overlaps.append((tid, prev_end, next_end))
+    check("phase 2: fences of each todo count 1, 2, … (one per claim)", not bad_fences, bad_fences[:3])
+    check("phase 2: no two claims of a todo overlap (each starts after the last lease ended)",
+          not overlaps, overlaps[:3])
+    check("phase 2: the log has one claim per claim returned",
+          sum(claimed.values()) == len(claims), (sum(claimed.values()), len(claims)))
+    check("phase 2: todo.verify() is clean", not problems, problems[:3])
+
+
+phase1()
+phase2()
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

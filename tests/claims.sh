@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# claims: runs tests/claims.py (8 agents sharing a pool of 1,000 todos, then the same with
+# agents that die mid-lease) against a throwaway cluster with the extension and the plain
+# role agent_login. Usage: tests/claims.sh [agents] [todos]
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+PORT=${PGTODOS_CLAIMS_PORT:-54323}
+bin/cluster destroy claims
+bin/cluster start claims "$PORT"
+trap 'bin/cluster stop claims' EXIT
+eval "$(bin/cluster env claims "$PORT")"
+createdb claims
+psql -X -q -v ON_ERROR_STOP=1 -d claims <<'SQL'
+CREATE EXTENSION pg_todos;
+CREATE ROLE agent_login LOGIN;
+SELECT todo.grant_usage('agent_login');
+SQL
+python3 tests/claims.py claims "${1:-8}" "${2:-1000}"
