@@ -39,7 +39,10 @@ ALTER TABLE plain.todos ALTER tenant_id DROP DEFAULT, ALTER conversation_id DROP
 ALTER TABLE plain.todos ADD PRIMARY KEY (tenant_id, id);
 CREATE INDEX ON plain.todos (tenant_id, conversation_id, status, position);
 CREATE INDEX ON plain.todos (tenant_id, status, updated_at DESC);
+CREATE INDEX ON plain.todos (tenant_id, parent_id) WHERE parent_id IS NOT NULL;
 CREATE TABLE plain.counters (tenant_id text PRIMARY KEY, last_id bigint NOT NULL);
+CREATE TABLE plain.dependencies (LIKE todo.dependencies INCLUDING DEFAULTS);
+ALTER TABLE plain.dependencies ADD PRIMARY KEY (tenant_id, todo_id, depends_on);
 CREATE TABLE plain.events (LIKE todo.events INCLUDING DEFAULTS);
 ALTER TABLE plain.events ADD PRIMARY KEY (tenant_id, todo_id, version);
 -- the floor: a bare insert into a table with an identity id
