@@ -336,3 +336,52 @@ fn tenants_deleting_a_tenant_deletes_everything_it_owns() {
         );
     }
 }
+
+// ---- claims and dependencies (issue #7) ----
+
+#[pg_test]
+fn claims_a_live_claim_admits_only_its_holder_even_in_plain_sql() {
+    setup();
+    let id = add("build");
+    run("SET LOCAL todo.agent = 'agent-a'");
+    assert_eq!(one::<i64>("SELECT fence FROM todo.claim()"), Some(1));
+    run("SET LOCAL todo.agent = 'agent-b'");
+    let err = error_of(&format!("UPDATE todo.todos SET status = 'completed' WHERE id = {id}")).unwrap();
+    assert!(err.starts_with("55P03: #1 is claimed by agent-a until "), "{err}");
+    run("SET LOCAL todo.agent = 'agent-a'");
+    run(&format!("UPDATE todo.todos SET status = 'completed' WHERE id = {id}"));
+    let sql = format!("SELECT claimed_by IS NULL AND lease_expires_at IS NULL FROM todo.todos WHERE id = {id}");
+    assert_eq!(one::<bool>(&sql), Some(true), "finishing ends the claim");
+}
+
+#[pg_test]
+fn claims_a_lapsed_claim_is_claimable_again_and_fences_out_its_holder() {
+    setup();
+    let id = add("build");
+    run("SET LOCAL todo.agent = 'agent-a'");
+    run("SELECT * FROM todo.claim()");
+    run(&format!("UPDATE todo.todos SET lease_expires_at = now() - interval '1 second' WHERE id = {id}"));
+    let err = error_of(&format!("SELECT todo.finish({id})")).unwrap();
+    assert!(err.starts_with("55000: your claim on #1 (fence 1) expired at "), "{err}");
+    run("SET LOCAL todo.agent = 'agent-b'");
+    assert_eq!(one::<i64>("SELECT fence FROM todo.claim()"), Some(2), "no cleanup needed");
+    run("SET LOCAL todo.agent = 'agent-a'");
+    assert_eq!(
+        error_of(&format!("SELECT todo.finish({id}, 1)")).as_deref(),
+        Some("55000: fence 1 is not the current claim on #1 (fence 2): it was claimed again")
+    );
+}
+
+#[pg_test]
+fn dependencies_refuse_cycles_and_hold_back_the_ready_queue() {
+    setup();
+    let (a, b, c) = (add("a"), add("b"), add("c"));
+    run(&format!("SELECT todo.block({b}, {a}), todo.block({c}, {b})"));
+    assert_eq!(
+        error_of(&format!("SELECT todo.block({a}, {c})")).as_deref(),
+        Some("22023: blocking #1 on #3 would make a cycle: #3 already waits for #1 (#3 → #2 → #1)")
+    );
+    assert_eq!(one::<Vec<i64>>("SELECT array_agg(id ORDER BY id) FROM todo.ready()"), Some(vec![a]));
+    run(&format!("UPDATE todo.todos SET status = 'canceled' WHERE id = {a}"));
+    assert_eq!(one::<Vec<i64>>("SELECT array_agg(id ORDER BY id) FROM todo.ready()"), Some(vec![b]), "a canceled todo no longer blocks");
+}

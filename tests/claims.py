@@ -15,6 +15,9 @@ Checks: every todo is completed exactly once, by a live claim; the claims of eac
 overlap in time (each starts after the previous lease ended) and their fences count 1, 2, …;
 todo.verify() finds nothing.
 
+Phase 3 (cycles): 8 agents add random dependencies among 12 todos at once; each block is
+added or refused as a cycle, and the graph ends with no cycle.
+
 Usage: tests/claims.py DBNAME [agents] [todos]   (libpq environment for the host)
 """
 import random
@@ -253,7 +256,41 @@ def phase2():
     check("phase 2: todo.verify() is clean", not problems, problems[:3])
 
 
+def phase3():
+    """Concurrent blocks never build a cycle: 8 agents add random edges among 12 todos."""
+    tenant = "graph"
+    with admin() as conn:
+        conn.execute("INSERT INTO todo.tenants (tenant_id) VALUES (%s)", (tenant,))
+        conn.execute("""INSERT INTO todo.todos (tenant_id, conversation_id, subject)
+                        SELECT %s, NULL, 'node ' || g FROM generate_series(1, 12) g""", (tenant,))
+    results = Counter()
+    lock = threading.Lock()
+
+    def blocker(n):
+        rnd = random.Random(100 + n)
+        conn = agent_conn()
+        for _ in range(150):
+            a, b = rnd.sample(range(1, 13), 2)
+            r = call(conn, tenant, f"agent-{n}", "SELECT todo.block(%s, %s)", (a, b))
+            key = "added" if r == [(True,)] else "already" if r == [(False,)] else getattr(r, "sqlstate", repr(r))
+            with lock:
+                results[key] += 1
+        conn.close()
+
+    threads = [threading.Thread(target=blocker, args=(n,)) for n in range(AGENTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    _, _, _, problems = history(tenant)
+    print(f"phase 3: {dict(results)}")
+    check("phase 3: concurrent blocks only add edges or refuse cycles (22023)",
+          set(results) <= {"added", "already", "22023"} and results["22023"] > 0 and results["added"] > 0, dict(results))
+    check("phase 3: the dependency graph has no cycle (todo.verify)", not problems, problems[:3])
+
+
 phase1()
 phase2()
+phase3()
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -20,7 +20,7 @@ UPDATE plain.todos u
  WHERE u.tenant_id = n.tenant_id AND u.id = n.id
 RETURNING u.id, u.fence, u.version \gset
 INSERT INTO plain.events (tenant_id, todo_id, version, action, conversation_id, agent_id, old_status, new_status, changes)
-VALUES ('t' || :t, :id, :version, 'update', 'c' || :c, 'bench', 'pending', 'in_progress', jsonb_build_object('fence', :fence, 'claimed_by', 'bench'));
+VALUES ('t' || :t, :id, :version, 'update', 'c' || :c, 'bench', 'pending', 'in_progress', jsonb_build_object('fence', :fence::bigint, 'claimed_by', 'bench'));
 UPDATE plain.todos SET status = 'pending', claimed_by = NULL, lease_expires_at = NULL, updated_at = now(), version = version + 1
  WHERE tenant_id = 't' || :t AND id = :id AND claimed_by = 'bench' AND fence = :fence AND lease_expires_at > now()
 RETURNING version \gset

@@ -56,7 +56,8 @@ pub fn todo_json(t: &Todo) -> Value {
 /// /v1/todos/:id`, and `PATCH /v1/todos` with an array (or `{"todos": [...]}`) of at most 500
 /// `{id, …fields}` applied one by one. Returns `{"status": <http status>, "body": <json>}`;
 /// client errors are 400 (`{"error": "…"}`), 404 (`todo not found`; another tenant's id
-/// answers exactly like a missing one), 405 and 409 (a transition the lifecycle forbids).
+/// answers exactly like a missing one), 405 and 409 (a transition the lifecycle forbids, or
+/// a todo under another agent's claim).
 ///
 /// SQL: `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb`, a wrapper that
 /// hands the body over as text (a body nested too deeply to convert is a 400).
@@ -134,6 +135,15 @@ fn writing(f: impl FnOnce() -> Reply) -> Reply {
     });
     match outcome {
         Ok(Ok(r)) | Ok(Err(r)) => r,
+        // another agent's claim, a stale claim: a conflict with the todo's state
+        Err(caught)
+            if matches!(
+                caught.code,
+                PgSqlErrorCode::ERRCODE_LOCK_NOT_AVAILABLE | PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
+            ) =>
+        {
+            reply(409, json!({ "error": caught.message }))
+        }
         Err(caught) => bad(caught.message),
     }
 }

@@ -133,6 +133,15 @@ SELECT pg_temp.w($$/todo done 6
 /todo list$$);
 SELECT pg_temp.w($$/todo done 7
 /todo ready$$);
+-- claim order: priority high, then medium or unset, then low; then position
+INSERT INTO todo.todos (subject, priority) VALUES ('a low one', 'low'), ('a high one', 'high'), ('a medium one', 'medium');
+SELECT id, subject FROM todo.ready();
+-- every other surface that changes a status meets the same guard (#3 is agent-c's)
+SET todo.agent = 'agent-b';
+SELECT regexp_replace(todo.rest('PATCH', '/v1/todos/3', '{"status": "completed"}')::text, '\d{4}-\d\d-\d\dT[\d:.]+Z', '<time>') AS rest_patch;
+SELECT pg_temp.t('CompleteTask', '{"taskId": "3"}') AS seed_004;
+SELECT pg_temp.t('todolist__set', '{"todos": [{"content": "publish the artifacts", "status": "completed", "activeForm": "Publishing"}]}') AS seed_003;
+SELECT status, claimed_by FROM todo.todos WHERE id = 3;
 -- the claims are in the history
 SELECT todo_id, version, agent_id, old_status, new_status, changes - 'started_at' - 'completed_at' AS changes
   FROM todo.events WHERE todo_id IN (2, 4) AND action = 'update' ORDER BY todo_id, version;
