@@ -161,15 +161,23 @@ use crate::writ::render::{Marks, Row};
 /// For `todo.todos t`, after `t.`.
 const SCOPE: &str = "tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)";
 
-/// The columns of a `Row`, for `todo.todos t`: its marks (the open todos it waits for, its
-/// claim, its subtasks' progress) included.
+/// The columns of a `Row`, for `todo.todos t` and the tenant as `$1`: its marks (the open
+/// todos it waits for, its claim, its subtasks' progress) included. The per-row lookups run
+/// only when the tenant has any dependency or subtask at all (each asked once per query, an
+/// InitPlan), so a tenant that uses neither pays two index probes per query, not per row.
 const ROW_COLUMNS: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
     t.claimed_by, t.lease_expires_at > now(),
-    (SELECT array_agg(d.depends_on ORDER BY d.depends_on)
-       FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-      WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id AND b.status IN ('pending', 'in_progress')),
-    (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
-       FROM todo.todos c WHERE c.tenant_id = t.tenant_id AND c.parent_id = t.id)";
+    CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
+        (SELECT array_agg(d.depends_on ORDER BY d.depends_on)
+           FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+          WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id AND b.status IN ('pending', 'in_progress')) END,
+    CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)) THEN
+        (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
+           FROM todo.todos c WHERE c.tenant_id = t.tenant_id AND c.parent_id = t.id) END";
+
+/// The same columns without the marks, for a command that only needs the todo itself.
+const ROW_PLAIN: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
+    NULL::text, NULL::bool, NULL::int8[], NULL::int8[]";
 
 fn rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
     with_plan(sql, args, false, |table| {
@@ -207,9 +215,9 @@ pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Ro
     rows(&sql, &[tenant.into(), conversation.into()])
 }
 
-/// One todo in scope, whatever its status.
+/// One todo in scope, whatever its status (without its marks).
 pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Option<Row> {
-    let sql = format!("SELECT {ROW_COLUMNS} FROM todo.todos t WHERE t.{SCOPE} AND t.id = $3");
+    let sql = format!("SELECT {ROW_PLAIN} FROM todo.todos t WHERE t.{SCOPE} AND t.id = $3");
     rows(&sql, &[tenant.into(), conversation.into(), id.into()]).pop()
 }
 
@@ -562,15 +570,19 @@ fn granted(sql: &str, args: &[DatumWithOid<'_>]) -> Option<Granted> {
 /// Ready: open, in scope, not held by a live claim (pending, or in progress under a lapsed
 /// claim), not waiting for an open todo, and with no open subtasks. For `todo.todos t`,
 /// `$1` tenant, `$2` conversation.
+/// (The per-row checks run only when the tenant has dependencies or subtasks, as in
+/// `ROW_COLUMNS`.)
 const READY: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
     AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.lease_expires_at <= now()))
-    AND NOT EXISTS (SELECT 1 FROM todo.dependencies d
+    AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
+        NOT EXISTS (SELECT 1 FROM todo.dependencies d
                       JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
                      WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
-                       AND b.status IN ('pending', 'in_progress'))
-    AND NOT EXISTS (SELECT 1 FROM todo.todos c
+                       AND b.status IN ('pending', 'in_progress')) ELSE true END
+    AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)) THEN
+        NOT EXISTS (SELECT 1 FROM todo.todos c
                      WHERE c.tenant_id = t.tenant_id AND c.parent_id = t.id
-                       AND c.status IN ('pending', 'in_progress'))";
+                       AND c.status IN ('pending', 'in_progress')) ELSE true END";
 
 /// Claim order: priority (high, then medium or unset, then low), then position, then id.
 const CLAIM_ORDER: &str = "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END, t.position, t.id";

@@ -52,9 +52,17 @@ pub struct Tool {
     pub writes: bool,
 }
 
+/// Every tool with its dialect (the seed it speaks, or `coord`), in catalog order.
+pub fn catalog() -> Vec<(&'static str, &'static Tool)> {
+    [("001", plan::TOOLS), ("002", session::TOOLS), ("003", todolist::TOOLS), ("004", tasks::TOOLS), ("coord", coord::TOOLS)]
+        .into_iter()
+        .flat_map(|(dialect, tools)| tools.iter().map(move |t| (dialect, *t)))
+        .collect()
+}
+
 /// Every tool, in catalog order.
 pub fn registry() -> Vec<&'static Tool> {
-    [plan::TOOLS, session::TOOLS, todolist::TOOLS, tasks::TOOLS, coord::TOOLS].concat()
+    catalog().into_iter().map(|(_, t)| t).collect()
 }
 
 /// The dispatcher's own error object (an unknown tool, arguments that break the schema).
@@ -102,7 +110,9 @@ pub fn set_status(tenant: &str, id: i64, from: Status, to: Status, extra: Map<St
     }
 }
 
-/// Every tool as `{"name", "description", "inputSchema"}` (MCP's tool shape), in catalog
+/// Every tool as `{"name", "description", "inputSchema", "_meta": {"pg_todos/dialect"}}`
+/// (MCP's tool shape; the dialect is `001` … `004` or `coord`, for servers that expose one
+/// seed's set), in catalog
 /// order: seed 001 `create_todo`, `list_todo`, `complete_todo`; seed 002 `todowrite`,
 /// `todoread`; seed 003 `todolist__get`, `todolist__set`; seed 004 `ListTasks`, `AddTask`,
 /// `CompleteTask`, `UncompleteTask`, `DeleteTask`; coordination (issue #7) `claim_todo`,
@@ -112,9 +122,12 @@ pub fn set_status(tenant: &str, id: i64, from: Status, to: Status, extra: Map<St
 #[search_path(pg_catalog, todo, pg_temp)]
 fn tools() -> JsonB {
     JsonB(Value::Array(
-        registry()
+        catalog()
             .iter()
-            .map(|t| json!({ "name": t.name, "description": t.description, "inputSchema": (t.input_schema)() }))
+            .map(|(dialect, t)| {
+                json!({ "name": t.name, "description": t.description, "inputSchema": (t.input_schema)(),
+                        "_meta": { "pg_todos/dialect": dialect } })
+            })
             .collect(),
     ))
 }

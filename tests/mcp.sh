@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# mcp: builds the MCP server (mcp/, a workspace member), then on a throwaway cluster with the
+# extension, two tenants and the plain role agent_login:
+#   - tests/mcp_client.py drives it with the official MCP Python SDK (tools/list, seed 003's
+#     example session, two tenants, one dialect, claims, startup errors);
+#   - examples/supervisor.py runs a supervisor and two sub-agents, each its own MCP server,
+#     with a notification listener.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+PORT=${PGTODOS_MCP_PORT:-54324}
+cargo build -p pg_todos_mcp >/tmp/pg_todos-mcp-build.log 2>&1 || { cat /tmp/pg_todos-mcp-build.log >&2; exit 1; }
+server="$REPO/target/debug/pg_todos_mcp"
+bin/cluster destroy mcp
+bin/cluster start mcp "$PORT"
+trap 'bin/cluster stop mcp' EXIT
+eval "$(bin/cluster env mcp "$PORT")"
+createdb mcp
+psql -X -q -v ON_ERROR_STOP=1 -d mcp <<'SQL'
+CREATE EXTENSION pg_todos;
+CREATE ROLE agent_login LOGIN;
+SELECT todo.grant_usage('agent_login');
+INSERT INTO todo.tenants (tenant_id) VALUES ('acme'), ('globex');
+SQL
+status=0
+timeout 300 python3 -u tests/mcp_client.py "$server" mcp ../shared/seeds/003_*.txt || status=1
+echo "==> examples/supervisor.py"
+if timeout 300 python3 -u examples/supervisor.py --server "$server" --dbname mcp --user agent_login --tenant acme; then
+  echo "1 passed, 0 failed"
+else
+  echo "0 passed, 1 failed"; status=1
+fi
+exit $status
