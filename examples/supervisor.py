@@ -1,151 +1,163 @@
 #!/usr/bin/env python3
-"""A supervisor fans a release out to two sub-agents through pg_todos, over MCP.
+"""A supervisor and two sub-agents sharing one todo list, with plain psycopg.
 
-Three MCP clients (the official Python SDK), each with its own pg_todos_mcp server process:
-the same tenant and conversation, a different agent name each. A fourth connection LISTENs
-on the tenant's change channel and prints every notification.
+  supervisor  plans with todo.todo_writ: the model's message holds /todo add … commands,
+              then /todo block (publish waits for build) and /todo subtask (ship has one);
+  sub-agents  each start from the "Open todos" block (todo.todo_open_block) in the prompt the
+              runtime builds for them, then mark progress with the writ: /todo claim takes
+              the next ready todo (SKIP LOCKED: never the one the other agent holds),
+              /todo done finishes it;
+  listener    LISTENs on the tenant's channel (todo.channel()) and prints progress from the
+              change notifications, which arrive only after each commit.
 
-  supervisor  lays out the work with seed 004's AddTask, makes "publish" wait for "build"
-              (block_todo) and gives "ship" a subtask (add_subtask);
-  sub-1/sub-2 loop: claim_todo (the next ready todo: unclaimed, unblocked, no open
-              subtasks), work, finish_todo with the claim's fence, until nothing is left;
-  listener    counts the notifications (one per change, delivered at commit).
-
-Exits 1 unless every todo was finished exactly once, by a claim, "publish" after "build" and
-"ship" after its subtask. Usage:
-  examples/supervisor.py --server target/debug/pg_todos_mcp --dbname DB --user ROLE --tenant T
-(libpq environment for the host; the tenant must be registered).
+At the end the supervisor checks the final state and exits 1 unless every todo is completed
+exactly once, by a claim, publish after build and ship after its subtask.
+Usage: examples/supervisor.py --dbname DB --user ROLE --tenant T   (libpq env for the host)
 """
 import argparse
-import asyncio
+import json
 import os
+import re
 import threading
 import time
 
 import psycopg
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.types import Implementation
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--server", required=True)
 ap.add_argument("--dbname", required=True)
 ap.add_argument("--user", required=True)
 ap.add_argument("--tenant", required=True)
-ap.add_argument("--conversation", default=f"release-{os.getpid()}")
 opts = ap.parse_args()
+CONV = f"release-{os.getpid()}"
+REFUSED = []
 
 
-def params(agent):
-    env = {k: v for k, v in os.environ.items() if k.startswith("PG") or k in ("PATH", "HOME", "USER")}
-    env.update(PGDATABASE=opts.dbname, PGUSER=opts.user)
-    args = ["--tenant", opts.tenant, "--conversation", opts.conversation, "--agent", agent]
-    return StdioServerParameters(command=opts.server, args=args, env=env)
+def connect():
+    return psycopg.connect(dbname=opts.dbname, user=opts.user, autocommit=True)
 
 
-async def call(session, tool, args):
-    r = await session.call_tool(tool, args)
-    return r.structured_content, bool(r.is_error)
+def as_agent(conn, agent, sql, *args):
+    """One transaction with the app's context: tenant, conversation, agent."""
+    with conn.transaction():
+        conn.execute("SELECT todo.set_context(%s, %s, %s, 'turn-1')", (opts.tenant, CONV, agent))
+        return conn.execute(sql, args).fetchone()[0]
 
 
-class Agent:
-    def __init__(self, name):
-        self.name = name
-
-    async def __aenter__(self):
-        self._t = stdio_client(params(self.name))
-        read, write = await self._t.__aenter__()
-        self._s = ClientSession(read, write, client_info=Implementation(name=self.name, version="1"))
-        self.session = await self._s.__aenter__()
-        await self.session.initialize()
-        return self
-
-    async def __aexit__(self, *exc):
-        await self._s.__aexit__(*exc)
-        await self._t.__aexit__(*exc)
+def writ(conn, agent, message):
+    return as_agent(conn, agent, "SELECT todo.todo_writ(%s)", message)
 
 
-def listen(stop, seen):
-    """The tenant's change notifications, as an app's UI would receive them."""
-    with psycopg.connect(dbname=opts.dbname, user=opts.user, autocommit=True) as conn:
-        with conn.transaction():   # the context is transaction-local
+def listener(stop, ready, lines):
+    with connect() as conn:
+        with conn.transaction():
             conn.execute("SELECT todo.set_context(%s)", (opts.tenant,))
             channel = conn.execute("SELECT todo.channel()").fetchone()[0]
         conn.execute(f'LISTEN "{channel}"')
-        seen.append(None)  # ready
+        ready.set()
         while not stop.is_set():
-            for n in conn.notifies(timeout=0.2, stop_after=1):
-                seen.append(n.payload)
-                print(f"  listener: {n.payload}")
+            # collect first: the connection is busy while notifies() runs
+            for payload in [n.payload for n in conn.notifies(timeout=0.2)]:
+                with conn.transaction():
+                    conn.execute("SELECT todo.set_context(%s, %s)", (opts.tenant, CONV))
+                    rows = conn.execute(
+                        """SELECT id, subject, status, coalesce(claimed_by, ''),
+                                  count(*) FILTER (WHERE status = 'completed') OVER (),
+                                  count(*) OVER ()
+                             FROM todo.todos WHERE conversation_id = %s ORDER BY id""", (CONV,)).fetchall()
+                ids = set(json.loads(payload)["ids"])
+                for tid, subject, status, holder, done, total in rows:
+                    if tid in ids:
+                        line = f"  progress {done}/{total}: #{tid} {subject} → {status}" + (f" ({holder})" if holder else "")
+                        lines.append(line)
+                        print(line)
 
 
-async def worker(name, log):
-    async with Agent(name) as a:
+def sub_agent(name, log):
+    with connect() as conn:
+        block = as_agent(conn, name, "SELECT todo.todo_open_block(%s)", CONV)
+        print(f"--- {name}'s prompt ---\n[DELEGATION CONTEXT]\n{block}\n[END DELEGATION CONTEXT]\n---")
         idle = 0
-        while idle < 20:
-            claimed, err = await call(a.session, "claim_todo", {"lease_seconds": 30})
-            if err or not claimed.get("claimed"):
+        while idle < 30:
+            out = writ(conn, name, "/todo claim")
+            m = re.search(r"OK: claimed #(\d+) — (.*) \(fence (\d+)", out)
+            if not m:
+                # nothing ready: the rest waits for what the other agent holds, or is done
+                if as_agent(conn, name, "SELECT todo.todo_open_block(%s)", CONV) == "":
+                    return
                 idle += 1
-                await asyncio.sleep(0.1)   # what is left waits for a todo another agent holds
+                time.sleep(0.1)
                 continue
             idle = 0
-            print(f"  {name}: claimed #{claimed['id']} {claimed['subject']!r} (fence {claimed['fence']})")
-            await asyncio.sleep(0.05)      # the work
-            done, err = await call(a.session, "finish_todo",
-                                   {"id": claimed["id"], "fence": claimed["fence"], "outcome": f"done by {name}"})
-            if err:
-                raise SystemExit(f"{name}: finish refused: {done}")
-            log.append((time.monotonic(), name, claimed["id"], claimed["subject"]))
+            tid, subject = int(m[1]), m[2]
+            time.sleep(0.05)  # the work
+            out = writ(conn, name, f"I finished it.\n/todo done {tid}")
+            if f"OK: completed #{tid}" not in out:
+                REFUSED.append(f"{name}: /todo done {tid} refused:\n{out}")   # seen by main()
+                return
+            log.append((time.monotonic(), name, subject))
 
 
-async def main():
-    stop, seen = threading.Event(), []
-    listener = threading.Thread(target=listen, args=(stop, seen))
-    listener.start()
-    while not seen:
-        if not listener.is_alive():
-            raise SystemExit("the listener could not start")
-        time.sleep(0.05)
-    async with Agent("supervisor") as sup:
-        print("supervisor: laying out the release")
-        ids = {}
-        for title in ["build the artifacts", "publish the artifacts", "write the changelog", "ship the release"]:
-            task, err = await call(sup.session, "AddTask", {"title": title})
-            ids[title] = int(task["id"])
-        await call(sup.session, "block_todo", {"id": ids["publish the artifacts"], "on": ids["build the artifacts"]})
-        sub, _ = await call(sup.session, "add_subtask", {"parent": ids["ship the release"], "subject": "tag the commit"})
-        ids["tag the commit"] = sub["id"]
-        ready, _ = await call(sup.session, "ready_todos", {})
-        print("supervisor: ready now:", [t["subject"] for t in ready["todos"]])
+def main():
+    stop, ready, progress = threading.Event(), threading.Event(), []
+    lt = threading.Thread(target=listener, args=(stop, ready, progress))
+    lt.start()
+    if not ready.wait(10):
+        raise SystemExit("the listener could not start")
+    with connect() as sup:
+        plan = writ(sup, "supervisor", """I'll split the release into steps.
+/todo add build the artifacts
+/todo add publish the artifacts
+/todo add write the changelog
+/todo add ship the release""")
+        print(plan)
+        ids = {s: int(i) for i, s in re.findall(r"OK: added #(\d+) — (.*)", plan)}
+        follow = writ(sup, "supervisor", f"""Publishing needs the build; shipping needs a tag.
+/todo block {ids['publish the artifacts']} on {ids['build the artifacts']}
+/todo subtask {ids['ship the release']}: tag the commit""")
+        print(follow)
+        ids["tag the commit"] = int(re.search(r"OK: added #(\d+)", follow)[1])
         log = []
-        await asyncio.gather(worker("sub-1", log), worker("sub-2", log))
-        tasks, _ = await call(sup.session, "ListTasks", {})
-    time.sleep(0.5)
-    stop.set()
-    listener.join()
-
-    finished = {}
-    for at, name, tid, subject in log:
-        finished.setdefault(subject, []).append((at, name))
-    print("supervisor: finished —", {s: [n for _, n in f] for s, f in finished.items()})
-    print("supervisor: task list —", [(t["title"], t["done"]) for t in tasks["tasks"]])
-    print(f"listener: {len(seen) - 1} notifications")
-    problems = []
-    if sorted(finished) != sorted(ids) or any(len(v) != 1 for v in finished.values()):
-        problems.append(f"each todo finished exactly once: {finished}")
-    if finished["publish the artifacts"][0][0] < finished["build the artifacts"][0][0]:
-        problems.append("publish finished before build")
-    if finished["ship the release"][0][0] < finished["tag the commit"][0][0]:
-        problems.append("ship finished before its subtask")
-    if not all(t["done"] for t in tasks["tasks"]):
-        problems.append(f"open tasks left: {tasks}")
-    if len(seen) - 1 < 2 * len(ids):
-        problems.append(f"too few notifications: {len(seen) - 1}")
+        agents = [threading.Thread(target=sub_agent, args=(n, log)) for n in ("sub-1", "sub-2")]
+        for a in agents:
+            a.start()
+        for a in agents:
+            a.join()
+        time.sleep(0.5)
+        stop.set()
+        lt.join()
+        print(writ(sup, "supervisor", "/todo list all"))
+        with sup.transaction():
+            sup.execute("SELECT todo.set_context(%s, %s)", (opts.tenant, CONV))
+            state = sup.execute(
+                """SELECT t.subject, t.status, t.completed_at,
+                          (SELECT count(*) FROM todo.events e WHERE e.tenant_id = t.tenant_id AND e.todo_id = t.id
+                              AND e.new_status = 'completed' AND e.old_status <> 'completed'),
+                          (SELECT count(*) FROM todo.events e WHERE e.tenant_id = t.tenant_id AND e.todo_id = t.id
+                              AND e.changes ? 'fence')
+                     FROM todo.todos t WHERE t.conversation_id = %s""", (CONV,)).fetchall()
+            preamble = sup.execute("SELECT todo.todo_open_preamble(%s)", (CONV,)).fetchone()[0]
+    at = {s: c for s, _, c, _, _ in state}
+    problems = list(REFUSED)
+    if sorted(at) != sorted(ids):
+        problems.append(f"the list is not the plan: {sorted(at)}")
+    for subject, status, _, completions, claims in state:
+        if status != "completed" or completions != 1 or claims != 1:
+            problems.append(f"{subject}: {status}, completed {completions}×, claimed {claims}×")
+    if at["publish the artifacts"] < at["build the artifacts"]:
+        problems.append("publish was completed before build")
+    if at["ship the release"] < at["tag the commit"]:
+        problems.append("ship was completed before its subtask")
+    if preamble != "":
+        problems.append(f"the supervisor's preamble still shows open todos:\n{preamble}")
+    if not any(f"progress {len(ids)}/{len(ids)}" in line for line in progress):
+        problems.append("the listener never saw the last todo completed")
     for p in problems:
         print("FAILED:", p)
     if problems:
         raise SystemExit(1)
-    print(f"ok: {len(ids)} todos, each finished exactly once by a claim, in dependency order")
+    print(f"ok: {len(ids)} todos completed exactly once, by claims, in dependency order; "
+          f"{len(progress)} progress lines from notifications; who did what: "
+          f"{sorted((s, n) for _, n, s in log)}")
 
 
-asyncio.run(main())
+main()

@@ -161,48 +161,71 @@ use crate::writ::render::{Marks, Row};
 /// For `todo.todos t`, after `t.`.
 const SCOPE: &str = "tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)";
 
-/// The columns of a `Row`, for `todo.todos t` and the tenant as `$1`: its marks (the open
-/// todos it waits for, its claim, its subtasks' progress) included. The per-row lookups run
-/// only when the tenant has any dependency or subtask at all (each asked once per query, an
-/// InitPlan), so a tenant that uses neither pays two index probes per query, not per row.
+/// The columns of a `Row`, for `todo.todos t` and the tenant as `$1`: its claim, and whether
+/// the tenant has any dependency or subtask at all (each asked once per query, an InitPlan
+/// of one index probe). Only then does `rows` look up the marks that need them.
 const ROW_COLUMNS: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
     t.claimed_by, t.lease_expires_at > now(),
-    CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
-        (SELECT array_agg(d.depends_on ORDER BY d.depends_on)
-           FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-          WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id AND b.status IN ('pending', 'in_progress')) END,
-    CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)) THEN
-        (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
-           FROM todo.todos c WHERE c.tenant_id = t.tenant_id AND c.parent_id = t.id) END";
+    (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)),
+    (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL))";
 
-/// The same columns without the marks, for a command that only needs the todo itself.
+/// The same columns without the claim or marks, for a command that only needs the todo.
 const ROW_PLAIN: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
-    NULL::text, NULL::bool, NULL::int8[], NULL::int8[]";
+    NULL::text, NULL::bool, false, false";
 
-fn rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
-    with_plan(sql, args, false, |table| {
+/// For todos `$2` of tenant `$1`: the open todos each waits for, and its subtasks' progress
+/// (completed, not canceled).
+const MARKS: &str = "SELECT i.id,
+    (SELECT array_agg(d.depends_on ORDER BY d.depends_on)
+       FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+      WHERE d.tenant_id = $1 AND d.todo_id = i.id AND b.status IN ('pending', 'in_progress')),
+    (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
+       FROM todo.todos c WHERE c.tenant_id = $1 AND c.parent_id = i.id)
+  FROM unnest($2::int8[]) AS i(id)";
+
+fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
+    let mut any_marks = false;
+    let mut rows = with_plan(sql, args, false, |table| {
         table
             .map(|r| {
                 let status: String = r.get(3)?.unwrap_or_default();
                 let holder: Option<String> = r.get(5)?;
-                let progress: Vec<i64> = r.get(8)?.unwrap_or_default();
+                any_marks |= r.get::<bool>(7)?.unwrap_or(false) || r.get::<bool>(8)?.unwrap_or(false);
                 Ok(Row {
                     id: r.get(1)?.unwrap_or_default(),
                     subject: r.get(2)?.unwrap_or_default(),
                     status: Status::parse(&status).unwrap_or(Status::Pending),
                     tenant_wide: r.get(4)?.unwrap_or(false),
                     marks: Marks {
-                        blocked_by: r.get(7)?.unwrap_or_default(),
                         claim: holder.map(|h| (h, r.get(6).ok().flatten().unwrap_or(false))),
-                        progress: match progress[..] {
-                            [done, total] if total > 0 => Some((done, total)),
-                            _ => None,
-                        },
+                        ..Marks::default()
                     },
                 })
             })
             .collect::<Result<Vec<_>, pgrx::spi::Error>>()
-    })
+    });
+    if any_marks {
+        let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+        let marks = with_plan(MARKS, &[tenant.into(), ids.into()], false, |table| {
+            table
+                .map(|r| {
+                    let progress: Vec<i64> = r.get(3)?.unwrap_or_default();
+                    Ok((
+                        r.get::<Vec<i64>>(2)?.unwrap_or_default(),
+                        match progress[..] {
+                            [done, total] if total > 0 => Some((done, total)),
+                            _ => None,
+                        },
+                    ))
+                })
+                .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+        });
+        for (row, (blocked_by, progress)) in rows.iter_mut().zip(marks) {
+            row.marks.blocked_by = blocked_by;
+            row.marks.progress = progress;
+        }
+    }
+    rows
 }
 
 /// The todos in scope, in position order; only the open ones unless `all`.
@@ -212,13 +235,13 @@ pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Ro
           WHERE t.{SCOPE} {} ORDER BY t.position, t.id",
         if all { "" } else { "AND t.status IN ('pending', 'in_progress')" }
     );
-    rows(&sql, &[tenant.into(), conversation.into()])
+    rows(tenant, &sql, &[tenant.into(), conversation.into()])
 }
 
 /// One todo in scope, whatever its status (without its marks).
 pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Option<Row> {
     let sql = format!("SELECT {ROW_PLAIN} FROM todo.todos t WHERE t.{SCOPE} AND t.id = $3");
-    rows(&sql, &[tenant.into(), conversation.into(), id.into()]).pop()
+    rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()]).pop()
 }
 
 /// Inserts a todo (agent and turn from the context) with the given id, or the next one, and
@@ -570,8 +593,8 @@ fn granted(sql: &str, args: &[DatumWithOid<'_>]) -> Option<Granted> {
 /// Ready: open, in scope, not held by a live claim (pending, or in progress under a lapsed
 /// claim), not waiting for an open todo, and with no open subtasks. For `todo.todos t`,
 /// `$1` tenant, `$2` conversation.
-/// (The per-row checks run only when the tenant has dependencies or subtasks, as in
-/// `ROW_COLUMNS`.)
+/// (The per-row checks run only when the tenant has dependencies or subtasks: a CASE over
+/// an InitPlan.)
 const READY: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
     AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.lease_expires_at <= now()))
     AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
@@ -590,7 +613,7 @@ const CLAIM_ORDER: &str = "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 
 /// The ready todos in scope, in claim order, at most `limit`.
 pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
     let sql = format!("SELECT {ROW_COLUMNS} FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT $3");
-    rows(&sql, &[tenant.into(), conversation.into(), limit.into()])
+    rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()])
 }
 
 /// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds, in one

@@ -28,21 +28,12 @@ from collections import Counter, defaultdict
 
 import psycopg
 
+from checks import check, summary
+
 DB = sys.argv[1]
 AGENTS = int(sys.argv[2]) if len(sys.argv) > 2 else 8
 TODOS = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
 
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok: {name}")
-    else:
-        failed += 1
-        print(f"FAILED: {name} {detail}")
 
 
 def admin():
@@ -292,5 +283,4 @@ def phase3():
 phase1()
 phase2()
 phase3()
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+summary()

@@ -3,8 +3,9 @@
 # extension, two tenants and the plain role agent_login:
 #   - tests/mcp_client.py drives it with the official MCP Python SDK (tools/list, seed 003's
 #     example session, two tenants, one dialect, claims, startup errors);
-#   - examples/supervisor.py runs a supervisor and two sub-agents, each its own MCP server,
-#     with a notification listener.
+#   - the examples: a supervisor, two sub-agents and a notification listener, with psycopg
+#     and the writ (examples/supervisor.py) and over MCP, each agent its own server
+#     (examples/mcp_supervisor.py); each checks the final state.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
@@ -24,10 +25,10 @@ INSERT INTO todo.tenants (tenant_id) VALUES ('acme'), ('globex');
 SQL
 status=0
 timeout 300 python3 -u tests/mcp_client.py "$server" mcp ../shared/seeds/003_*.txt || status=1
-echo "==> examples/supervisor.py"
-if timeout 300 python3 -u examples/supervisor.py --server "$server" --dbname mcp --user agent_login --tenant acme; then
-  echo "1 passed, 0 failed"
-else
-  echo "0 passed, 1 failed"; status=1
-fi
+example() {
+  echo "==> $*"
+  if timeout 300 python3 -u "$@"; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; status=1; fi
+}
+example examples/supervisor.py --dbname mcp --user agent_login --tenant acme
+example examples/mcp_supervisor.py --server "$server" --dbname mcp --user agent_login --tenant acme
 exit $status

@@ -19,22 +19,13 @@ import subprocess
 import sys
 
 import psycopg
+
+from checks import check, summary
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import Implementation
 
 SERVER, DB, SEED_003 = sys.argv[1], sys.argv[2], sys.argv[3]
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok: {name}")
-    else:
-        failed += 1
-        print(f"FAILED: {name} {detail}")
 
 
 def server_env(**extra):
@@ -94,6 +85,10 @@ async def catalog_and_seed_003():
         for n, (args, answer) in enumerate(steps, 1):
             got, err = await s.call("todolist__set", args)
             check(f"seed 003 example, step {n}: the seed's answer", got == answer and not err, f"{got} != {answer}")
+        rows = sql("""SELECT subject, status, active_form FROM todo.todos
+                       WHERE tenant_id = 'acme' AND conversation_id = 'conv-003' ORDER BY position""")
+        want = [(t["content"], t["status"], t["activeForm"]) for t in steps[-1][0]["todos"]]
+        check("the session's list is in Postgres, row for row", rows == want, rows)
         got, err = await s.call("todolist__get", {})
         check("todolist__get returns the last list", got.get("todos") == steps[-1][0]["todos"] and not err, got)
         got, err = await s.call("todolist__set", {"todos": [{"content": "", "status": "pending", "activeForm": "x"}]})
@@ -164,8 +159,7 @@ async def main():
     await two_tenants()
     await one_dialect_and_claims()
     startup_errors()
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    summary()
 
 
 asyncio.run(main())

@@ -5,8 +5,10 @@ begin;
 INSERT INTO todo.tenants (tenant_id) VALUES ('acme');
 SELECT todo.set_context('acme', 'conv-1', 'agent', 'turn-1') \gset
 SELECT t->>'name' AS name, jsonb_typeof(t->'inputSchema') AS schema, length(t->>'description') > 20 AS described,
-       t->>'name' ~ '^[A-Za-z0-9_.-]{1,128}$' AS mcp_name
+       t->>'name' ~ '^[A-Za-z0-9_.-]{1,128}$' AS mcp_name, t->'_meta'->>'pg_todos/dialect' AS dialect
   FROM jsonb_array_elements(todo.tools()) t;
+-- nothing but MCP's tool fields
+SELECT DISTINCT k FROM jsonb_array_elements(todo.tools()) t, jsonb_object_keys(t) k ORDER BY 1;
 -- every tool's schema is an object schema; every call by name reaches that tool
 SELECT count(*) FILTER (WHERE t->'inputSchema'->>'type' = 'object') AS object_schemas, count(*) AS tools
   FROM jsonb_array_elements(todo.tools()) t;

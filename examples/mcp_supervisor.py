@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""A supervisor fans a release out to two sub-agents through pg_todos, over MCP.
+
+Three MCP clients (the official Python SDK), each with its own pg_todos_mcp server process:
+the same tenant and conversation, a different agent name each. A fourth connection LISTENs
+on the tenant's change channel and prints every notification.
+
+  supervisor  lays out the work with seed 004's AddTask, makes "publish" wait for "build"
+              (block_todo) and gives "ship" a subtask (add_subtask);
+  sub-1/sub-2 loop: claim_todo (the next ready todo: unclaimed, unblocked, no open
+              subtasks), work, finish_todo with the claim's fence, until nothing is left;
+  listener    counts the notifications (one per change, delivered at commit).
+
+Exits 1 unless every todo was finished exactly once, by a claim, "publish" after "build" and
+"ship" after its subtask. Usage:
+  examples/mcp_supervisor.py --server target/debug/pg_todos_mcp --dbname DB --user ROLE --tenant T
+(libpq environment for the host; the tenant must be registered).
+"""
+import argparse
+import asyncio
+import os
+import threading
+import time
+
+import psycopg
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import Implementation
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--server", required=True)
+ap.add_argument("--dbname", required=True)
+ap.add_argument("--user", required=True)
+ap.add_argument("--tenant", required=True)
+ap.add_argument("--conversation", default=f"release-{os.getpid()}")
+opts = ap.parse_args()
+
+
+def params(agent):
+    env = {k: v for k, v in os.environ.items() if k.startswith("PG") or k in ("PATH", "HOME", "USER")}
+    env.update(PGDATABASE=opts.dbname, PGUSER=opts.user)
+    args = ["--tenant", opts.tenant, "--conversation", opts.conversation, "--agent", agent]
+    return StdioServerParameters(command=opts.server, args=args, env=env)
+
+
+async def call(session, tool, args):
+    r = await session.call_tool(tool, args)
+    return r.structured_content, bool(r.is_error)
+
+
+class Agent:
+    def __init__(self, name):
+        self.name = name
+
+    async def __aenter__(self):
+        self._t = stdio_client(params(self.name))
+        read, write = await self._t.__aenter__()
+        self._s = ClientSession(read, write, client_info=Implementation(name=self.name, version="1"))
+        self.session = await self._s.__aenter__()
+        await self.session.initialize()
+        return self
+
+    async def __aexit__(self, *exc):
+        await self._s.__aexit__(*exc)
+        await self._t.__aexit__(*exc)
+
+
+def listen(stop, seen):
+    """The tenant's change notifications, as an app's UI would receive them."""
+    with psycopg.connect(dbname=opts.dbname, user=opts.user, autocommit=True) as conn:
+        with conn.transaction():   # the context is transaction-local
+            conn.execute("SELECT todo.set_context(%s)", (opts.tenant,))
+            channel = conn.execute("SELECT todo.channel()").fetchone()[0]
+        conn.execute(f'LISTEN "{channel}"')
+        seen.append(None)  # ready
+        while not stop.is_set():
+            for n in conn.notifies(timeout=0.2, stop_after=1):
+                seen.append(n.payload)
+                print(f"  listener: {n.payload}")
+
+
+async def worker(name, log):
+    async with Agent(name) as a:
+        idle = 0
+        while idle < 20:
+            claimed, err = await call(a.session, "claim_todo", {"lease_seconds": 30})
+            if err or not claimed.get("claimed"):
+                idle += 1
+                await asyncio.sleep(0.1)   # what is left waits for a todo another agent holds
+                continue
+            idle = 0
+            print(f"  {name}: claimed #{claimed['id']} {claimed['subject']!r} (fence {claimed['fence']})")
+            await asyncio.sleep(0.05)      # the work
+            done, err = await call(a.session, "finish_todo",
+                                   {"id": claimed["id"], "fence": claimed["fence"], "outcome": f"done by {name}"})
+            if err:
+                raise SystemExit(f"{name}: finish refused: {done}")
+            log.append((time.monotonic(), name, claimed["id"], claimed["subject"]))
+
+
+async def main():
+    stop, seen = threading.Event(), []
+    listener = threading.Thread(target=listen, args=(stop, seen))
+    listener.start()
+    while not seen:
+        if not listener.is_alive():
+            raise SystemExit("the listener could not start")
+        time.sleep(0.05)
+    async with Agent("supervisor") as sup:
+        print("supervisor: laying out the release")
+        ids = {}
+        for title in ["build the artifacts", "publish the artifacts", "write the changelog", "ship the release"]:
+            task, err = await call(sup.session, "AddTask", {"title": title})
+            ids[title] = int(task["id"])
+        await call(sup.session, "block_todo", {"id": ids["publish the artifacts"], "on": ids["build the artifacts"]})
+        sub, _ = await call(sup.session, "add_subtask", {"parent": ids["ship the release"], "subject": "tag the commit"})
+        ids["tag the commit"] = sub["id"]
+        ready, _ = await call(sup.session, "ready_todos", {})
+        print("supervisor: ready now:", [t["subject"] for t in ready["todos"]])
+        log = []
+        await asyncio.gather(worker("sub-1", log), worker("sub-2", log))
+        tasks, _ = await call(sup.session, "ListTasks", {})
+    time.sleep(0.5)
+    stop.set()
+    listener.join()
+
+    finished = {}
+    for at, name, tid, subject in log:
+        finished.setdefault(subject, []).append((at, name))
+    print("supervisor: finished —", {s: [n for _, n in f] for s, f in finished.items()})
+    print("supervisor: task list —", [(t["title"], t["done"]) for t in tasks["tasks"]])
+    print(f"listener: {len(seen) - 1} notifications")
+    problems = []
+    if sorted(finished) != sorted(ids) or any(len(v) != 1 for v in finished.values()):
+        problems.append(f"each todo finished exactly once: {finished}")
+    if finished["publish the artifacts"][0][0] < finished["build the artifacts"][0][0]:
+        problems.append("publish finished before build")
+    if finished["ship the release"][0][0] < finished["tag the commit"][0][0]:
+        problems.append("ship finished before its subtask")
+    if not all(t["done"] for t in tasks["tasks"]):
+        problems.append(f"open tasks left: {tasks}")
+    if len(seen) - 1 < 2 * len(ids):
+        problems.append(f"too few notifications: {len(seen) - 1}")
+    for p in problems:
+        print("FAILED:", p)
+    if problems:
+        raise SystemExit(1)
+    print(f"ok: {len(ids)} todos, each finished exactly once by a claim, in dependency order")
+
+
+asyncio.run(main())
