@@ -184,6 +184,12 @@ CREATE TRIGGER todos_before_write BEFORE INSERT OR UPDATE ON todo.todos
 CREATE TRIGGER todos_log_event AFTER INSERT OR UPDATE OR DELETE ON todo.todos
     FOR EACH ROW EXECUTE FUNCTION todo.todos_log_event();
 
+-- The dependency graph stays acyclic whoever writes it (see the function's comment in
+-- src/triggers.rs).
+ALTER FUNCTION todo.dependencies_before_insert() SET search_path = pg_catalog, todo, pg_temp;
+CREATE TRIGGER dependencies_before_insert BEFORE INSERT ON todo.dependencies
+    FOR EACH ROW EXECUTE FUNCTION todo.dependencies_before_insert();
+
 -- Row-level security: ENABLE and FORCE everywhere; one policy per table, keyed on the tenant
 -- in context. todo.current_tenant() raises 22023 when todo.tenant is unset, empty or blank,
 -- so a role subject to RLS gets an error, never "all tenants" and never a silent no-op.

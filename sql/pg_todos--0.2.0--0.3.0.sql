@@ -46,6 +46,15 @@ CREATE POLICY tenant_isolation ON todo.dependencies
     WITH CHECK (tenant_id = todo.current_tenant());
 SELECT pg_catalog.pg_extension_config_dump('todo.dependencies', '');
 
+-- The dependency graph stays acyclic whoever writes it (src/triggers.rs).
+CREATE FUNCTION todo.dependencies_before_insert()
+	RETURNS TRIGGER
+	LANGUAGE c
+	AS 'MODULE_PATHNAME', 'dependencies_before_insert_wrapper';
+ALTER FUNCTION todo.dependencies_before_insert() SET search_path = pg_catalog, todo, pg_temp;
+CREATE TRIGGER dependencies_before_insert BEFORE INSERT ON todo.dependencies
+    FOR EACH ROW EXECUTE FUNCTION todo.dependencies_before_insert();
+
 -- The event log records claims (claimed_by, fence) and parents; an insert's fence (0) is
 -- left out. (sql/bootstrap.sql, verbatim.)
 CREATE OR REPLACE FUNCTION todo.todos_log_event() RETURNS trigger
@@ -116,11 +125,12 @@ DO $$
 DECLARE
     r record;
 BEGIN
-    FOR r IN SELECT DISTINCT grantee FROM information_schema.role_table_grants
-              WHERE table_schema = 'todo' AND table_name = 'todos' AND privilege_type = 'INSERT'
-                AND grantee NOT IN ('PUBLIC', current_user)
+    FOR r IN SELECT DISTINCT a.grantee::regrole::text AS grantee
+               FROM pg_class c, aclexplode(c.relacl) a
+              WHERE c.oid = 'todo.todos'::regclass AND a.privilege_type = 'INSERT'
+                AND a.grantee <> 0 AND a.grantee <> c.relowner
     LOOP
-        EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %I', r.grantee);
+        EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', r.grantee);
     END LOOP;
 END
 $$;

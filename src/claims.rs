@@ -49,7 +49,7 @@ pub enum Refusal {
     Superseded { id: i64, presented: i64, current: i64 },
     /// heartbeat/release of a todo nobody (or not the actor) holds (55000)
     NotClaimed { id: i64 },
-    /// claiming a todo that is finished (55000)
+    /// claiming or finishing a todo that is finished (55000)
     NotOpen { id: i64, status: Status },
     /// claiming a todo that waits for open todos (55000)
     Blocked { id: i64, by: Vec<i64> },
@@ -111,7 +111,7 @@ impl std::fmt::Display for Refusal {
                 write!(f, "fence {presented} was never given for #{id} (its current fence is {current})")
             }
             Refusal::NotClaimed { id } => write!(f, "#{id} is not claimed by you"),
-            Refusal::NotOpen { id, status } => write!(f, "#{id} is {status}: only open todos can be claimed"),
+            Refusal::NotOpen { id, status } => write!(f, "#{id} is {status} already"),
             Refusal::Blocked { id, by } => write!(f, "#{id} is blocked by {}", ids(by)),
             Refusal::NoAgent => f.write_str("claims need an agent: todo.agent is not set"),
             Refusal::BadLease { seconds, max } => {
@@ -325,5 +325,6 @@ mod tests {
         assert_eq!(Refusal::HeldBy { id: 1, holder: "a".into(), until_us: 0 }.sqlstate(), "55P03");
         assert_eq!(Refusal::NoAgent.sqlstate(), "22023");
         assert_eq!(Refusal::NotClaimed { id: 1 }.sqlstate(), "55000");
+        assert_eq!(Refusal::NotOpen { id: 2, status: Status::Completed }.to_string(), "#2 is completed already");
     }
 }

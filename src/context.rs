@@ -32,20 +32,23 @@ pub fn init() {
     define(c"todo.conversation", c"Conversation in context; empty means tenant-wide.", &CONVERSATION);
     define(c"todo.agent", c"Agent acting in this transaction (recorded on rows and events).", &AGENT);
     define(c"todo.turn", c"Turn in context (scopes the per-turn plan tools).", &TURN);
-    let lease = |name, short, setting| {
-        GucRegistry::define_int_guc(
-            name,
-            short,
-            c"Set by an administrator (ALTER DATABASE/ROLE ... SET) or per session; a unit is accepted ('5min').",
-            setting,
-            1,
-            7 * 24 * 3600,
-            GucContext::Userset,
-            GucFlags::UNIT_S,
-        )
+    let lease = |name, short, long, setting, context| {
+        GucRegistry::define_int_guc(name, short, long, setting, 1, 7 * 24 * 3600, context, GucFlags::UNIT_S)
     };
-    lease(c"todo.lease_default", c"Lease of a claim when the claimer asks for none.", &LEASE_DEFAULT);
-    lease(c"todo.lease_max", c"Longest lease a claim or heartbeat may ask for.", &LEASE_MAX);
+    lease(
+        c"todo.lease_default",
+        c"Lease of a claim when the claimer asks for none.",
+        c"Any role may set it (per session, role or database); a unit is accepted ('5min').",
+        &LEASE_DEFAULT,
+        GucContext::Userset,
+    );
+    lease(
+        c"todo.lease_max",
+        c"Longest lease a claim or heartbeat may ask for.",
+        c"Only a superuser sets it (ALTER DATABASE/ROLE ... SET, or postgresql.conf): agents cannot raise their own cap.",
+        &LEASE_MAX,
+        GucContext::Suset,
+    );
 }
 
 /// `todo.lease_default` and `todo.lease_max`, in seconds.

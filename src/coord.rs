@@ -103,6 +103,30 @@ fn timestamptz(unix_us: i64) -> TimestampWithTimeZone {
     })
 }
 
+thread_local! {
+    /// Set while this backend's own claim, heartbeat or release statements run: the row
+    /// trigger lets a claim be set or renewed only then (never by a plain UPDATE).
+    static GRANTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the statement writing the row is one of `coord`'s claim statements.
+pub fn granting() -> bool {
+    GRANTING.with(|g| g.get())
+}
+
+/// Runs a claim statement with `granting()` true (false again after it, even on an error).
+fn grant<T>(f: impl FnOnce() -> T) -> T {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            GRANTING.with(|g| g.set(false));
+        }
+    }
+    GRANTING.with(|g| g.set(true));
+    let _reset = Reset;
+    f()
+}
+
 fn agent() -> Result<String, Why> {
     context::agent().ok_or(Why::Refused(Refusal::NoAgent))
 }
@@ -125,11 +149,11 @@ pub fn claim(tenant: &str, conv: Option<&str>, id: Option<i64>, lease_s: Option<
     let lease_s = lease(lease_s)?;
     store::begin_write();
     let granted = match id {
-        None => store::claim_next(tenant, conv, &agent, lease_s),
+        None => grant(|| store::claim_next(tenant, conv, &agent, lease_s)),
         Some(id) => {
             let (state, _) = store::lock_claim_state(tenant, conv, id).ok_or(Why::NotFound(id))?;
             claims::check_claim(&state, &agent, &store::blockers(tenant, id), now_us())?;
-            Some(store::claim_id(tenant, id, &agent, lease_s))
+            Some(grant(|| store::claim_id(tenant, id, &agent, lease_s)))
         }
     };
     Ok(granted.map(|granted| Claimed { granted, lease_s }))
@@ -142,7 +166,7 @@ pub fn heartbeat(tenant: &str, conv: Option<&str>, id: i64, fence: Option<i64>, 
     store::begin_write();
     let (state, subject) = store::lock_claim_state(tenant, conv, id).ok_or(Why::NotFound(id))?;
     claims::check(&state, Some(&agent), fence, Need::Holder, now_us())?;
-    let expires_us = store::renew(tenant, id, lease_s);
+    let expires_us = grant(|| store::renew(tenant, id, lease_s));
     Ok(Claimed { granted: Granted { id, subject, fence: state.fence, expires_us }, lease_s })
 }
 
@@ -163,7 +187,10 @@ pub fn finish(tenant: &str, conv: Option<&str>, id: i64, fence: Option<i64>, to:
     store::begin_write();
     let (state, subject) = store::lock_claim_state(tenant, conv, id).ok_or(Why::NotFound(id))?;
     claims::check(&state, context::agent().as_deref(), fence, Need::Status, now_us())?;
-    status::check_transition(state.status, to).map_err(|f| Why::Transition(id, f))?;
+    if state.status.is_terminal() {
+        // finished already (by whoever took over): never overwrite its outcome
+        return Err(Why::Refused(Refusal::NotOpen { id, status: state.status }));
+    }
     let mut fields = serde_json::Map::new();
     fields.insert("status".into(), to.as_str().into());
     if let Some(o) = outcome {

@@ -32,6 +32,7 @@ extension_sql_file!(
         context::current_agent,
         context::current_turn,
         triggers::todos_before_write,
+        triggers::dependencies_before_insert,
     ]
 );
 

@@ -181,7 +181,7 @@ const MARKS: &str = "SELECT i.id,
       WHERE d.tenant_id = $1 AND d.todo_id = i.id AND b.status IN ('pending', 'in_progress')),
     (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
        FROM todo.todos c WHERE c.tenant_id = $1 AND c.parent_id = i.id)
-  FROM unnest($2::int8[]) AS i(id)";
+  FROM unnest($2::int8[]) WITH ORDINALITY AS i(id, ord) ORDER BY i.ord";
 
 fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
     let mut any_marks = false;
@@ -672,17 +672,41 @@ pub fn lock_dependencies(tenant: &str) {
     exec("SELECT pg_advisory_xact_lock(hashtextextended('todo.dependencies ' || $1, 0))", &[tenant.into()]);
 }
 
-/// A path of dependencies from `from` to `to` (both ends included), if `from` already waits
-/// for `to`, directly or through others.
+/// What todo `$2`… waits for, one step: the todos it depends on and its subtasks (a parent
+/// is not ready while a subtask is open). For `walk w`, tenant `$1`.
+const WAITS_FOR: &str = "SELECT d.depends_on FROM todo.dependencies d WHERE d.tenant_id = $1 AND d.todo_id = w.at
+    UNION ALL
+    SELECT c.id FROM todo.todos c WHERE c.tenant_id = $1 AND c.parent_id = w.at";
+
+/// A path from `from` to `to` (both ends included) if `from` already waits for `to`, through
+/// dependencies and subtasks. Reachability first, with set semantics (each todo visited
+/// once: linear in the graph); only when `to` is reachable, the shortest path (breadth
+/// first, stopping at the first).
 pub fn dependency_path(tenant: &str, from: i64, to: i64) -> Option<Vec<i64>> {
+    let args = [tenant.into(), from.into(), to.into()];
+    let reachable = one::<bool>(
+        &format!(
+            "WITH RECURSIVE walk(at) AS (
+                 SELECT $2::int8
+                 UNION
+                 SELECT n.next FROM walk w CROSS JOIN LATERAL ({WAITS_FOR}) n(next))
+             SELECT EXISTS (SELECT 1 FROM walk WHERE at = $3)"
+        ),
+        &args,
+        false,
+    );
+    if reachable != Some(true) {
+        return None;
+    }
     one::<Vec<i64>>(
-        "WITH RECURSIVE walk(at, path) AS (
-             SELECT $2::int8, ARRAY[$2::int8]
-             UNION ALL
-             SELECT d.depends_on, w.path || d.depends_on
-               FROM walk w JOIN todo.dependencies d ON d.tenant_id = $1 AND d.todo_id = w.at
-              WHERE d.depends_on <> ALL (w.path) AND w.at <> $3)
-         SELECT path FROM walk WHERE at = $3 ORDER BY cardinality(path) LIMIT 1",
+        &format!(
+            "WITH RECURSIVE walk(at, path) AS (
+                 SELECT $2::int8, ARRAY[$2::int8]
+                 UNION ALL
+                 SELECT n.next, w.path || n.next FROM walk w CROSS JOIN LATERAL ({WAITS_FOR}) n(next)
+                  WHERE n.next <> ALL (w.path) AND w.at <> $3)
+             SELECT path FROM walk WHERE at = $3 LIMIT 1"
+        ),
         &[tenant.into(), from.into(), to.into()],
         false,
     )

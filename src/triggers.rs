@@ -80,6 +80,37 @@ fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, 
     }
 }
 
+/// A claim is set, moved or renewed only by `coord`'s own statements (`todo.claim`,
+/// `todo.heartbeat` and their writ and tool forms), never by writing the columns: a plain
+/// INSERT or UPDATE may clear a claim or bring its lease end forward (an administrator
+/// taking a todo back, or letting it lapse now) but not set, move or extend one.
+/// A restore brings the columns as they were. A schema older than 0.3.0 has no such columns.
+fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, new: &Tuple<'_>, id: i64) {
+    if coord::granting() || restoring() {
+        return;
+    }
+    let Ok(holder) = new.get_by_name::<String>("claimed_by") else { return };
+    let fence: i64 = get(new, "fence").unwrap_or(0);
+    let lease: Option<TimestampWithTimeZone> = get(new, "lease_expires_at");
+    let (old_holder, old_fence, old_lease) = match old {
+        Some(o) => (get::<String>(o, "claimed_by"), get::<i64>(o, "fence").unwrap_or(0), get(o, "lease_expires_at")),
+        None => (None, 0, None),
+    };
+    let extends = match (lease, old_lease) {
+        (Some(new), Some(old)) => coord::unix_us(new) > coord::unix_us(old),
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    let sets = fence != old_fence || (holder.is_some() && holder != old_holder) || extends;
+    if sets {
+        errors::raise(
+            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            format!("todo #{id}: claims are taken with todo.claim() and renewed with todo.heartbeat(), not by writing claimed_by, lease_expires_at or fence"),
+            "to take a todo back from an agent, clear its claim: UPDATE todo.todos SET claimed_by = NULL, lease_expires_at = NULL WHERE …",
+        );
+    }
+}
+
 /// `BEFORE INSERT OR UPDATE ON todo.todos FOR EACH ROW`.
 ///
 /// On INSERT: allocates `id` from the tenant's counter when it is NULL (or moves the counter
@@ -91,6 +122,7 @@ fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, 
 /// `completed_at` on reopen, stamps `updated_at` unless the writer set it, bumps `version`;
 /// refuses a change of status of a todo under another agent's live claim (55P03) or under
 /// the actor's own lapsed claim (55000), and ends the claim when the todo leaves in_progress.
+/// Both: claim columns set by anything but `coord`'s claim statements raise 55000.
 /// Both: `cancelled` is stored as `canceled`; an unknown status raises 22023.
 #[pg_trigger]
 fn todos_before_write<'a>(
@@ -119,10 +151,11 @@ fn todos_before_write<'a>(
                 Some(id) => store::claim_todo_id(&tenant, id),
                 None => set(&mut new, "id", store::next_todo_id(&tenant)),
             }
+            let id: i64 = get(&new, "id").expect("id was just set");
             if get::<i64>(&new, "position").is_none() {
-                let id: i64 = get(&new, "id").expect("id was just set");
                 set(&mut new, "position", id);
             }
+            guard_claim_columns(None::<&Tuple<'_>>, &new, id);
             None
         }
         Some(old) => {
@@ -133,6 +166,7 @@ fn todos_before_write<'a>(
             let from_raw: String = get(old, "status").expect("status is NOT NULL");
             let from = Status::parse(&from_raw).unwrap_or_else(|| errors::invalid_status(&from_raw));
             status::check_transition(from, to).unwrap_or_else(|f| errors::forbidden_transition(id, f));
+            guard_claim_columns(Some(old), &new, id);
             guard_claim(old, &new, id, from, to);
             if to != Status::InProgress && matches!(new.get_by_name::<String>("claimed_by"), Ok(Some(_))) {
                 // a claim ends when its todo leaves in_progress (finished, released, reopened)
@@ -167,6 +201,47 @@ fn todos_before_write<'a>(
         }
         let version: i32 = get(old, "version").unwrap_or(0);
         set(&mut new, "version", version + 1);
+    }
+    Ok(Some(new))
+}
+
+/// `BEFORE INSERT ON todo.dependencies FOR EACH ROW`: the graph stays acyclic whoever writes
+/// it (the surfaces check first, for their own error codes; this holds for plain SQL too).
+/// Takes the tenant's dependency lock until the transaction ends, then refuses an edge that
+/// would close a cycle through dependencies or subtasks (22023, the path in the message).
+/// Under REPEATABLE READ the snapshot predates the lock and could miss a concurrent edge:
+/// refused (0A000). A restore (`row_security = off`) brings the graph as it was.
+#[pg_trigger]
+fn dependencies_before_insert<'a>(
+    trigger: &'a PgTrigger<'a>,
+) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
+    let new = trigger.new().expect("BEFORE INSERT row trigger has NEW").into_owned();
+    if restoring() {
+        return Ok(Some(new));
+    }
+    let (tenant, id, on): (Option<String>, Option<i64>, Option<i64>) =
+        (get(&new, "tenant_id"), get(&new, "todo_id"), get(&new, "depends_on"));
+    let (Some(tenant), Some(id), Some(on)) = (tenant, id, on) else {
+        return Ok(Some(new)); // NOT NULL rejects it
+    };
+    if id == on {
+        return Ok(Some(new)); // the CHECK constraint rejects it
+    }
+    // SAFETY: reads this backend's isolation level.
+    if unsafe { pg_sys::XactIsoLevel } == pg_sys::XACT_REPEATABLE_READ as i32 {
+        errors::raise(
+            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+            "todo.dependencies: a dependency cannot be added in a REPEATABLE READ transaction",
+            "its snapshot could miss a concurrent dependency that closes a cycle: use READ COMMITTED or SERIALIZABLE",
+        );
+    }
+    store::lock_dependencies(&tenant);
+    if let Some(path) = store::dependency_path(&tenant, on, id) {
+        errors::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            claims::EdgeError::Cycle { id, on, path }.to_string(),
+            "todo.dependencies lists the edges",
+        );
     }
     Ok(Some(new))
 }

@@ -96,9 +96,10 @@ async def catalog_and_seed_003():
         got, err = await s.call("create_todo", {"items": [{"title": "plan"}], "tenant": "globex"})
         check("the context never comes from the arguments", err and got["error"]["code"] == "invalid_arguments", got)
         got, err = await s.call("create_todo", {"items": [{"title": "who made me"}]})
-        rows = sql("SELECT tenant_id, conversation_id, agent_id, turn_id LIKE 'mcp-%%' FROM todo.todos WHERE subject = 'who made me'")
-        check("rows carry the server's tenant and conversation, the session's turn and the client's name as agent",
-              rows == [("acme", "conv-003", "mcp-test-client", True)] and not err, (rows, got))
+        rows = sql("""SELECT tenant_id, conversation_id, agent_id LIKE 'mcp-test-client@mcp-%%', turn_id LIKE 'mcp-%%'
+                        FROM todo.todos WHERE subject = 'who made me'""")
+        check("rows carry the server's tenant and conversation, the session's turn, the client's name and session as agent",
+              rows == [("acme", "conv-003", True, True)] and not err, (rows, got))
 
 
 async def two_tenants():
@@ -134,7 +135,8 @@ async def one_dialect_and_claims():
         stale, err = await s.call("finish_todo", {"id": claimed["id"], "fence": claimed["fence"]})
         check("the same fence again is a stale claim", err and stale["error"]["code"] == "stale_claim", stale)
         holder = sql("SELECT agent_id FROM todo.events WHERE tenant_id = 'acme' AND todo_id = %s AND changes ? 'fence'", claimed["id"])
-        check("the claim's event names the client", holder == [("worker-1",)], holder)
+        check("the claim's event names the client and its session",
+              len(holder) == 1 and holder[0][0].startswith("worker-1@mcp-"), holder)
 
 
 def startup_errors():

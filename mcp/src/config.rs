@@ -15,7 +15,7 @@ with the context (tenant, conversation, agent) of this server, never of the argu
   --tenant        tenant the calls act for (env PG_TODOS_TENANT; required)
   --conversation  conversation (env PG_TODOS_CONVERSATION; default: one new id per session)
   --agent         agent recorded on rows and claims (env PG_TODOS_AGENT; default: the MCP
-                  client's name)
+                  client's name and the session's id, e.g. claude-code@mcp-4242-18a…)
   --turn          turn, scoping seed 001's plan tools (env PG_TODOS_TURN; default: one new
                   id per session)
   --tools         all (default), or a comma-separated list of 001, 002, 003, 004, coord

@@ -5,8 +5,9 @@
 //!   `_meta."pg_todos/dialect"`).
 //! - `tools/call` runs `todo.call(name, args)` in its own transaction after
 //!   `todo.set_context(tenant, conversation, agent, turn)`: the context comes from this
-//!   server's configuration and the MCP session (the agent defaults to the client's name, the
-//!   conversation and turn to one id per session), never from the model's arguments. Serialization failures and deadlocks are retried.
+//!   server's configuration and the MCP session (the agent defaults to the client's name and
+//!   the session's id, the conversation and turn to the session's id), never from the model's
+//!   arguments. Each call has a lock timeout (10 s) and a statement timeout (60 s). Serialization failures and deadlocks are retried.
 //! - A tool's error object (`{"error": …}`, `{"ok": false, …}`, seed 004's `Error: …` text)
 //!   is a tool-level error result (`isError: true`), with the object as structured content.
 
@@ -26,6 +27,8 @@ use config::Config;
 
 struct Server {
     config: Config,
+    /// this server process's session id (`mcp-<pid>-<time>`)
+    session: String,
     /// the session's conversation and turn: configured, or one new id per server process
     conversation: String,
     turn: String,
@@ -63,6 +66,8 @@ impl Server {
         for _ in 0..5 {
             let attempt = async {
                 let tx = db.transaction().await?;
+                // a call stuck behind another session's lock must not stall this server
+                tx.batch_execute("SET LOCAL lock_timeout = '10s'; SET LOCAL statement_timeout = '60s'").await?;
                 tx.execute(
                     "SELECT todo.set_context($1, $2, $3, $4)",
                     &[&self.config.tenant, &self.conversation, &agent, &self.turn],
@@ -138,12 +143,12 @@ impl ServerHandler for Server {
             let out = json!({"error": {"code": "unknown_tool", "message": format!("unknown tool \"{name}\"; tools/list lists the tools")}});
             return Ok(result(out).into());
         }
-        let agent = self
-            .config
-            .agent
-            .clone()
-            .or_else(|| context.peer.peer_info().map(|p| p.client_info.name.clone()))
-            .unwrap_or_else(|| "mcp".into());
+        // the client's name alone would make two sessions of one client the same agent (each
+        // could finish the other's claims): the session's id goes with it
+        let agent = self.config.agent.clone().unwrap_or_else(|| {
+            let client = context.peer.peer_info().map_or_else(|| "mcp".to_string(), |p| p.client_info.name.clone());
+            format!("{client}@{}", self.session)
+        });
         let args = Value::Object(request.arguments.unwrap_or_default());
         match self.call(&agent, &name, &args).await {
             Ok(out) => Ok(result(out).into()),
@@ -202,8 +207,8 @@ async fn main() {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let session = format!("mcp-{}-{nanos:x}", std::process::id());
     let conversation = config.conversation.clone().unwrap_or_else(|| session.clone());
-    let turn = config.turn.clone().unwrap_or(session);
-    let server = Server { config, conversation, turn, db: Mutex::new(db) };
+    let turn = config.turn.clone().unwrap_or_else(|| session.clone());
+    let server = Server { config, session, conversation, turn, db: Mutex::new(db) };
     let service = server
         .serve(rmcp::transport::stdio())
         .await

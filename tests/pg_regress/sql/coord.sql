@@ -96,10 +96,11 @@ SELECT pg_temp.try('SELECT todo.heartbeat(3, 2, 60)');
 -- SQLSTATEs of the SQL functions
 SELECT pg_temp.try('SELECT * FROM todo.claim(99)');
 SELECT pg_temp.try('SELECT * FROM todo.claim(1, 0)');
-SET todo.lease_max = '10min';
+-- the cap is the administrator's: an agent's role cannot raise (or set) it
+SET todo.lease_max = '2h';
 SHOW todo.lease_default;
-SELECT pg_temp.try('SELECT * FROM todo.claim(5, 601)');
-RESET todo.lease_max;
+SHOW todo.lease_max;
+SELECT pg_temp.try('SELECT * FROM todo.claim(5, 3601)');
 SELECT pg_temp.try('SELECT todo.finish(3, 2, ''pending'')');
 SELECT pg_temp.try('SELECT todo.block(4, 4)');
 SELECT pg_temp.try('SELECT todo.block(2, 3)');
@@ -142,6 +143,23 @@ SELECT regexp_replace(todo.rest('PATCH', '/v1/todos/3', '{"status": "completed"}
 SELECT pg_temp.t('CompleteTask', '{"taskId": "3"}') AS seed_004;
 SELECT pg_temp.t('todolist__set', '{"todos": [{"content": "publish the artifacts", "status": "completed", "activeForm": "Publishing"}]}') AS seed_003;
 SELECT status, claimed_by FROM todo.todos WHERE id = 3;
+-- a claim is never set, moved or extended by writing the columns, even by its holder
+SET todo.agent = 'agent-c';
+SELECT pg_temp.try('UPDATE todo.todos SET lease_expires_at = now() + interval ''1 day'' WHERE id = 3');
+SELECT pg_temp.try('UPDATE todo.todos SET claimed_by = ''agent-b'' WHERE id = 3');
+SELECT pg_temp.try('UPDATE todo.todos SET fence = fence + 1, status = ''completed'' WHERE id = 3');
+SELECT pg_temp.try('INSERT INTO todo.todos (subject, status, claimed_by, lease_expires_at) VALUES (''x'', ''in_progress'', ''agent-c'', now() + interval ''1 hour'')');
+-- a finished todo is not finished again: its outcome stays the finisher's
+SET todo.agent = 'agent-a';
+SELECT pg_temp.try('SELECT todo.finish(2, outcome => ''mine'')');
+SELECT outcome FROM todo.todos WHERE id = 2;
+-- a parent waits for its subtasks: one cannot also wait for its parent
+SELECT pg_temp.try('SELECT todo.block(6, 1)');
+-- the graph stays acyclic for plain SQL too, and not from a REPEATABLE READ snapshot
+SELECT pg_temp.try('INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES (''coord_a'', 2, 3)');
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT pg_temp.try('SELECT todo.block(5, 10)');
+ROLLBACK;
 -- the claims are in the history
 SELECT todo_id, version, agent_id, old_status, new_status, changes - 'started_at' - 'completed_at' AS changes
   FROM todo.events WHERE todo_id IN (2, 4) AND action = 'update' ORDER BY todo_id, version;
