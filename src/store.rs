@@ -206,26 +206,31 @@ fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
     });
     if any_marks {
         let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-        let marks = with_plan(MARKS, &[tenant.into(), ids.into()], false, |table| {
-            table
-                .map(|r| {
-                    let progress: Vec<i64> = r.get(3)?.unwrap_or_default();
-                    Ok((
-                        r.get::<Vec<i64>>(2)?.unwrap_or_default(),
-                        match progress[..] {
-                            [done, total] if total > 0 => Some((done, total)),
-                            _ => None,
-                        },
-                    ))
-                })
-                .collect::<Result<Vec<_>, pgrx::spi::Error>>()
-        });
-        for (row, (blocked_by, progress)) in rows.iter_mut().zip(marks) {
+        for (row, (blocked_by, progress)) in rows.iter_mut().zip(marks(tenant, ids)) {
             row.marks.blocked_by = blocked_by;
             row.marks.progress = progress;
         }
     }
     rows
+}
+
+/// For each of `ids` (todos of `tenant`), in order: the open todos it waits for, and its
+/// subtasks' progress (completed, not canceled; None without subtasks).
+fn marks(tenant: &str, ids: Vec<i64>) -> Vec<(Vec<i64>, Option<(i64, i64)>)> {
+    with_plan(MARKS, &[tenant.into(), ids.into()], false, |table| {
+        table
+            .map(|r| {
+                let progress: Vec<i64> = r.get(3)?.unwrap_or_default();
+                Ok((
+                    r.get::<Vec<i64>>(2)?.unwrap_or_default(),
+                    match progress[..] {
+                        [done, total] if total > 0 => Some((done, total)),
+                        _ => None,
+                    },
+                ))
+            })
+            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    })
 }
 
 /// The todos in scope, in position order; only the open ones unless `all`.
@@ -557,14 +562,7 @@ pub fn lock_claim_state(tenant: &str, conversation: Option<&str>, id: i64) -> Op
 
 /// The open todos `id` waits for, in id order.
 pub fn blockers(tenant: &str, id: i64) -> Vec<i64> {
-    one::<Vec<i64>>(
-        "SELECT coalesce(array_agg(d.depends_on ORDER BY d.depends_on), '{}')
-           FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-          WHERE d.tenant_id = $1 AND d.todo_id = $2 AND b.status IN ('pending', 'in_progress')",
-        &[tenant.into(), id.into()],
-        false,
-    )
-    .unwrap_or_default()
+    marks(tenant, vec![id]).pop().map(|(blocked_by, _)| blocked_by).unwrap_or_default()
 }
 
 /// A claim granted: the todo, its new fence and when the lease ends (epoch microseconds).
@@ -707,7 +705,7 @@ pub fn dependency_path(tenant: &str, from: i64, to: i64) -> Option<Vec<i64>> {
                   WHERE n.next <> ALL (w.path) AND w.at <> $3)
              SELECT path FROM walk WHERE at = $3 LIMIT 1"
         ),
-        &[tenant.into(), from.into(), to.into()],
+        &args,
         false,
     )
 }

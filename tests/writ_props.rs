@@ -120,6 +120,7 @@ proptest! {
     #[test]
     fn a_rendered_command_parses_back_to_itself(cmd in command()) {
         let text = cmd.to_writ();
+        prop_assert_eq!(text.split(' ').nth(1), Some(cmd.verb()), "{:?}", text);
         let parsed = parse::parse(&text);
         prop_assert_eq!(parsed.len(), 1, "{:?}", text);
         prop_assert_eq!(&parsed[0].command, &Ok(cmd));

@@ -130,10 +130,8 @@ fn coordinate(scope: &Scope, command: &Command, reserved: Option<i64>) -> Option
 
 /// The `ERR:` text of a coordination verb that did nothing.
 fn why_text(why: &coord::Why, command: &Command) -> String {
-    let verb = command.to_writ();
-    let verb = verb.split(' ').nth(1).unwrap_or("");
     match why {
-        coord::Why::NotFound(_) => gone(verb),
+        coord::Why::NotFound(_) => gone(command.verb()),
         coord::Why::Refused(r) => render::refusal(r),
         other => other.message(),
     }

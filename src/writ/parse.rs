@@ -332,6 +332,26 @@ pub fn parse(message: &str) -> Vec<Parsed> {
 }
 
 impl Command {
+    /// The verb that says this command (`usage` is keyed by it).
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Command::Add { .. } => "add",
+            Command::List { .. } => "list",
+            Command::Mark(m, _) => m.verb(),
+            Command::Reopen(_) => "reopen",
+            Command::Delete(_) => "delete",
+            Command::Set { field, .. } => field.verb(),
+            Command::Help => "help",
+            Command::Claim(_) => "claim",
+            Command::Heartbeat(_) => "heartbeat",
+            Command::Release(_) => "release",
+            Command::Block { .. } => "block",
+            Command::Unblock { .. } => "unblock",
+            Command::Ready => "ready",
+            Command::Subtask { .. } => "subtask",
+        }
+    }
+
     /// The writ text that says this command (the inverse of `parse`).
     pub fn to_writ(&self) -> String {
         match self {

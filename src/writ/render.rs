@@ -68,7 +68,12 @@ pub fn join_frames(frames: &[String]) -> String {
 }
 
 pub fn ok_added(id: i64, subject: &str, description: Option<&str>) -> String {
-    let mut s = format!("OK: added #{id} — {}", fold(subject));
+    added(id, subject, "", description)
+}
+
+/// `OK: added #17 — <subject><after>`, then the description's first line when there is one.
+fn added(id: i64, subject: &str, after: &str, description: Option<&str>) -> String {
+    let mut s = format!("OK: added #{id} — {}{after}", fold(subject));
     if let Some(d) = description {
         s.push_str(&format!("\n  description: {}", first_line(d)));
     }
@@ -97,11 +102,7 @@ pub fn ok_deleted(id: i64, subject: &str) -> String {
 }
 
 pub fn ok_subtask(id: i64, parent: i64, subject: &str, description: Option<&str>) -> String {
-    let added = ok_added(id, subject, description);
-    match added.split_once('\n') {
-        Some((head, rest)) => format!("{head} (subtask of #{parent})\n{rest}"),
-        None => format!("{added} (subtask of #{parent})"),
-    }
+    added(id, subject, &format!(" (subtask of #{parent})"), description)
 }
 
 pub fn ok_claimed(id: i64, subject: &str, fence: i64, lease_seconds: i64) -> String {
