@@ -19,10 +19,8 @@ PGBENCH=/usr/lib/postgresql/15/bin/pgbench
 bin/setup >/dev/null
 cargo pgrx install --release --pg-config "$PG_CONFIG" >/tmp/pg_todos-install.log 2>&1 \
   || { cat /tmp/pg_todos-install.log >&2; exit 1; }
-bin/cluster destroy bench
-bin/cluster start bench "$PORT"
-trap 'bin/cluster stop bench' EXIT
-eval "$(bin/cluster env bench "$PORT")"
+. bin/lib/throwaway.sh
+throwaway bench "$PORT"
 psql -X -q -v ON_ERROR_STOP=1 -d postgres <<SQL
 ALTER SYSTEM SET synchronous_commit = off;
 SELECT pg_reload_conf();

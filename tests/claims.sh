@@ -6,10 +6,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 PORT=${PGTODOS_CLAIMS_PORT:-54323}
-bin/cluster destroy claims
-bin/cluster start claims "$PORT"
-trap 'bin/cluster stop claims' EXIT
-eval "$(bin/cluster env claims "$PORT")"
+. bin/lib/throwaway.sh
+throwaway claims "$PORT"
 createdb claims
 psql -X -q -v ON_ERROR_STOP=1 -d claims <<'SQL'
 CREATE EXTENSION pg_todos;

@@ -6,10 +6,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 PORT=${PGTODOS_CONCURRENCY_PORT:-54321}
-bin/cluster destroy concurrency
-bin/cluster start concurrency "$PORT"
-trap 'bin/cluster stop concurrency' EXIT
-eval "$(bin/cluster env concurrency "$PORT")"
+. bin/lib/throwaway.sh
+throwaway concurrency "$PORT"
 createdb concurrency
 psql -X -q -v ON_ERROR_STOP=1 -d concurrency <<'SQL'
 CREATE EXTENSION pg_todos;

@@ -7,10 +7,8 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 PORT=${PGTODOS_CRASH_PORT:-54322}
 PG_BIN=/usr/lib/postgresql/15/bin
-bin/cluster destroy crash
-bin/cluster start crash "$PORT"
-trap 'bin/cluster stop crash' EXIT
-eval "$(bin/cluster env crash "$PORT")"
+. bin/lib/throwaway.sh
+throwaway crash "$PORT"
 data=$(dirname "$PGHOST")/data
 psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" -c "CREATE DATABASE crash"
 bin/cluster stop crash && bin/cluster start crash "$PORT"

@@ -6,10 +6,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 PORT=${PGTODOS_DUMP_PORT:-54317}
-bin/cluster destroy dump
-bin/cluster start dump "$PORT"
-trap 'bin/cluster stop dump' EXIT
-eval "$(bin/cluster env dump "$PORT")"
+. bin/lib/throwaway.sh
+throwaway dump "$PORT"
 work=$(mktemp -d); chmod 755 "$work"
 psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 

@@ -12,10 +12,8 @@ cd "$REPO"
 PORT=${PGTODOS_MCP_PORT:-54324}
 cargo build -p pg_todos_mcp >/tmp/pg_todos-mcp-build.log 2>&1 || { cat /tmp/pg_todos-mcp-build.log >&2; exit 1; }
 server="$REPO/target/debug/pg_todos_mcp"
-bin/cluster destroy mcp
-bin/cluster start mcp "$PORT"
-trap 'bin/cluster stop mcp' EXIT
-eval "$(bin/cluster env mcp "$PORT")"
+. bin/lib/throwaway.sh
+throwaway mcp "$PORT"
 createdb mcp
 psql -X -q -v ON_ERROR_STOP=1 -d mcp <<'SQL'
 CREATE EXTENSION pg_todos;

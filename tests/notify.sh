@@ -7,10 +7,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 PORT=${PGTODOS_NOTIFY_PORT:-54319}
-bin/cluster destroy notify
-bin/cluster start notify "$PORT"
-trap 'bin/cluster stop notify' EXIT
-eval "$(bin/cluster env notify "$PORT")"
+. bin/lib/throwaway.sh
+throwaway notify "$PORT"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 createdb notify
 q -d notify <<'SQL' >/dev/null

@@ -10,10 +10,8 @@ PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 cargo pgrx install --pg-config "$PG_CONFIG" >/tmp/pg_todos-install.log 2>&1 \
   || { cat /tmp/pg_todos-install.log >&2; exit 1; }
 cp sql/pg_todos--0.1.0.sql sql/pg_todos--0.2.0.sql "$($PG_CONFIG --sharedir)/extension/"
-bin/cluster destroy upgrade
-bin/cluster start upgrade "$PORT"
-trap 'bin/cluster stop upgrade' EXIT
-eval "$(bin/cluster env upgrade "$PORT")"
+. bin/lib/throwaway.sh
+throwaway upgrade "$PORT"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 passed=0; failed=0
 CURRENT=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml)
