@@ -347,7 +347,7 @@ fn claims_a_live_claim_admits_only_its_holder_even_in_plain_sql() {
     assert_eq!(one::<i64>("SELECT fence FROM todo.claim()"), Some(1));
     run("SET LOCAL todo.agent = 'agent-b'");
     let err = error_of(&format!("UPDATE todo.todos SET status = 'completed' WHERE id = {id}")).unwrap();
-    assert!(err.starts_with("55P03: #1 is claimed by agent-a until "), "{err}");
+    assert!(err.starts_with("55006: #1 is claimed by agent-a until "), "{err}");
     run("SET LOCAL todo.agent = 'agent-a'");
     run(&format!("UPDATE todo.todos SET status = 'completed' WHERE id = {id}"));
     let sql = format!("SELECT claimed_by IS NULL AND lease_expires_at IS NULL FROM todo.todos WHERE id = {id}");

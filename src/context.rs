@@ -140,7 +140,7 @@ fn set_context(
     set_local(c"todo.conversation", conversation);
     set_local(c"todo.agent", agent);
     set_local(c"todo.turn", turn);
-    crate::store::require_registered(tenant);
+    crate::store::ids::require_registered(tenant);
 }
 
 /// The tenant in context (`todo.tenant`). Used as the default of every `tenant_id` column.

@@ -1,5 +1,6 @@
-//! Every error the extension raises, with its SQLSTATE. One place, so the codes in the docs
-//! (README "Errors") and the code never drift apart.
+//! Raising errors with their real SQLSTATE. The operations' one error type and the policy
+//! for caught errors are pure (`pg_todos_core::error`); this module turns them into
+//! PostgreSQL errors, and holds the errors raised outside the operations (context, schema).
 
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
@@ -14,6 +15,23 @@ pub fn raise(code: PgSqlErrorCode, message: impl Into<String>, hint: impl Into<S
     }
     report.report(PgLogLevel::ERROR);
     unreachable!("ERROR does not return")
+}
+
+/// A SQLSTATE as PostgreSQL packs it (six bits a character) and as text (`"55006"`).
+pub fn sqlstate_code(text: &str) -> PgSqlErrorCode {
+    let packed = text.bytes().take(5).enumerate().fold(0i32, |acc, (i, c)| acc | ((i32::from(c.wrapping_sub(b'0')) & 0x3F) << (6 * i)));
+    PgSqlErrorCode::from(packed)
+}
+
+/// The five characters of a SQLSTATE.
+pub fn sqlstate_text(code: PgSqlErrorCode) -> String {
+    let packed = code as i32;
+    (0..5).map(|i| char::from((((packed >> (6 * i)) & 0x3F) as u8).wrapping_add(b'0'))).collect()
+}
+
+/// Raises an operation's error with its SQLSTATE, message and hint. Never returns.
+pub fn raise_error(e: &crate::error::Error) -> ! {
+    raise(sqlstate_code(e.sqlstate()), e.to_string(), e.hint())
 }
 
 /// 22023: a context setting is missing or malformed.

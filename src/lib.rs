@@ -1,25 +1,30 @@
 //! pg_todos: the durable todo store for AI agents, as a PostgreSQL extension.
 //!
-//! Pure modules (no pgrx): `status`, `writ::parse`, `writ::render`, `writ::resolve`.
-//! Database modules: `context` (who is calling), `store` (all SQL against the tables),
-//! `triggers` (the row trigger), `subxact` (per-command atomicity), `errors` (SQLSTATEs).
-//! Surfaces: `writ` (seed 000). The schema itself is `sql/bootstrap.sql`.
-//! The schema itself is `sql/bootstrap.sql`.
+//! Layers, top to bottom:
+//! - `surfaces`: each dialect only parses, calls operations and renders — the writ, REST,
+//!   the tool dialects (`todo.tools()` / `todo.call()`) and the SQL functions;
+//! - `runner`: the one wrapper around every writing call (subtransactions, the policy for
+//!   caught errors, one notification per channel at the end);
+//! - `ops`: every change, written once (locks, rules, writes, touched todos);
+//! - `store`: all SQL against the tables, split by concern;
+//! - `triggers` (the row triggers, for plain SQL too), `context` (who is calling), `time`,
+//!   `errors` (raising with real SQLSTATEs).
+//! The pure rules (grammar, renderer, status machine, claim rules, replace matching,
+//! routing, schema checking, the error type and policy) are the `pg_todos_core` crate,
+//! re-exported here under their own names. The schema itself is `sql/bootstrap.sql`.
 
 use pgrx::prelude::*;
 
-pub mod claims;
+pub use pg_todos_core::{claims, dialects, error, replace, route, schema, status, todo, writ};
+
 pub mod context;
-pub mod coord;
 pub mod errors;
-pub mod model;
-pub mod rest;
-pub mod status;
+pub mod ops;
+pub mod runner;
 pub mod store;
-pub mod subxact;
-pub mod tools;
+pub mod surfaces;
+pub mod time;
 pub mod triggers;
-pub mod writ;
 
 ::pgrx::pg_module_magic!(name, version);
 

@@ -9,10 +9,12 @@ use pgrx::{AllocatedByRust, PgTrigger};
 
 use crate::claims::{self, Need};
 use crate::context;
-use crate::coord;
+use crate::error::Error;
 use crate::errors;
+use crate::ops::claiming::granting;
 use crate::status::{self, Status};
 use crate::store;
+use crate::time::{now_us, unix_us};
 
 type Tuple<'a> = PgHeapTuple<'a, AllocatedByRust>;
 
@@ -61,7 +63,7 @@ fn subject_to_rls(trigger: &PgTrigger<'_>) -> bool {
 
 /// A change of status of a claimed todo must come from its claim's holder while the lease
 /// runs (`claims::check`, no fence: the surfaces that take a fence check it before they
-/// write). A new claim (the fence moves) was checked by `coord::claim` under the row lock.
+/// write). A new claim (the fence moves) was checked by `ops::claiming::claim` under the row lock.
 /// A schema older than 0.3.0 has no claim columns: nothing to check.
 fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, id: i64, from: Status, to: Status) {
     if from == to {
@@ -73,20 +75,20 @@ fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, 
         return;
     }
     let expires: Option<TimestampWithTimeZone> = get(old, "lease_expires_at");
-    let expires_us = expires.map_or(0, coord::unix_us);
+    let expires_us = expires.map_or(0, unix_us);
     let state = claims::State { id, status: from, claim: Some(claims::Claim { holder, expires_us }), fence };
-    if let Err(refusal) = claims::check(&state, context::agent().as_deref(), None, Need::Status, coord::now_us()) {
-        coord::Why::Refused(refusal).raise();
+    if let Err(refusal) = claims::check(&state, context::agent().as_deref(), None, Need::Status, now_us()) {
+        errors::raise_error(&Error::Claim(refusal));
     }
 }
 
-/// A claim is set, moved or renewed only by `coord`'s own statements (`todo.claim`,
+/// A claim is set, moved or renewed only by `ops::claiming`'s own statements (`todo.claim`,
 /// `todo.heartbeat` and their writ and tool forms), never by writing the columns: a plain
 /// INSERT or UPDATE may clear a claim or bring its lease end forward (an administrator
 /// taking a todo back, or letting it lapse now) but not set, move or extend one.
 /// A restore brings the columns as they were. A schema older than 0.3.0 has no such columns.
 fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, new: &Tuple<'_>, id: i64) {
-    if coord::granting() || restoring() {
+    if granting() || restoring() {
         return;
     }
     let Ok(holder) = new.get_by_name::<String>("claimed_by") else { return };
@@ -97,7 +99,7 @@ fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, n
         None => (None, 0, None),
     };
     let extends = match (lease, old_lease) {
-        (Some(new), Some(old)) => coord::unix_us(new) > coord::unix_us(old),
+        (Some(new), Some(old)) => unix_us(new) > unix_us(old),
         (Some(_), None) => true,
         (None, _) => false,
     };
@@ -120,9 +122,9 @@ fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, n
 /// transition table forbids (55000); stamps `started_at` on entering in_progress and
 /// `completed_at` on entering completed/canceled unless the writer set them, clears
 /// `completed_at` on reopen, stamps `updated_at` unless the writer set it, bumps `version`;
-/// refuses a change of status of a todo under another agent's live claim (55P03) or under
+/// refuses a change of status of a todo under another agent's live claim (55006) or under
 /// the actor's own lapsed claim (55000), and ends the claim when the todo leaves in_progress.
-/// Both: claim columns set by anything but `coord`'s claim statements raise 55000.
+/// Both: claim columns set by anything but `ops::claiming`'s claim statements raise 55000.
 /// Both: `cancelled` is stored as `canceled`; an unknown status raises 22023.
 #[pg_trigger]
 fn todos_before_write<'a>(
@@ -148,8 +150,8 @@ fn todos_before_write<'a>(
             match get::<i64>(&new, "id") {
                 // a restore brings the counters from the dump, before or after the todos
                 Some(_) if restoring() => {}
-                Some(id) => store::claim_todo_id(&tenant, id),
-                None => set(&mut new, "id", store::next_todo_id(&tenant)),
+                Some(id) => store::ids::claim_todo_id(&tenant, id),
+                None => set(&mut new, "id", store::ids::next_todo_id(&tenant)),
             }
             let id: i64 = get(&new, "id").expect("id was just set");
             if get::<i64>(&new, "position").is_none() {
@@ -235,8 +237,8 @@ fn dependencies_before_insert<'a>(
             "its snapshot could miss a concurrent dependency that closes a cycle: use READ COMMITTED or SERIALIZABLE",
         );
     }
-    store::lock_dependencies(&tenant);
-    if let Some(path) = store::dependency_path(&tenant, on, id) {
+    store::locks::lock_dependencies(&tenant);
+    if let Some(path) = store::edges::dependency_path(&tenant, on, id) {
         errors::raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
             claims::EdgeError::Cycle { id, on, path }.to_string(),

@@ -79,7 +79,7 @@ async def catalog_and_seed_003():
         expected = sql("SELECT todo.tools()")[0][0]
         check("tools/list is todo.tools(), tool for tool", ours == expected,
               f"\n{json.dumps(ours)[:300]}\n{json.dumps(expected)[:300]}")
-        check("every dialect is listed by default", {t["_meta"]["pg_todos/dialect"] for t in ours} == {"001", "002", "003", "004", "coord"})
+        check("every dialect is listed by default", {t["_meta"]["pg_todos/dialect"] for t in ours} == {"plan", "opencode", "todolist", "tasks", "coord"})
         steps = seed_003_session()
         check("seed 003's example session has its four steps", len(steps) == 4, len(steps))
         for n, (args, answer) in enumerate(steps, 1):
@@ -119,12 +119,12 @@ async def two_tenants():
 
 
 async def one_dialect_and_claims():
-    async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "003", client="only-003") as s:
+    async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "todolist", client="only-003") as s:
         names = [t.name for t in (await s.session.list_tools()).tools]
-        check("--tools 003 lists seed 003's tools only", names == ["todolist__get", "todolist__set"], names)
+        check("--tools todolist lists the todolist dialect's tools only", names == ["todolist__get", "todolist__set"], names)
         got, err = await s.call("AddTask", {"title": "x"})
         check("a tool outside the dialects is an unknown tool", err and got["error"]["code"] == "unknown_tool", got)
-    async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "coord,001", client="worker-1") as s:
+    async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "coord,001", client="worker-1") as s:  # 001: the plan dialect's alias
         await s.call("create_todo", {"items": [{"title": "first"}, {"title": "second"}]})
         claimed, err = await s.call("claim_todo", {})
         check("claim_todo over MCP claims for the client's agent", claimed.get("claimed") and not err, claimed)

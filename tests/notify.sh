@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# notify: every committed write through a pg_todos function sends one notification on the
-# tenant's channel (todo.channel()), carrying ids only; a rolled-back write sends nothing,
+# notify: every committed call of a pg_todos function that writes sends one notification on
+# the tenant's channel (todo.channel()), carrying ids only; a rolled-back write sends nothing,
 # and a listener on another tenant's channel hears nothing. Two psql sessions: a listener
 # and a writer; the listener's output is compared with the expected notifications.
 set -euo pipefail
@@ -33,7 +33,7 @@ listener=$!
 sleep 1
 
 q -d notify >/dev/null <<'SQL'
--- committed: the writ (two commands, two notifications)
+-- committed: the writ (two commands, one notification with both ids)
 BEGIN;
 SELECT todo.set_context('acme', 'conv-1', 'agent');
 SELECT todo.todo_writ(E'/todo add one\n/todo add two');
@@ -63,8 +63,7 @@ SQL
 wait "$listener" || true
 got=$(sed -n 's/^Asynchronous notification "\([^"]*\)" with payload "\(.*\)" received from server process with PID [0-9]*\.$/\1 \2/p' "$out" \
       | sed "s/$chan_acme/acme/; s/$chan_globex/globex/")
-expected='acme {"conversation_id":"conv-1","ids":[1]}
-acme {"conversation_id":"conv-1","ids":[2]}
+expected='acme {"conversation_id":"conv-1","ids":[1,2]}
 acme {"conversation_id":"conv-1","ids":[1,3,2]}
 acme {"conversation_id":null,"ids":[4]}'
 rm -f "$out"

@@ -16,15 +16,15 @@ with the context (tenant, conversation, agent) of this server, never of the argu
   --conversation  conversation (env PG_TODOS_CONVERSATION; default: one new id per session)
   --agent         agent recorded on rows and claims (env PG_TODOS_AGENT; default: the MCP
                   client's name and the session's id, e.g. claude-code@mcp-4242-18a…)
-  --turn          turn, scoping seed 001's plan tools (env PG_TODOS_TURN; default: one new
+  --turn          turn, scoping the plan dialect's tools (env PG_TODOS_TURN; default: one new
                   id per session)
-  --tools         all (default), or a comma-separated list of 001, 002, 003, 004, coord
+  --tools         all (default), or a comma-separated list of plan, opencode, todolist,
+                  tasks, coord (the seed numbers 001-004 are accepted as aliases)
                   (env PG_TODOS_TOOLS)
   --database-url  a libpq URL or key=value string (env PG_TODOS_DATABASE_URL or
                   DATABASE_URL); otherwise PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD";
 
-/// The tool dialects, as `todo.tools()` labels them (`_meta."pg_todos/dialect"`).
-pub const DIALECTS: [&str; 5] = ["001", "002", "003", "004", "coord"];
+use pg_todos_core::dialects;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -90,9 +90,13 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
     let dialects = match pick(args, "tools", env, &["PG_TODOS_TOOLS"])?.as_deref() {
         None | Some("all") => None,
         Some(list) => {
-            let set: BTreeSet<String> = list.split(',').map(|d| d.trim().to_string()).collect();
-            if let Some(bad) = set.iter().find(|d| !DIALECTS.contains(&d.as_str())) {
-                return Err(format!("--tools: unknown dialect {bad:?}; use all or a list of {}", DIALECTS.join(", ")));
+            let mut set = BTreeSet::new();
+            for d in list.split(',').map(str::trim) {
+                let Some(name) = dialects::canonical(d) else {
+                    let names: Vec<&str> = dialects::DIALECTS.iter().map(|(n, _, _)| *n).collect();
+                    return Err(format!("--tools: unknown dialect {d:?}; use all or a list of {}", names.join(", ")));
+                };
+                set.insert(name.to_string());
             }
             Some(set)
         }
@@ -141,8 +145,11 @@ mod tests {
     #[test]
     fn dialects() {
         let env = env_of(&[]);
-        let c = parse(&args(&["--tenant", "t", "--tools", "003, coord"]), &env).unwrap();
-        assert_eq!(c.dialects, Some(["003".to_string(), "coord".to_string()].into()));
+        let c = parse(&args(&["--tenant", "t", "--tools", "todolist, coord"]), &env).unwrap();
+        assert_eq!(c.dialects, Some(["todolist".to_string(), "coord".to_string()].into()));
+        // the seed numbers of earlier releases still work, as aliases
+        let c = parse(&args(&["--tenant", "t", "--tools", "003,001"]), &env).unwrap();
+        assert_eq!(c.dialects, Some(["todolist".to_string(), "plan".to_string()].into()));
         assert_eq!(parse(&args(&["--tenant", "t", "--tools", "all"]), &env).unwrap().dialects, None);
         let e = parse(&args(&["--tenant", "t", "--tools", "005"]), &env).unwrap_err();
         assert!(e.contains("unknown dialect \"005\""), "{e}");

@@ -1,13 +1,13 @@
 //! Claims with leases and fencing, and the dependency rules: who may act on a claimed todo,
 //! which todos may be claimed, and the words every surface says when the answer is no.
-//! Pure: no pgrx, tested without a database. `coord.rs` runs these rules under row locks;
+//! Pure: no pgrx, tested without a database. The operations run these rules under row locks;
 //! the row trigger runs `check` on every change of status of a claimed todo.
 //!
 //! A claim is (holder, fence, lease end). Every claim of a todo bumps its fence, so a fence
 //! names one claim. A claim is *live* until its lease ends; after that it has *lapsed* and the
 //! todo is claimable again, with no cleanup by anyone.
 
-use crate::model::iso8601;
+use crate::time::iso8601;
 use crate::status::Status;
 
 /// The claim a todo carries, as stored.
@@ -41,7 +41,7 @@ pub enum Need {
 /// Why an action on a todo is refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    /// another agent holds a live claim (SQLSTATE 55P03)
+    /// another agent holds a live claim (SQLSTATE 55006, `error::CLAIM_HELD`)
     HeldBy { id: i64, holder: String, until_us: i64 },
     /// the actor's own claim lapsed (55000)
     Expired { id: i64, fence: i64, at_us: i64 },
@@ -60,15 +60,6 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// The SQLSTATE the SQL surface raises.
-    pub fn sqlstate(&self) -> &'static str {
-        match self {
-            Refusal::HeldBy { .. } => "55P03",
-            Refusal::NoAgent | Refusal::BadLease { .. } => "22023",
-            _ => "55000",
-        }
-    }
-
     /// What to do about it.
     pub fn hint(&self) -> String {
         match self {
@@ -322,9 +313,6 @@ mod tests {
         );
         assert_eq!(EdgeError::SelfLoop(3).to_string(), "#3 cannot wait for itself");
         assert_eq!(progress(2, 5), "2/5 done");
-        assert_eq!(Refusal::HeldBy { id: 1, holder: "a".into(), until_us: 0 }.sqlstate(), "55P03");
-        assert_eq!(Refusal::NoAgent.sqlstate(), "22023");
-        assert_eq!(Refusal::NotClaimed { id: 1 }.sqlstate(), "55000");
         assert_eq!(Refusal::NotOpen { id: 2, status: Status::Completed }.to_string(), "#2 is completed already");
     }
 }

@@ -1,14 +1,14 @@
-//! Seed 003: the MCP toolset `todolist__get` / `todolist__set`. One list per session (the
+//! The todolist dialect (seed 003): the MCP toolset `todolist__get` / `todolist__set`. One list per session (the
 //! conversation in context): its todos that are not canceled (the seed has no canceled
 //! status), identified by place. `todolist__set` replaces the whole list after validating
 //! all of it; any error returns `{"error": {"code", "message"}}` and writes nothing.
 
 use serde_json::{json, Value};
 
-use super::replace::{self, Incoming, Stored};
-use super::{error, fields, str_arg, uncanceled, Ctx, Tool};
+use super::{error, failed, session, str_arg, Answer, Tool};
+use crate::ops::whole_list::{self, Item, Kept};
+use crate::ops::Scope;
 use crate::status::Status;
-use crate::store;
 
 pub static TOOLS: &[&Tool] = &[&GET, &SET];
 
@@ -98,12 +98,9 @@ fn summary(statuses: &[Status]) -> Value {
     })
 }
 
-fn get(ctx: &Ctx, _args: &Value) -> Value {
-    let conv = match ctx.session("todolist__get") {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
-    let rows = uncanceled(&ctx.tenant, conv);
+fn get(scope: &Scope, _args: &Value) -> Answer {
+    let conv = session(scope, "todolist__get")?;
+    let rows = whole_list::stored(scope, conv, Kept::Uncanceled);
     let todos: Vec<Value> = rows
         .iter()
         .map(|t| {
@@ -114,26 +111,24 @@ fn get(ctx: &Ctx, _args: &Value) -> Value {
             })
         })
         .collect();
-    json!({ "todos": todos, "summary": summary(&rows.iter().map(|t| t.status).collect::<Vec<_>>()) })
+    Ok(json!({ "todos": todos, "summary": summary(&rows.iter().map(|t| t.status).collect::<Vec<_>>()) }))
 }
 
-fn set(ctx: &Ctx, args: &Value) -> Value {
-    let conv = match ctx.session("todolist__set") {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
-    let wanted = args["todos"].as_array().cloned().unwrap_or_default();
-    store::lock_list(&ctx.tenant, conv);
-    let stored = uncanceled(&ctx.tenant, conv);
-    let plan = replace::plan(
-        &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
-        &wanted.iter().map(|t| Incoming { id: None, content: str_arg(t, "content").to_string() }).collect::<Vec<_>>(),
-    );
-    super::session::apply(ctx, conv, &stored, &wanted, &plan.matched, &plan.removed, |t| {
-        fields([("subject", t["content"].clone()), ("active_form", t["activeForm"].clone())])
-    });
+fn set(scope: &Scope, args: &Value) -> Answer {
+    let conv = session(scope, "todolist__set")?;
+    let items: Vec<Item> = args["todos"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| Item {
+            id: None,
+            content: str_arg(t, "content").to_string(),
+            status: Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending),
+            columns: [("active_form".to_string(), t["activeForm"].clone())].into_iter().collect(),
+        })
+        .collect();
+    whole_list::replace(scope, conv, Kept::Uncanceled, &items).map_err(failed)?;
     // the session's list is now exactly the list written
-    let statuses: Vec<Status> =
-        wanted.iter().map(|t| Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending)).collect();
-    json!({ "summary": summary(&statuses) })
+    Ok(json!({ "summary": summary(&items.iter().map(|i| i.status).collect::<Vec<_>>()) }))
 }

@@ -1,17 +1,18 @@
-//! The coordination tools (issue #7): claims with leases and fencing, dependencies, the ready
-//! queue and subtasks, for agents that speak tools rather than the writ. Same operations as
-//! the writ's `/todo claim …` verbs and the `todo.claim` … SQL functions (`coord`). Ids are
-//! numbers (`#14` is 14); the acting agent is `todo.agent`. A refusal is
-//! `{"error": {"code": claimed | stale_claim | blocked | not_open | cycle | not_found |
-//! no_agent | invalid_arguments, "message"}}` and changes nothing.
+//! The coord dialect: claims with leases and fencing, dependencies, the ready queue and
+//! subtasks, for agents that speak tools rather than the writ. The same operations as the
+//! writ's `/todo claim …` verbs and the `todo.claim` … SQL functions (`ops::claiming`,
+//! `ops::dependencies`). Ids are numbers (`#14` is 14); the acting agent is `todo.agent`. A
+//! refusal is `{"error": {"code": claimed | stale_claim | blocked | not_open | cycle |
+//! not_found | no_agent | invalid_arguments, "message"}}` (`Error::code`) and changes
+//! nothing.
 
 use serde_json::{json, Value};
 
-use super::{error, Ctx, Tool};
-use crate::coord::{self, Why};
-use crate::model::iso8601;
+use super::{failed, str_arg, Answer, Tool};
+use crate::ops::single::{self, json_fields, NewTodo};
+use crate::ops::{self, claiming, dependencies, Scope};
 use crate::status::Status;
-use crate::store;
+use crate::time::iso8601;
 
 pub static TOOLS: &[&Tool] = &[&CLAIM, &HEARTBEAT, &RELEASE, &FINISH, &BLOCK, &UNBLOCK, &READY, &SUBTASK];
 
@@ -156,83 +157,65 @@ fn int(args: &Value, key: &str) -> Option<i64> {
     args.get(key).and_then(Value::as_i64)
 }
 
-/// The answer of an operation: its object and the todo to notify about, or its error object.
-fn answer(ctx: &Ctx, result: Result<(Value, Option<i64>), Why>) -> Value {
-    match result {
-        Ok((out, id)) => {
-            if let Some(id) = id {
-                store::notify(&ctx.tenant, ctx.conversation.as_deref(), &[id]);
-            }
-            out
+fn claim(scope: &Scope, args: &Value) -> Answer {
+    Ok(match claiming::claim(scope, int(args, "id"), int(args, "lease_seconds")).map_err(failed)? {
+        None => json!({"claimed": false}),
+        Some(c) => {
+            let g = c.granted;
+            json!({"claimed": true, "id": g.id, "subject": g.subject, "fence": g.fence,
+                   "lease_expires_at": iso8601(g.expires_us)})
         }
-        Err(why) => error(why.code(), why.message()),
-    }
+    })
 }
 
-fn claim(ctx: &Ctx, args: &Value) -> Value {
-    let result = coord::claim(&ctx.tenant, ctx.conversation.as_deref(), int(args, "id"), int(args, "lease_seconds"));
-    answer(
-        ctx,
-        result.map(|c| match c {
-            None => (json!({"claimed": false}), None),
-            Some(c) => {
-                let g = c.granted;
-                let out = json!({"claimed": true, "id": g.id, "subject": g.subject, "fence": g.fence,
-                                 "lease_expires_at": iso8601(g.expires_us)});
-                (out, Some(g.id))
-            }
-        }),
-    )
-}
-
-fn heartbeat(ctx: &Ctx, args: &Value) -> Value {
+fn heartbeat(scope: &Scope, args: &Value) -> Answer {
     let id = int(args, "id").unwrap_or(0);
-    let result = coord::heartbeat(&ctx.tenant, ctx.conversation.as_deref(), id, int(args, "fence"), int(args, "lease_seconds"));
-    answer(
-        ctx,
-        result.map(|c| (json!({"id": id, "fence": c.granted.fence, "lease_expires_at": iso8601(c.granted.expires_us)}), None)),
-    )
+    let c = claiming::heartbeat(scope, id, int(args, "fence"), int(args, "lease_seconds")).map_err(failed)?;
+    Ok(json!({"id": id, "fence": c.granted.fence, "lease_expires_at": iso8601(c.granted.expires_us)}))
 }
 
-fn release(ctx: &Ctx, args: &Value) -> Value {
+fn release(scope: &Scope, args: &Value) -> Answer {
     let id = int(args, "id").unwrap_or(0);
-    let result = coord::release(&ctx.tenant, ctx.conversation.as_deref(), id, int(args, "fence"));
-    answer(ctx, result.map(|_| (json!({"id": id, "status": "pending"}), Some(id))))
+    claiming::release(scope, id, int(args, "fence")).map_err(failed)?;
+    Ok(json!({"id": id, "status": "pending"}))
 }
 
-fn finish(ctx: &Ctx, args: &Value) -> Value {
+fn finish(scope: &Scope, args: &Value) -> Answer {
     let id = int(args, "id").unwrap_or(0);
-    let to = Status::parse(super::str_arg(args, "status")).unwrap_or(Status::Completed);
+    let to = Status::parse(str_arg(args, "status")).unwrap_or(Status::Completed);
     let outcome = args.get("outcome").and_then(Value::as_str);
-    let result = coord::finish(&ctx.tenant, ctx.conversation.as_deref(), id, int(args, "fence"), to, outcome);
-    answer(ctx, result.map(|_| (json!({"id": id, "status": to.as_str()}), Some(id))))
+    claiming::finish(scope, id, int(args, "fence"), to, outcome).map_err(failed)?;
+    Ok(json!({"id": id, "status": to.as_str()}))
 }
 
-fn block(ctx: &Ctx, args: &Value) -> Value {
+fn block(scope: &Scope, args: &Value) -> Answer {
     let (id, on) = (int(args, "id").unwrap_or(0), int(args, "on").unwrap_or(0));
-    let result = coord::block(&ctx.tenant, ctx.conversation.as_deref(), id, on);
-    answer(ctx, result.map(|added| (json!({"id": id, "on": on, "added": added}), Some(id))))
+    let added = dependencies::block(scope, id, on).map_err(failed)?;
+    Ok(json!({"id": id, "on": on, "added": added}))
 }
 
-fn unblock(ctx: &Ctx, args: &Value) -> Value {
+fn unblock(scope: &Scope, args: &Value) -> Answer {
     let (id, on) = (int(args, "id").unwrap_or(0), int(args, "on").unwrap_or(0));
-    let result = coord::unblock(&ctx.tenant, ctx.conversation.as_deref(), id, on);
-    answer(ctx, result.map(|removed| (json!({"id": id, "on": on, "removed": removed}), Some(id))))
+    let removed = dependencies::unblock(scope, id, on).map_err(failed)?;
+    Ok(json!({"id": id, "on": on, "removed": removed}))
 }
 
-fn ready(ctx: &Ctx, args: &Value) -> Value {
-    let rows = store::ready(&ctx.tenant, ctx.conversation.as_deref(), int(args, "limit").unwrap_or(50));
+fn ready(scope: &Scope, args: &Value) -> Answer {
+    let rows = ops::ready(scope, int(args, "limit").unwrap_or(50));
     let todos: Vec<Value> = rows
         .iter()
         .map(|r| json!({"id": r.id, "subject": r.subject, "status": r.status.as_str(), "tenant_wide": r.tenant_wide}))
         .collect();
-    json!({ "todos": todos })
+    Ok(json!({ "todos": todos }))
 }
 
-fn subtask(ctx: &Ctx, args: &Value) -> Value {
+fn subtask(scope: &Scope, args: &Value) -> Answer {
     let parent = int(args, "parent").unwrap_or(0);
-    let description = args.get("description").and_then(Value::as_str);
-    let subject = super::str_arg(args, "subject");
-    let result = coord::add_subtask(&ctx.tenant, ctx.conversation.as_deref(), None, parent, subject, description);
-    answer(ctx, result.map(|id| (json!({"id": id, "parent": parent}), Some(id))))
+    let fields = json_fields([
+        ("conversation_id", json!(scope.conv())),
+        ("subject", json!(str_arg(args, "subject"))),
+        ("description", args.get("description").cloned().unwrap_or(Value::Null)),
+    ]);
+    let t = single::add(scope, NewTodo { parent: Some(parent), fields, ..NewTodo::default() }).map_err(failed)?;
+    Ok(json!({"id": t.id, "parent": parent}))
 }

@@ -1,35 +1,18 @@
-//! A todo as the surfaces read it, and the time formats they print. Pure: no pgrx.
+//! Every time conversion: Unix epoch microseconds (how rows reach the surfaces) to each
+//! seed's printed form, and PostgreSQL's own timestamp epoch. Pure: no pgrx; the database
+//! side (`src/clock.rs`) converts PostgreSQL timestamps with `POSTGRES_EPOCH_US`.
 
-use serde::Deserialize;
+/// 2000-01-01 in Unix microseconds: PostgreSQL's timestamp epoch.
+pub const POSTGRES_EPOCH_US: i64 = 946_684_800_000_000;
 
-use crate::status::Status;
-
-/// One row of `todo.todos`, timestamps as microseconds since the Unix epoch.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-pub struct Todo {
-    pub id: i64,
-    pub conversation_id: Option<String>,
-    pub turn_id: Option<String>,
-    pub agent_id: Option<String>,
-    pub subject: String,
-    pub description: Option<String>,
-    pub active_form: Option<String>,
-    #[serde(deserialize_with = "status_from_str")]
-    pub status: Status,
-    pub priority: Option<String>,
-    pub position: i64,
-    pub completion_criteria: Option<String>,
-    pub agent_type: Option<String>,
-    pub outcome: Option<String>,
-    pub created_us: i64,
-    pub updated_us: i64,
-    pub started_us: Option<i64>,
-    pub completed_us: Option<i64>,
+/// A PostgreSQL timestamp (microseconds since 2000-01-01) in Unix microseconds.
+pub fn unix_from_postgres(pg_us: i64) -> i64 {
+    pg_us + POSTGRES_EPOCH_US
 }
 
-fn status_from_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Status, D::Error> {
-    let s = String::deserialize(d)?;
-    Status::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("bad status {s}")))
+/// Unix microseconds as a PostgreSQL timestamp (microseconds since 2000-01-01).
+pub fn postgres_from_unix(unix_us: i64) -> i64 {
+    unix_us - POSTGRES_EPOCH_US
 }
 
 /// Seconds since the epoch (floor), as seed 000's REST shape prints timestamps.
@@ -73,5 +56,7 @@ mod tests {
         assert_eq!(iso8601(-1_000), "1969-12-31T23:59:59.999Z");
         assert_eq!(epoch_seconds(1_795_315_748_999_999), 1_795_315_748);
         assert_eq!(epoch_seconds(-1), -1);
+        assert_eq!(unix_from_postgres(0), 946_684_800_000_000);
+        assert_eq!(postgres_from_unix(unix_from_postgres(12_345)), 12_345);
     }
 }

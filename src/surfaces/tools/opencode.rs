@@ -1,4 +1,4 @@
-//! Seed 002: OpenCode's session todos. `todowrite` replaces the session's whole list (the
+//! The opencode dialect (seed 002): OpenCode's session todos. `todowrite` replaces the session's whole list (the
 //! conversation in context is the session) and `todoread` reads it; both return what
 //! OpenCode's tools return: `{"title": "<n> todos", "output": <the list as JSON, 2-space
 //! indented>, "metadata": {"todos": [...]}}`, n counting the items that are not completed.
@@ -8,14 +8,15 @@
 use pgrx::prelude::*;
 use pgrx::JsonB;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::replace::{self, Incoming, Stored};
-use super::{error, fields, parse_string_id, str_arg, Ctx, Tool};
-use crate::model::Todo;
-use crate::status::Status;
-use crate::store::{self, Filter};
+use super::{error, failed, parse_string_id, session, str_arg, Answer, Tool};
 use crate::context;
+use crate::ops::whole_list::{self, Item, Kept};
+use crate::ops::Scope;
+use crate::status::Status;
+use crate::store::{self, read::Filter};
+use crate::todo::Todo;
 
 pub static TOOLS: &[&Tool] = &[&WRITE, &READ];
 
@@ -60,7 +61,7 @@ static READ: Tool = Tool {
 
 /// One todo as OpenCode stores it; the field order is the order its `output` prints.
 #[derive(Serialize)]
-struct Item<'a> {
+struct Shown<'a> {
     content: &'a str,
     status: &'a str,
     priority: &'a str,
@@ -71,9 +72,9 @@ fn status_name(s: Status) -> &'static str {
     super::plan::status_name(s)
 }
 
-fn items(rows: &[Todo]) -> Vec<Item<'_>> {
+fn items(rows: &[Todo]) -> Vec<Shown<'_>> {
     rows.iter()
-        .map(|t| Item {
+        .map(|t| Shown {
             content: &t.subject,
             status: status_name(t.status),
             priority: t.priority.as_deref().unwrap_or("medium"),
@@ -83,132 +84,45 @@ fn items(rows: &[Todo]) -> Vec<Item<'_>> {
 }
 
 /// `{"title", "output", "metadata": {"todos"}}`; the title counts the items not completed.
-fn result(items: &[Item<'_>]) -> Value {
+fn result(items: &[Shown<'_>]) -> Value {
     let open = items.iter().filter(|t| t.status != "completed").count();
     let output = serde_json::to_string_pretty(items).expect("plain strings serialize");
     json!({ "title": format!("{open} todos"), "output": output, "metadata": { "todos": items } })
 }
 
-fn read(ctx: &Ctx, _args: &Value) -> Value {
-    match ctx.session("todoread") {
-        Ok(conv) => result(&items(&store::todos(&ctx.tenant, Filter::Conversation(conv)))),
-        Err(e) => e,
-    }
+fn read(scope: &Scope, _args: &Value) -> Answer {
+    let conv = session(scope, "todoread")?;
+    Ok(result(&items(&store::read::todos(&scope.tenant, Filter::Conversation(conv)))))
 }
 
-fn write(ctx: &Ctx, args: &Value) -> Value {
-    let conv = match ctx.session("todowrite") {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
+fn write(scope: &Scope, args: &Value) -> Answer {
+    let conv = session(scope, "todowrite")?;
     let wanted = args["todos"].as_array().cloned().unwrap_or_default();
     if let Some(i) = wanted.iter().position(|t| str_arg(t, "content").trim().is_empty()) {
-        return error("invalid_arguments", format!("todowrite: todos[{i}].content: must not be blank"));
+        return Err(error("invalid_arguments", format!("todowrite: todos[{i}].content: must not be blank")));
     }
-    store::lock_list(&ctx.tenant, conv);
-    let stored = store::todos(&ctx.tenant, Filter::Conversation(conv));
-    let plan = replace::plan(
-        &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
-        &wanted
-            .iter()
-            .map(|t| Incoming { id: parse_string_id(str_arg(t, "id")), content: str_arg(t, "content").to_string() })
-            .collect::<Vec<_>>(),
-    );
-    let ids = apply(ctx, conv, &stored, &wanted, &plan.matched, &plan.removed, |t| {
-        fields([("subject", t["content"].clone()), ("priority", t["priority"].clone())])
-    });
+    let items: Vec<Item> = wanted
+        .iter()
+        .map(|t| Item {
+            id: parse_string_id(str_arg(t, "id")),
+            content: str_arg(t, "content").to_string(),
+            status: Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending),
+            columns: [("priority".to_string(), t["priority"].clone())].into_iter().collect(),
+        })
+        .collect();
+    let ids = whole_list::replace(scope, conv, Kept::All, &items).map_err(failed)?;
     // the session's list is now exactly the list written, with these ids
-    let written: Vec<Item<'_>> = wanted
+    let written: Vec<Shown<'_>> = wanted
         .iter()
         .zip(&ids)
-        .map(|(t, id)| Item {
+        .map(|(t, id)| Shown {
             content: str_arg(t, "content"),
             status: str_arg(t, "status"),
             priority: str_arg(t, "priority"),
             id: id.to_string(),
         })
         .collect();
-    result(&written)
-}
-
-/// Applies a whole-list replace of conversation `conv`, in at most five statements: deletes
-/// the stored todos no item took; reopens the matched ones whose new status the lifecycle
-/// cannot reach in one step (completed → in_progress goes through pending); updates the
-/// matched ones that change (status, place, or one of `extra`'s columns) in one UPDATE;
-/// inserts the new ones, with ids reserved at once, in one INSERT; notifies. Places: the
-/// positions the list's todos hold (new ones: their ids) are handed out again in list order,
-/// so the list keeps its place among the conversation's other todos. `extra(item)` gives the
-/// text columns an item sets besides its status, the same keys for every item. Returns the
-/// list's ids, in order.
-pub fn apply(
-    ctx: &Ctx,
-    conv: &str,
-    stored: &[Todo],
-    wanted: &[Value],
-    matched: &[Option<i64>],
-    removed: &[i64],
-    extra: impl Fn(&Value) -> Map<String, Value>,
-) -> Vec<i64> {
-    let tenant = ctx.tenant.as_str();
-    store::delete_many(tenant, removed);
-    let cols: Vec<Map<String, Value>> = wanted.iter().map(&extra).collect();
-    let names: Vec<&str> = cols.first().map(|c| c.keys().map(String::as_str).collect()).unwrap_or_default();
-    let found: Vec<Option<&Todo>> = matched.iter().map(|m| m.and_then(|id| stored.iter().find(|t| t.id == id))).collect();
-    let fresh = found.iter().filter(|f| f.is_none()).count() as i64;
-    let mut next = if fresh > 0 { store::reserve_todo_ids(tenant, fresh) } else { 0 };
-    let (mut ids, mut slots) = (Vec::with_capacity(wanted.len()), Vec::with_capacity(wanted.len()));
-    for f in &found {
-        let (id, position) = match f {
-            Some(t) => (t.id, t.position),
-            None => {
-                next += 1;
-                (next - 1, next - 1)
-            }
-        };
-        ids.push(id);
-        slots.push(position);
-    }
-    slots.sort_unstable();
-    let (mut inserts, mut updates, mut reopen) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, item) in wanted.iter().enumerate() {
-        let to = Status::parse(str_arg(item, "status")).unwrap_or(Status::Pending);
-        let mut row = cols[i].clone();
-        row.insert("id".into(), json!(ids[i]));
-        row.insert("status".into(), json!(to.as_str()));
-        row.insert("position".into(), json!(slots[i]));
-        match found[i] {
-            None => inserts.push(Value::Object(row)),
-            Some(t) => {
-                let current = t_columns(t);
-                let changed = t.status != to
-                    || t.position != slots[i]
-                    || cols[i].iter().any(|(k, v)| current.get(k) != Some(v));
-                if changed {
-                    if crate::status::check_transition(t.status, to).is_err() {
-                        reopen.push(t.id);
-                    }
-                    updates.push(Value::Object(row));
-                }
-            }
-        }
-    }
-    store::reopen_many(tenant, &reopen);
-    store::update_many(tenant, &names, &updates);
-    store::insert_many(tenant, conv, &names, &inserts);
-    let mut touched = ids.clone();
-    touched.extend_from_slice(removed);
-    store::notify(tenant, Some(conv), &touched);
-    ids
-}
-
-/// The columns of a stored todo a replace may set, for comparing.
-fn t_columns(t: &Todo) -> Value {
-    json!({
-        "subject": t.subject,
-        "priority": t.priority,
-        "active_form": t.active_form,
-        "description": t.description,
-    })
+    Ok(result(&written))
 }
 
 /// The session's list as the `update` of an Agent Client Protocol v1 `session/update`
@@ -222,7 +136,7 @@ fn t_columns(t: &Todo) -> Value {
 #[search_path(pg_catalog, todo, pg_temp)]
 fn acp_plan(conversation: &str) -> JsonB {
     let tenant = context::tenant();
-    let entries: Vec<Value> = store::todos(&tenant, Filter::Conversation(conversation))
+    let entries: Vec<Value> = store::read::todos(&tenant, Filter::Conversation(conversation))
         .iter()
         .map(|t| {
             let content = match (t.status, &t.active_form) {
@@ -248,5 +162,5 @@ fn acp_plan(conversation: &str) -> JsonB {
 #[pg_extern(stable, parallel_safe)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn channel() -> String {
-    store::channel(&context::tenant())
+    store::channel::channel(&context::tenant())
 }

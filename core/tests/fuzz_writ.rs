@@ -7,18 +7,11 @@
 //! Coverage-guided fuzzing (cargo fuzz) needs a nightly toolchain, which this project's
 //! machines cannot install; this runs on stable.
 
-#[path = "../src/writ/parse.rs"]
-mod parse;
-#[path = "../src/writ/render.rs"]
-mod render;
-#[path = "../src/status.rs"]
-mod status;
-#[path = "../src/claims.rs"]
-mod claims;
-#[path = "../src/model.rs"]
-mod model;
 
 use std::time::{Duration, Instant};
+
+use pg_todos_core::status;
+use pg_todos_core::writ::{parse, render};
 
 /// xorshift64*: deterministic for a seed, no dependency.
 struct Rng(u64);
@@ -42,7 +35,7 @@ const TOKENS: &[&str] = &[
 ];
 
 fn corpus() -> Vec<Vec<u8>> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/writ");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/writ");
     let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(dir)
         .expect("tests/corpus/writ exists")
         .map(|e| std::fs::read(e.expect("readable entry").path()).expect("readable file"))

@@ -1,18 +1,22 @@
 //! Seed 000's REST endpoints `/v1/todos` as one function, `todo.rest(method, path, body)`,
 //! returning `{"status": <http status>, "body": <json>}` so an app's HTTP layer can forward
-//! requests unchanged. Routing is pure (`route`); all SQL goes through `store`.
-
-pub mod route;
+//! requests unchanged. Routing is pure (`route`); writes are operations (`ops::single`) run
+//! by `runner::attempt`; an operation's error answers with its HTTP status
+//! (`error::Error::http_status`).
 
 use pgrx::prelude::*;
 use pgrx::JsonB;
 use serde_json::{json, Map, Value};
 
-use self::route::{param, Route, RouteError};
-use crate::model::{epoch_seconds, Todo};
-use crate::status::{check_transition, Status};
-use crate::store::{self, Filter};
-use crate::{context, subxact};
+use crate::error::Error;
+use crate::ops::single::{self, Change, NewTodo};
+use crate::ops::{Find, Scope};
+use crate::route::{self, param, Route, RouteError};
+use crate::status::Status;
+use crate::store::{self, read::Filter};
+use crate::time::epoch_seconds;
+use crate::todo::Todo;
+use crate::runner;
 
 const STATUS_ERROR: &str = "status must be one of: pending, in_progress, completed, canceled";
 const DEFAULT_LIMIT: i64 = 200;
@@ -57,22 +61,26 @@ pub fn todo_json(t: &Todo) -> Value {
 /// `{id, …fields}` applied one by one. Returns `{"status": <http status>, "body": <json>}`;
 /// client errors are 400 (`{"error": "…"}`), 404 (`todo not found`; another tenant's id
 /// answers exactly like a missing one), 405 and 409 (a transition the lifecycle forbids, or
-/// a todo under another agent's claim).
+/// a todo under another agent's claim). A bulk PATCH locks its todos in id order first.
 ///
 /// SQL: `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb`, a wrapper that
 /// hands the body over as text (a body nested too deeply to convert is a 400).
 ///
-/// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered.
+/// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered; and
+/// every error that is not about the request's data (a cancel or timeout, a deadlock, a
+/// serialization failure, a lock timeout, out of memory or disk), raised as it is with
+/// nothing of the request committed.
 #[pg_extern(volatile, parallel_unsafe)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn rest_json(method: &str, path: &str, body: Option<&str>) -> JsonB {
-    let tenant = context::tenant();
-    store::require_registered(&tenant);
-    let (status, body) = match body.map(serde_json::from_str::<Value>).transpose() {
-        Ok(body) => answer(&tenant, method, path, body),
-        Err(_) => bad(format!("body is nested more than {} levels deep", crate::tools::schema::MAX_DEPTH)),
-    };
-    JsonB(json!({ "status": status, "body": body }))
+    runner::call(|| {
+        let scope = Scope::from_context();
+        let (status, body) = match body.map(serde_json::from_str::<Value>).transpose() {
+            Ok(body) => answer(&scope, method, path, body),
+            Err(_) => bad(format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH)),
+        };
+        JsonB(json!({ "status": status, "body": body }))
+    })
 }
 
 extension_sql!(
@@ -92,60 +100,44 @@ COMMENT ON FUNCTION todo.rest(text, text, jsonb) IS
 /// with no SQL of its own for databases still at 0.1.0 (see `tools::call`).
 #[pg_extern(sql = false)]
 fn rest(method: &str, path: &str, body: Option<JsonB>) -> JsonB {
-    let tenant = context::tenant();
-    store::require_registered(&tenant);
-    let (status, body) = answer(&tenant, method, path, body.map(|b| b.0));
-    JsonB(json!({ "status": status, "body": body }))
+    runner::call(|| {
+        let scope = Scope::from_context();
+        let (status, body) = answer(&scope, method, path, body.map(|b| b.0));
+        JsonB(json!({ "status": status, "body": body }))
+    })
 }
 
-fn answer(tenant: &str, method: &str, path: &str, body: Option<Value>) -> Reply {
-    let tenant = tenant.to_string();
+fn answer(scope: &Scope, method: &str, path: &str, body: Option<Value>) -> Reply {
     let (path, query) = route::split_query(path);
     match route::route(method, path) {
         Err(RouteError::NotFound) => reply(404, json!({ "error": "not found" })),
         Err(RouteError::MethodNotAllowed) => reply(405, json!({ "error": "method not allowed" })),
         Err(RouteError::BadId) => bad("bad todo id"),
-        Ok(Route::List) => list(&tenant, &query),
-        Ok(Route::Get(id)) => match store::todos(&tenant, Filter::Id(id)).pop() {
+        Ok(Route::List) => list(&scope.tenant, &query),
+        Ok(Route::Get(id)) => match store::read::todos(&scope.tenant, Filter::Id(id)).pop() {
             Some(t) => reply(200, json!({ "todo": todo_json(&t) })),
             None => not_found(),
         },
-        Ok(Route::Create) => writing(|| create(&tenant, body.as_ref())),
-        Ok(Route::Patch(id)) => writing(|| patch(&tenant, id, body.as_ref())),
+        Ok(Route::Create) => create(scope, body.as_ref()),
+        Ok(Route::Patch(id)) => patch(scope, id, body.as_ref()),
         Ok(Route::Delete(id)) => writing(|| {
-            let conv = store::todos(&tenant, Filter::Id(id)).pop().map(|t| t.conversation_id);
-            match conv {
-                Some(conv) if store::delete(&tenant, id) => {
-                    store::notify(&tenant, conv.as_deref(), &[id]);
-                    reply(200, json!({ "deleted": true }))
-                }
-                _ => not_found(),
-            }
+            single::delete(scope, Find::Anywhere, id)?;
+            Ok(reply(200, json!({ "deleted": true })))
         }),
-        Ok(Route::PatchMany) => patch_many(&tenant, body.as_ref()),
+        Ok(Route::PatchMany) => patch_many(scope, body.as_ref()),
     }
 }
 
-/// Runs a writing request in a subtransaction: kept on 2xx, rolled back otherwise.
-fn writing(f: impl FnOnce() -> Reply) -> Reply {
-    let outcome = subxact::attempt(|| {
-        store::begin_write();
-        let r = f();
-        if r.0 < 300 { Ok(r) } else { Err(r) }
-    });
-    match outcome {
-        Ok(Ok(r)) | Ok(Err(r)) => r,
-        // another agent's claim, a stale claim: a conflict with the todo's state
-        Err(caught)
-            if matches!(
-                caught.code,
-                PgSqlErrorCode::ERRCODE_LOCK_NOT_AVAILABLE | PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
-            ) =>
-        {
-            reply(409, json!({ "error": caught.message }))
-        }
-        Err(caught) => bad(caught.message),
-    }
+/// Runs a request's operation (`runner::attempt`): its reply, or its error's.
+fn writing(f: impl FnOnce() -> Result<Reply, Error>) -> Reply {
+    runner::attempt(f).unwrap_or_else(|e| {
+        let message = match &e {
+            Error::NotFound { .. } => "todo not found".to_string(),
+            Error::Transition { id, forbidden } => format!("cannot move todo {id} from {} to {}", forbidden.from, forbidden.to),
+            other => other.to_string(),
+        };
+        reply(e.http_status(), json!({ "error": message }))
+    })
 }
 
 fn list(tenant: &str, query: &[(String, String)]) -> Reply {
@@ -169,7 +161,7 @@ fn list(tenant: &str, query: &[(String, String)]) -> Reply {
         },
     };
     let agent = param(query, "agent_id").filter(|s| !s.is_empty());
-    let rows = store::todos(tenant, Filter::Rest { conversation, status, agent, limit });
+    let rows = store::read::todos(tenant, Filter::Rest { conversation, status, agent, limit });
     reply(200, json!({ "todos": rows.iter().map(todo_json).collect::<Vec<_>>() }))
 }
 
@@ -206,42 +198,38 @@ fn columns(body: &Map<String, Value>, allowed: &[&str]) -> Result<Map<String, Va
     Ok(out)
 }
 
-fn create(tenant: &str, body: Option<&Value>) -> Reply {
+fn create(scope: &Scope, body: Option<&Value>) -> Reply {
     let Some(Value::Object(body)) = body else { return bad("body must be a JSON object") };
     if !body.contains_key("subject") {
         return bad("required field: subject");
     }
-    let mut cols = match columns(body, &["subject", "description", "status", "conversation_id", "position"]) {
+    let mut fields = match columns(body, &["subject", "description", "status", "conversation_id", "position"]) {
         Ok(c) => c,
         Err(r) => return r,
     };
-    if !cols.contains_key("conversation_id") {
-        cols.insert("conversation_id".into(), json!(context::conversation()));
+    if !fields.contains_key("conversation_id") {
+        fields.insert("conversation_id".into(), json!(scope.conv()));
     }
-    let t = store::insert(tenant, &cols);
-    store::notify(tenant, t.conversation_id.as_deref(), &[t.id]);
-    reply(201, json!({ "todo": todo_json(&t) }))
+    writing(|| {
+        let t = single::add(scope, NewTodo { fields, ..NewTodo::default() })?;
+        Ok(reply(201, json!({ "todo": todo_json(&t) })))
+    })
 }
 
-fn patch(tenant: &str, id: i64, body: Option<&Value>) -> Reply {
+fn patch(scope: &Scope, id: i64, body: Option<&Value>) -> Reply {
     let Some(Value::Object(body)) = body else { return bad("body must be a JSON object") };
-    let cols = match columns(body, &["subject", "description", "status", "position"]) {
+    let mut fields = match columns(body, &["subject", "description", "status", "position"]) {
         Ok(c) => c,
         Err(r) => return r,
     };
-    let Some(t) = store::todos(tenant, Filter::Id(id)).pop() else { return not_found() };
-    if let Some(to) = cols.get("status").and_then(Value::as_str).and_then(Status::parse) {
-        if let Err(f) = check_transition(t.status, to) {
-            return reply(409, json!({ "error": format!("cannot move todo {id} from {} to {}", f.from, f.to) }));
-        }
-    }
-    // None: deleted by a concurrent transaction since it was read
-    let Some(t) = store::update(tenant, id, &cols) else { return not_found() };
-    store::notify(tenant, t.conversation_id.as_deref(), &[id]);
-    reply(200, json!({ "todo": todo_json(&t) }))
+    let status = fields.remove("status").and_then(|s| s.as_str().and_then(Status::parse));
+    writing(|| {
+        let changed = single::change(scope, Find::Anywhere, id, Change { status, via_reopen: false, fields })?;
+        Ok(reply(200, json!({ "todo": todo_json(&changed.after) })))
+    })
 }
 
-fn patch_many(tenant: &str, body: Option<&Value>) -> Reply {
+fn patch_many(scope: &Scope, body: Option<&Value>) -> Reply {
     let items = match body {
         Some(Value::Array(a)) => a,
         Some(Value::Object(o)) => match o.get("todos") {
@@ -253,19 +241,21 @@ fn patch_many(tenant: &str, body: Option<&Value>) -> Reply {
     if items.len() > MAX_BULK {
         return bad(format!("at most {MAX_BULK} todos per request"));
     }
+    let id_of = |item: &Value| match item.get("id") {
+        Some(Value::Number(n)) => n.as_i64().filter(|i| *i > 0),
+        Some(Value::String(s)) => route::parse_id(s),
+        _ => None,
+    };
+    // every todo of the request, locked in id order before the first change
+    store::locks::rows(&scope.tenant, &items.iter().filter_map(id_of).collect::<Vec<_>>());
     let mut results = Vec::with_capacity(items.len());
     for item in items {
-        let id = match item.get("id") {
-            Some(Value::Number(n)) => n.as_i64().filter(|i| *i > 0),
-            Some(Value::String(s)) => route::parse_id(s),
-            _ => None,
-        };
         let shown_id = item.get("id").cloned().unwrap_or(Value::Null);
-        let result = match (id, item) {
+        let result = match (id_of(item), item) {
             (Some(id), Value::Object(o)) => {
                 let mut fields = o.clone();
                 fields.remove("id");
-                writing(|| patch(tenant, id, Some(&Value::Object(fields))))
+                patch(scope, id, Some(&Value::Object(fields)))
             }
             _ => bad("bad todo id"),
         };

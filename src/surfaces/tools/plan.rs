@@ -1,14 +1,18 @@
-//! Seed 001: the supervisor's per-turn plan. `create_todo` (batch, `order` = 1-indexed place),
+//! The plan dialect (seed 001): the supervisor's per-turn plan. `create_todo` (batch, `order` = 1-indexed place),
 //! `list_todo` (status filter, items and summary), `complete_todo` (outcome, remaining), all
 //! scoped to the turn in context (`todo.turn`). Ids are strings; `cancelled` is spelled so;
 //! `priority` is the 0-indexed place in the turn's plan; timestamps are ISO 8601 (UTC).
 
 use serde_json::{json, Value};
 
-use super::{error, fields, parse_string_id, str_arg, Ctx, Tool};
-use crate::model::{iso8601, Todo};
-use crate::status::{check_transition, Status};
-use crate::store::{self, Filter};
+use super::{error, failed, parse_string_id, str_arg, Answer, Tool};
+use crate::error::Error;
+use crate::ops::single::{self, json_fields, Change, NewTodo};
+use crate::ops::{Find, Scope};
+use crate::status::Status;
+use crate::store::{self, read::Filter};
+use crate::time::iso8601;
+use crate::todo::Todo;
 
 pub static TOOLS: &[&Tool] = &[&CREATE, &LIST, &COMPLETE];
 
@@ -89,8 +93,8 @@ pub fn status_name(s: Status) -> &'static str {
     }
 }
 
-fn turn<'a>(ctx: &'a Ctx, tool: &str) -> Result<&'a str, Value> {
-    ctx.turn
+fn turn<'a>(scope: &'a Scope, tool: &str) -> Result<&'a str, Value> {
+    scope.turn
         .as_deref()
         .ok_or_else(|| error("no_turn", format!("{tool} needs a turn in context (todo.turn)")))
 }
@@ -119,41 +123,35 @@ fn count(rows: &[Todo], s: Status) -> usize {
     rows.iter().filter(|t| t.status == s).count()
 }
 
-fn create(ctx: &Ctx, args: &Value) -> Value {
-    let turn = match turn(ctx, "create_todo") {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
+fn create(scope: &Scope, args: &Value) -> Answer {
+    let turn = turn(scope, "create_todo")?;
     let items = args["items"].as_array().cloned().unwrap_or_default();
     if let Some(i) = items.iter().position(|it| str_arg(it, "title").trim().is_empty()) {
-        return error("invalid_arguments", format!("create_todo: items[{i}].title: must not be blank"));
+        return Err(error("invalid_arguments", format!("create_todo: items[{i}].title: must not be blank")));
     }
-    let mut order: Vec<i64> = store::todos(&ctx.tenant, Filter::Turn(turn)).iter().map(|t| t.id).collect();
+    let mut order: Vec<i64> = store::read::todos(&scope.tenant, Filter::Turn(turn)).iter().map(|t| t.id).collect();
     let mut created = Vec::new();
     for it in &items {
-        let t = store::insert(
-            &ctx.tenant,
-            &fields([
-                ("conversation_id", opt_str(ctx.conversation.as_deref())),
-                ("turn_id", json!(turn)),
-                ("subject", it["title"].clone()),
-                ("description", it.get("context").cloned().unwrap_or(Value::Null)),
-                ("completion_criteria", it.get("completionCriteria").cloned().unwrap_or(Value::Null)),
-                ("agent_type", it.get("agentType").cloned().unwrap_or(Value::Null)),
-            ]),
-        );
+        let fields = json_fields([
+            ("conversation_id", opt_str(scope.conv())),
+            ("turn_id", json!(turn)),
+            ("subject", it["title"].clone()),
+            ("description", it.get("context").cloned().unwrap_or(Value::Null)),
+            ("completion_criteria", it.get("completionCriteria").cloned().unwrap_or(Value::Null)),
+            ("agent_type", it.get("agentType").cloned().unwrap_or(Value::Null)),
+        ]);
+        let t = single::add(scope, NewTodo { fields, ..NewTodo::default() }).map_err(failed)?;
         let at = it["order"].as_u64().map_or(order.len(), |o| (o as usize - 1).min(order.len()));
         order.insert(at, t.id);
         created.push(t);
     }
-    store::reorder(&ctx.tenant, &order);
-    let rows = store::todos(&ctx.tenant, Filter::Turn(turn));
+    single::reorder(scope, &order);
+    let rows = store::read::todos(&scope.tenant, Filter::Turn(turn));
     let place = |id: i64| order.iter().position(|o| *o == id).unwrap_or(0) + 1;
-    store::notify(&ctx.tenant, ctx.conversation.as_deref(), &created.iter().map(|t| t.id).collect::<Vec<_>>());
-    json!({
+    Ok(json!({
         "created": created.iter().map(|t| json!({"id": t.id.to_string(), "title": t.subject, "order": place(t.id)})).collect::<Vec<_>>(),
         "totalPending": count(&rows, Status::Pending),
-    })
+    }))
 }
 
 fn summary(rows: &[Todo]) -> Value {
@@ -166,12 +164,9 @@ fn summary(rows: &[Todo]) -> Value {
     })
 }
 
-fn list(ctx: &Ctx, args: &Value) -> Value {
-    let turn = match turn(ctx, "list_todo") {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
-    let rows = store::todos(&ctx.tenant, Filter::Turn(turn));
+fn list(scope: &Scope, args: &Value) -> Answer {
+    let turn = turn(scope, "list_todo")?;
+    let rows = store::read::todos(&scope.tenant, Filter::Turn(turn));
     let wanted = |s: Status| match args.get("status").and_then(Value::as_str) {
         None => s.is_open(),
         Some("all") => true,
@@ -179,44 +174,34 @@ fn list(ctx: &Ctx, args: &Value) -> Value {
     };
     let items: Vec<Value> =
         rows.iter().enumerate().filter(|(_, t)| wanted(t.status)).map(|(i, t)| item(t, i)).collect();
-    json!({ "items": items, "summary": summary(&rows) })
+    Ok(json!({ "items": items, "summary": summary(&rows) }))
 }
 
-fn complete(ctx: &Ctx, args: &Value) -> Value {
-    let turn = match turn(ctx, "complete_todo") {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
+fn complete(scope: &Scope, args: &Value) -> Answer {
+    let turn = turn(scope, "complete_todo")?;
     let todo_id = str_arg(args, "todoId");
     let not_found = || error("not_found", format!("no todo \"{todo_id}\" in this turn"));
-    let Some(id) = parse_string_id(todo_id) else { return not_found() };
-    let Some(t) = store::todos(&ctx.tenant, Filter::Id(id)).pop().filter(|t| t.turn_id.as_deref() == Some(turn))
-    else {
-        return not_found();
-    };
+    let id = parse_string_id(todo_id).ok_or_else(not_found)?;
     let to = if str_arg(args, "status") == "cancelled" { Status::Canceled } else { Status::Completed };
-    if let Err(f) = check_transition(t.status, to) {
-        return error(
-            "invalid_transition",
-            format!("todo \"{todo_id}\" is {}; it cannot become {}", status_name(f.from), status_name(f.to)),
-        );
-    }
-    // None: deleted by a concurrent transaction since it was read
-    let Some(done) = store::update(
-        &ctx.tenant,
-        id,
-        &fields([("status", json!(to.as_str())), ("outcome", args["outcome"].clone())]),
-    ) else {
-        return not_found();
+    let change = Change { status: Some(to), via_reopen: false, fields: json_fields([("outcome", args["outcome"].clone())]) };
+    let done = match single::change(scope, Find::Turn(turn), id, change) {
+        Ok(changed) => changed.after,
+        Err(Error::NotFound { .. }) => return Err(not_found()),
+        Err(Error::Transition { forbidden, .. }) => {
+            return Err(error(
+                "invalid_transition",
+                format!("todo \"{todo_id}\" is {}; it cannot become {}", status_name(forbidden.from), status_name(forbidden.to)),
+            ))
+        }
+        Err(e) => return Err(failed(e)),
     };
-    store::notify(&ctx.tenant, done.conversation_id.as_deref(), &[id]);
-    let remaining = store::todos(&ctx.tenant, Filter::Turn(turn)).iter().filter(|t| t.status.is_open()).count();
-    json!({
+    let remaining = store::read::todos(&scope.tenant, Filter::Turn(turn)).iter().filter(|t| t.status.is_open()).count();
+    Ok(json!({
         "id": done.id.to_string(),
         "title": done.subject,
         "status": status_name(done.status),
         "outcome": done.outcome,
         "completedAt": done.completed_us.map(iso8601),
         "remaining": remaining,
-    })
+    }))
 }

@@ -1,0 +1,118 @@
+//! Claims with leases and fencing: claim (a todo, or the next ready one), heartbeat, release,
+//! finish. The rules are in `claims` (pure); each operation locks the todo it decides on
+//! before deciding, so two agents never both win. The acting agent is `todo.agent`.
+
+use std::cell::Cell;
+
+use serde_json::json;
+
+use super::single::json_fields;
+use super::Scope;
+use crate::claims::{self, Need, Refusal};
+use crate::error::Error;
+use crate::status::Status;
+use crate::store::lease::Granted;
+use crate::{context, runner, store, time};
+
+thread_local! {
+    /// Set while this backend's own claim and heartbeat statements run: the row trigger lets
+    /// a claim be set or renewed only then (never by a plain UPDATE).
+    static GRANTING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the statement writing the row is one of these operations' claim statements.
+pub fn granting() -> bool {
+    GRANTING.with(Cell::get)
+}
+
+/// Runs a claim statement with `granting()` true (false again after it, even on an error).
+fn grant<T>(f: impl FnOnce() -> T) -> T {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            GRANTING.with(|g| g.set(false));
+        }
+    }
+    GRANTING.with(|g| g.set(true));
+    let _reset = Reset;
+    f()
+}
+
+fn agent(scope: &Scope) -> Result<&str, Error> {
+    scope.agent.as_deref().ok_or(Error::Claim(Refusal::NoAgent))
+}
+
+fn lease(requested: Option<i64>) -> Result<i64, Error> {
+    let (default, max) = context::leases();
+    Ok(claims::lease_seconds(requested, default, max)?)
+}
+
+/// A claim granted, with the lease it was granted for.
+pub struct Claimed {
+    pub granted: Granted,
+    pub lease_s: i64,
+}
+
+/// Claims todo `id`, or (None) the first ready todo in scope, for the agent in context.
+/// `Ok(None)`: nothing is ready. Errors: `Claim` (no agent, bad lease, held by another,
+/// finished, blocked), `NotFound`.
+pub fn claim(scope: &Scope, id: Option<i64>, lease_s: Option<i64>) -> Result<Option<Claimed>, Error> {
+    let agent = agent(scope)?;
+    let lease_s = lease(lease_s)?;
+    let tenant = scope.tenant.as_str();
+    let granted = match id {
+        None => grant(|| store::lease::claim_next(tenant, scope.conv(), agent, lease_s)),
+        Some(id) => {
+            let locked = store::read::lock(tenant, scope.in_scope(), &[id], false).pop().ok_or(Error::NotFound { id })?;
+            claims::check_claim(&locked.claim, agent, &store::read::blockers(tenant, id), time::now_us())?;
+            Some(grant(|| store::lease::claim_id(tenant, id, agent, lease_s)))
+        }
+    };
+    if let Some(g) = &granted {
+        runner::touched(tenant, g.conversation.as_deref(), g.id);
+    }
+    Ok(granted.map(|granted| Claimed { granted, lease_s }))
+}
+
+/// Extends the agent's live claim on `id` (with `fence`: that claim). Touches nothing a
+/// listener shows. Errors: `Claim`, `NotFound`.
+pub fn heartbeat(scope: &Scope, id: i64, fence: Option<i64>, lease_s: Option<i64>) -> Result<Claimed, Error> {
+    let agent = agent(scope)?;
+    let lease_s = lease(lease_s)?;
+    let locked = store::read::lock(&scope.tenant, scope.in_scope(), &[id], false).pop().ok_or(Error::NotFound { id })?;
+    claims::check(&locked.claim, Some(agent), fence, Need::Holder, time::now_us())?;
+    let expires_us = grant(|| store::lease::renew(&scope.tenant, id, lease_s));
+    let t = locked.todo;
+    let granted = Granted { id, subject: t.subject, fence: locked.claim.fence, expires_us, conversation: t.conversation_id };
+    Ok(Claimed { granted, lease_s })
+}
+
+/// Gives the agent's live claim on `id` back: the todo returns to pending, unclaimed. Its
+/// subject. Errors: `Claim`, `NotFound`.
+pub fn release(scope: &Scope, id: i64, fence: Option<i64>) -> Result<String, Error> {
+    let agent = agent(scope)?;
+    let locked = store::read::lock(&scope.tenant, scope.in_scope(), &[id], false).pop().ok_or(Error::NotFound { id })?;
+    claims::check(&locked.claim, Some(agent), fence, Need::Holder, time::now_us())?;
+    store::write::update(&scope.tenant, id, &json_fields([("status", json!(Status::Pending.as_str()))]));
+    runner::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
+    Ok(locked.todo.subject)
+}
+
+/// Completes or cancels `id` with an optional outcome, as the holder of `fence` when given
+/// (else as the agent in context: see `claims::check`). A finished todo is not finished
+/// again (a late agent never overwrites the outcome). Its subject. Errors: `Claim`,
+/// `NotFound`.
+pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: Option<&str>) -> Result<String, Error> {
+    let locked = store::read::lock(&scope.tenant, scope.in_scope(), &[id], false).pop().ok_or(Error::NotFound { id })?;
+    claims::check(&locked.claim, scope.agent.as_deref(), fence, Need::Status, time::now_us())?;
+    if locked.todo.status.is_terminal() {
+        return Err(Error::Claim(Refusal::NotOpen { id, status: locked.todo.status }));
+    }
+    let mut fields = json_fields([("status", json!(to.as_str()))]);
+    if let Some(o) = outcome {
+        fields.insert("outcome".into(), json!(o));
+    }
+    store::write::update(&scope.tenant, id, &fields);
+    runner::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
+    Ok(locked.todo.subject)
+}

@@ -1,0 +1,106 @@
+//! One todo at a time: add (a subtask too), change its status and columns, delete.
+
+use serde_json::{json, Map, Value};
+
+use super::{Find, Scope};
+use crate::claims::{self, Need};
+use crate::error::Error;
+use crate::status::{check_transition, Status};
+use crate::todo::Todo;
+use crate::{runner, store, time};
+
+/// A todo to add: its columns (`store::write::WRITABLE` names; the rest take their
+/// defaults, the context's agent and turn among them), the id reserved for it (None: the
+/// tenant's next) and its parent (a todo in scope).
+#[derive(Default)]
+pub struct NewTodo {
+    pub id: Option<i64>,
+    pub parent: Option<i64>,
+    pub fields: Map<String, Value>,
+}
+
+/// Adds a todo. Errors: `NotFound` for a parent not in scope; `Rejected` when the table
+/// refuses a value (a blank subject, a bad status).
+pub fn add(scope: &Scope, new: NewTodo) -> Result<Todo, Error> {
+    if let Some(parent) = new.parent {
+        store::read::find_in_scope(&scope.tenant, scope.conv(), parent).ok_or(Error::NotFound { id: parent })?;
+    }
+    let todo = store::write::insert(&scope.tenant, new.id, new.parent, &new.fields);
+    runner::touched(&scope.tenant, todo.conversation_id.as_deref(), todo.id);
+    Ok(todo)
+}
+
+/// A change to one todo: a new status (optional) and other columns.
+#[derive(Default)]
+pub struct Change {
+    pub status: Option<Status>,
+    /// a surface that states statuses outright (a whole list, a task file) moves a todo
+    /// where the lifecycle allows no single step (completed → in_progress, completed ↔
+    /// canceled) through pending, as a reopen; others get `Error::Transition`
+    pub via_reopen: bool,
+    pub fields: Map<String, Value>,
+}
+
+impl Change {
+    pub fn status(to: Status) -> Change {
+        Change { status: Some(to), ..Change::default() }
+    }
+
+    pub fn fields(fields: Map<String, Value>) -> Change {
+        Change { fields, ..Change::default() }
+    }
+}
+
+/// A todo before and after a change.
+pub struct Changed {
+    pub before: Todo,
+    pub after: Todo,
+}
+
+/// Changes todo `id` (one `find` finds): locks it, checks the lifecycle and its claim (a
+/// change of status of a todo under another agent's live claim is refused, as is the
+/// actor's own lapsed claim), writes. A status equal to the current one is no change.
+/// Errors: `NotFound`, `Transition`, `Claim`, `Rejected`.
+pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<Changed, Error> {
+    let locked = store::read::lock(&scope.tenant, find, &[id], false).pop().ok_or(Error::NotFound { id })?;
+    let before = locked.todo;
+    let mut fields = change.fields;
+    if let Some(to) = change.status.filter(|to| *to != before.status) {
+        let forbidden = check_transition(before.status, to).err();
+        if let Some(forbidden) = forbidden.filter(|_| !change.via_reopen) {
+            return Err(Error::transition(id, forbidden));
+        }
+        claims::check(&locked.claim, scope.agent.as_deref(), None, Need::Status, time::now_us())?;
+        if forbidden.is_some() {
+            store::write::update(&scope.tenant, id, &json_fields([("status", json!("pending"))]));
+        }
+        fields.insert("status".into(), json!(to.as_str()));
+    }
+    let after = if fields.is_empty() {
+        before.clone()
+    } else {
+        store::write::update(&scope.tenant, id, &fields).expect("the row is locked")
+    };
+    runner::touched(&scope.tenant, after.conversation_id.as_deref(), id);
+    Ok(Changed { before, after })
+}
+
+/// Deletes todo `id` (one `find` finds); the todo as it was. Errors: `NotFound`.
+pub fn delete(scope: &Scope, find: Find<'_>, id: i64) -> Result<Todo, Error> {
+    let locked = store::read::lock(&scope.tenant, find, &[id], true).pop().ok_or(Error::NotFound { id })?;
+    store::write::delete(&scope.tenant, id);
+    runner::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
+    Ok(locked.todo)
+}
+
+/// A JSON object from key/value pairs: the columns of `NewTodo` and `Change`.
+pub fn json_fields<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// Puts todos `ids` (of the tenant) in this order, reusing the positions they hold, so they
+/// keep their place among the others; locks them in id order first.
+pub fn reorder(scope: &Scope, ids: &[i64]) {
+    store::locks::rows(&scope.tenant, ids);
+    store::write::reorder(&scope.tenant, ids);
+}

@@ -1,0 +1,126 @@
+//! Replacing a conversation's whole list (OpenCode's `todowrite`, seed 003's
+//! `todolist__set`, seed 004's task files): the list sent becomes the list stored, keeping
+//! the identity of the todos it matches (`replace::plan`: by id, then content and place).
+
+use serde_json::{json, Map, Value};
+
+use super::Scope;
+use crate::error::Error;
+use crate::replace::{self, Incoming, Stored};
+use crate::status::{check_transition, Status};
+use crate::todo::Todo;
+use crate::{runner, store};
+
+/// One item of a list sent whole: the id it names (None: none), its content (the subject),
+/// its status, and the other text columns it sets (`store::write::WRITABLE` names; the same
+/// keys for every item of a list).
+pub struct Item {
+    pub id: Option<i64>,
+    pub content: String,
+    pub status: Status,
+    pub columns: Map<String, Value>,
+}
+
+/// Which of the conversation's todos form its list.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    All,
+    /// the dialects with no canceled status: canceled todos are not on the list and stay
+    Uncanceled,
+}
+
+/// The list as stored (for surfaces that compare before writing).
+pub fn stored(scope: &Scope, conversation: &str, kept: Kept) -> Vec<Todo> {
+    let mut todos = store::read::todos(&scope.tenant, store::read::Filter::Conversation(conversation));
+    if kept == Kept::Uncanceled {
+        todos.retain(|t| t.status != Status::Canceled);
+    }
+    todos
+}
+
+/// Replaces conversation `conversation`'s list with `items`; their ids, in order. Locks,
+/// in the one order: the list (two replaces of one list never interleave: the second reads
+/// the list the first wrote), the tenant's id counter (when there are items), every todo of
+/// the conversation by id; then deletes the stored todos no item took, moves the matched
+/// ones whose new status the lifecycle cannot reach in one step through pending, updates
+/// the ones that change (status, place, a column) in one statement and inserts the new ones
+/// (ids reserved at once) in one. Places: the positions the list's todos held (new ones:
+/// their ids) are handed out again in list order, so the list keeps its place among the
+/// conversation's other todos. Errors: `Rejected` when the table refuses a value or a claim.
+pub fn replace(scope: &Scope, conversation: &str, kept: Kept, items: &[Item]) -> Result<Vec<i64>, Error> {
+    let tenant = scope.tenant.as_str();
+    store::locks::lock_list(tenant, conversation);
+    if !items.is_empty() {
+        store::ids::lock_counter(tenant);
+    }
+    let mut stored = store::read::lock_conversation(tenant, conversation);
+    if kept == Kept::Uncanceled {
+        stored.retain(|t| t.status != Status::Canceled);
+    }
+    let plan = replace::plan(
+        &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
+        &items.iter().map(|i| Incoming { id: i.id, content: i.content.clone() }).collect::<Vec<_>>(),
+    );
+    store::write::delete_many(tenant, &plan.removed);
+    let names: Vec<&str> = items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
+    let found: Vec<Option<&Todo>> =
+        plan.matched.iter().map(|m| m.and_then(|id| stored.iter().find(|t| t.id == id))).collect();
+    let fresh = found.iter().filter(|f| f.is_none()).count() as i64;
+    let mut next = if fresh > 0 { store::ids::reserve_todo_ids(tenant, fresh) } else { 0 };
+    let (mut ids, mut slots) = (Vec::with_capacity(items.len()), Vec::with_capacity(items.len()));
+    for f in &found {
+        let (id, position) = match f {
+            Some(t) => (t.id, t.position),
+            None => {
+                next += 1;
+                (next - 1, next - 1)
+            }
+        };
+        ids.push(id);
+        slots.push(position);
+    }
+    slots.sort_unstable();
+    let (mut inserts, mut updates, mut reopen) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, item) in items.iter().enumerate() {
+        let mut row = item.columns.clone();
+        row.insert("id".into(), json!(ids[i]));
+        row.insert("status".into(), json!(item.status.as_str()));
+        row.insert("position".into(), json!(slots[i]));
+        row.insert("subject".into(), json!(item.content));
+        match found[i] {
+            None => inserts.push(Value::Object(row)),
+            Some(t) => {
+                let current = columns_of(t);
+                let changed = t.status != item.status
+                    || t.position != slots[i]
+                    || t.subject != item.content
+                    || item.columns.iter().any(|(k, v)| current.get(k) != Some(v));
+                if changed {
+                    if check_transition(t.status, item.status).is_err() {
+                        reopen.push(t.id);
+                    }
+                    updates.push(Value::Object(row));
+                }
+            }
+        }
+    }
+    let mut names = names;
+    names.push("subject");
+    store::write::reopen_many(tenant, &reopen);
+    store::write::update_many(tenant, &names, &updates);
+    store::write::insert_many(tenant, conversation, &names, &inserts);
+    for id in ids.iter().chain(&plan.removed) {
+        runner::touched(tenant, Some(conversation), *id);
+    }
+    Ok(ids)
+}
+
+/// The columns of a stored todo a replace may set, for comparing.
+fn columns_of(t: &Todo) -> Value {
+    json!({
+        "subject": t.subject,
+        "priority": t.priority,
+        "active_form": t.active_form,
+        "description": t.description,
+    })
+}

@@ -1,0 +1,90 @@
+//! Claim statements: claim-next (one statement, SKIP LOCKED), claim by id and renewing a
+//! lease. The rules are in `claims`; the operations in `ops::claiming` lock and check first.
+
+use pgrx::datum::DatumWithOid;
+
+use super::read::{CLAIM_ORDER, READY};
+use super::{one, with_plan};
+
+/// Unix epoch microseconds of a timestamptz expression, for `claims`.
+macro_rules! epoch_us {
+    ($e:literal) => {
+        concat!("(extract(epoch FROM ", $e, ") * 1000000)::int8")
+    };
+}
+
+/// A claim granted: the todo, its new fence and when the lease ends (epoch microseconds).
+pub struct Granted {
+    pub id: i64,
+    pub subject: String,
+    pub fence: i64,
+    pub expires_us: i64,
+    /// the todo's conversation (None: tenant-wide)
+    pub conversation: Option<String>,
+}
+
+fn granted(sql: &str, args: &[DatumWithOid<'_>]) -> Option<Granted> {
+    with_plan(sql, args, true, |rows| {
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let r = rows.first();
+        Ok(Some(Granted {
+            id: r.get(1)?.unwrap_or_default(),
+            subject: r.get(2)?.unwrap_or_default(),
+            fence: r.get(3)?.unwrap_or_default(),
+            expires_us: r.get(4)?.unwrap_or_default(),
+            conversation: r.get(5)?,
+        }))
+    })
+}
+
+/// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds, in one
+/// statement: the candidate row is locked with SKIP LOCKED (a row another claimer is taking
+/// is passed over, never waited for or taken twice), then moved to in_progress with a new
+/// fence. None when nothing is ready.
+pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64) -> Option<Granted> {
+    let sql = format!(
+        "WITH next AS (SELECT t.tenant_id, t.id FROM todo.todos t WHERE {READY}
+                        ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
+         UPDATE todo.todos u
+            SET status = 'in_progress', claimed_by = $3, fence = u.fence + 1,
+                lease_expires_at = now() + make_interval(secs => $4)
+           FROM next WHERE u.tenant_id = next.tenant_id AND u.id = next.id
+         RETURNING u.id, u.subject, u.fence, {}, u.conversation_id",
+        epoch_us!("u.lease_expires_at")
+    );
+    granted(&sql, &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into()])
+}
+
+/// Claims todo `id` (locked and checked by the caller) for `agent`.
+pub fn claim_id(tenant: &str, id: i64, agent: &str, lease_s: i64) -> Granted {
+    granted(
+        concat!(
+            "UPDATE todo.todos u
+                SET status = 'in_progress', claimed_by = $3, fence = u.fence + 1,
+                    lease_expires_at = now() + make_interval(secs => $4)
+              WHERE u.tenant_id = $1 AND u.id = $2
+             RETURNING u.id, u.subject, u.fence, ",
+            epoch_us!("u.lease_expires_at"),
+            ", u.conversation_id"
+        ),
+        &[tenant.into(), id.into(), agent.into(), (lease_s as f64).into()],
+    )
+    .expect("the row is locked by the caller")
+}
+
+/// Extends the lease of todo `id` (locked and checked by the caller) to `lease_s` seconds
+/// from now; the new end, in epoch microseconds.
+pub fn renew(tenant: &str, id: i64, lease_s: i64) -> i64 {
+    one::<i64>(
+        concat!(
+            "UPDATE todo.todos u SET lease_expires_at = now() + make_interval(secs => $3)
+              WHERE u.tenant_id = $1 AND u.id = $2 RETURNING ",
+            epoch_us!("u.lease_expires_at")
+        ),
+        &[tenant.into(), id.into(), (lease_s as f64).into()],
+        true,
+    )
+    .expect("the row is locked by the caller")
+}

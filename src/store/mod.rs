@@ -1,0 +1,90 @@
+//! The one module that runs SQL against the extension's tables, split by concern: `ids`
+//! (tenants and id counters), `read` (rows as the surfaces read them, and locking them for a
+//! change), `write` (inserts, updates, deletes), `lease` (claim statements and the ready
+//! queue), `edges` (the dependency graph), `locks` (advisory locks and the order every call
+//! takes its locks in) and `channel` (change notifications). Every statement names its
+//! relations with the schema and filters by tenant explicitly: superusers bypass row-level
+//! security, and the extension must not. Every statement runs through a plan saved once per
+//! backend (`with_plan`).
+
+pub mod channel;
+pub mod edges;
+pub mod ids;
+pub mod lease;
+pub mod locks;
+pub mod read;
+pub mod write;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use pgrx::datum::DatumWithOid;
+use pgrx::prelude::*;
+use pgrx::spi::{OwnedPreparedStatement, SpiClient, SpiTupleTable};
+
+use crate::errors;
+
+fn spi_error(e: pgrx::spi::Error) -> ! {
+    errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("pg_todos: {e}"), "")
+}
+
+thread_local! {
+    /// Every statement this module runs, prepared once per backend and kept (PostgreSQL's
+    /// plan cache re-plans them after DDL). The statements are a fixed set of texts.
+    static PLANS: RefCell<HashMap<String, &'static OwnedPreparedStatement>> = RefCell::new(HashMap::new());
+}
+
+fn saved(client: &SpiClient<'_>, sql: &str, args: &[DatumWithOid<'_>], write: bool) -> &'static OwnedPreparedStatement {
+    if let Some(plan) = PLANS.with(|p| p.borrow().get(sql).copied()) {
+        return plan;
+    }
+    let types: Vec<pgrx::PgOid> = args.iter().map(|a| pgrx::PgOid::from(a.oid())).collect();
+    let prepared = if write { client.prepare_mut(sql, &types) } else { client.prepare(sql, &types) };
+    let plan: &'static OwnedPreparedStatement =
+        Box::leak(Box::new(prepared.unwrap_or_else(|e| spi_error(e)).keep()));
+    PLANS.with(|p| p.borrow_mut().insert(sql.to_string(), plan));
+    plan
+}
+
+/// Runs `sql` through its saved plan and hands the rows to `f`. A read (`write` false) runs
+/// read-only until the transaction has an xid (see `begin_write`), so it works on a standby.
+pub(crate) fn with_plan<R>(
+    sql: &str,
+    args: &[DatumWithOid<'_>],
+    write: bool,
+    f: impl FnOnce(SpiTupleTable<'_>) -> Result<R, pgrx::spi::Error>,
+) -> R {
+    let result = if write {
+        Spi::connect_mut(|client| {
+            let plan = saved(client, sql, args, true);
+            f(client.update(plan, None, args)?)
+        })
+    } else {
+        Spi::connect(|client| {
+            let plan = saved(client, sql, args, false);
+            f(client.select(plan, None, args)?)
+        })
+    };
+    result.unwrap_or_else(|e| spi_error(e))
+}
+
+/// The first column of the first row (None: no row, or NULL).
+pub(crate) fn one<T: FromDatum + IntoDatum>(sql: &str, args: &[DatumWithOid<'_>], write: bool) -> Option<T> {
+    with_plan(sql, args, write, |rows| if rows.is_empty() { Ok(None) } else { rows.first().get_one::<T>() })
+}
+
+/// Runs a statement; the number of rows it returned.
+pub(crate) fn exec(sql: &str, args: &[DatumWithOid<'_>]) -> usize {
+    with_plan(sql, args, true, |rows| Ok(rows.len()))
+}
+
+/// Call first in a (sub)transaction that is going to write. pgrx runs SPI read-only, on the
+/// snapshot of the calling statement, until the current (sub)transaction has an xid; a write
+/// command inside a fresh subtransaction would then not see what the commands before it in
+/// the same message wrote. Taking the xid up front makes its lookups see them.
+pub fn begin_write() {
+    // SAFETY: assigns the current (sub)transaction's xid, or raises (e.g. on a standby).
+    unsafe {
+        pg_sys::GetCurrentTransactionId();
+    }
+}

@@ -1,0 +1,286 @@
+//! Todos as the surfaces read them: the writ's rows with their marks, whole rows for the
+//! tool dialects and REST, the ready queue, and locking the rows an operation changes.
+
+use pgrx::datum::DatumWithOid;
+use pgrx::prelude::*;
+
+use super::with_plan;
+use crate::claims;
+use crate::errors;
+use crate::status::Status;
+use crate::todo::Todo;
+use crate::writ::render::{Marks, Row};
+
+/// Scope: the conversation's rows plus the tenant-wide pool; with no conversation, the pool.
+/// For `todo.todos t`, after `t.`.
+const SCOPE: &str = "tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)";
+
+/// The columns of a `Row`, for `todo.todos t` and the tenant as `$1`: its claim, and whether
+/// the tenant has any dependency or subtask at all (each asked once per query, an InitPlan
+/// of one index probe). Only then does `rows` look up the marks that need them.
+const ROW_COLUMNS: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
+    t.claimed_by, t.lease_expires_at > now(),
+    (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)),
+    (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL))";
+
+/// The same columns without the claim or marks, for a command that only needs the todo.
+const ROW_PLAIN: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
+    NULL::text, NULL::bool, false, false";
+
+/// For todos `$2` of tenant `$1`: the open todos each waits for, and its subtasks' progress
+/// (completed, not canceled).
+const MARKS: &str = "SELECT i.id,
+    (SELECT array_agg(d.depends_on ORDER BY d.depends_on)
+       FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+      WHERE d.tenant_id = $1 AND d.todo_id = i.id AND b.status IN ('pending', 'in_progress')),
+    (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
+       FROM todo.todos c WHERE c.tenant_id = $1 AND c.parent_id = i.id)
+  FROM unnest($2::int8[]) WITH ORDINALITY AS i(id, ord) ORDER BY i.ord";
+
+fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
+    let mut any_marks = false;
+    let mut rows = with_plan(sql, args, false, |table| {
+        table
+            .map(|r| {
+                let status: String = r.get(3)?.unwrap_or_default();
+                let holder: Option<String> = r.get(5)?;
+                any_marks |= r.get::<bool>(7)?.unwrap_or(false) || r.get::<bool>(8)?.unwrap_or(false);
+                Ok(Row {
+                    id: r.get(1)?.unwrap_or_default(),
+                    subject: r.get(2)?.unwrap_or_default(),
+                    status: Status::parse(&status).unwrap_or(Status::Pending),
+                    tenant_wide: r.get(4)?.unwrap_or(false),
+                    marks: Marks {
+                        claim: holder.map(|h| (h, r.get(6).ok().flatten().unwrap_or(false))),
+                        ..Marks::default()
+                    },
+                })
+            })
+            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    });
+    if any_marks {
+        let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+        for (row, (blocked_by, progress)) in rows.iter_mut().zip(marks(tenant, ids)) {
+            row.marks.blocked_by = blocked_by;
+            row.marks.progress = progress;
+        }
+    }
+    rows
+}
+
+/// For each of `ids` (todos of `tenant`), in order: the open todos it waits for, and its
+/// subtasks' progress (completed, not canceled; None without subtasks).
+fn marks(tenant: &str, ids: Vec<i64>) -> Vec<(Vec<i64>, Option<(i64, i64)>)> {
+    with_plan(MARKS, &[tenant.into(), ids.into()], false, |table| {
+        table
+            .map(|r| {
+                let progress: Vec<i64> = r.get(3)?.unwrap_or_default();
+                Ok((
+                    r.get::<Vec<i64>>(2)?.unwrap_or_default(),
+                    match progress[..] {
+                        [done, total] if total > 0 => Some((done, total)),
+                        _ => None,
+                    },
+                ))
+            })
+            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    })
+}
+
+/// The todos in scope, in position order; only the open ones unless `all`.
+pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Row> {
+    let sql = format!(
+        "SELECT {ROW_COLUMNS} FROM todo.todos t
+          WHERE t.{SCOPE} {} ORDER BY t.position, t.id",
+        if all { "" } else { "AND t.status IN ('pending', 'in_progress')" }
+    );
+    rows(tenant, &sql, &[tenant.into(), conversation.into()])
+}
+
+/// One todo in scope, whatever its status (without its marks).
+pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Option<Row> {
+    let sql = format!("SELECT {ROW_PLAIN} FROM todo.todos t WHERE t.{SCOPE} AND t.id = $3");
+    rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()]).pop()
+}
+
+/// A todo as JSON text, timestamps in epoch microseconds: parsed into `model::Todo`.
+pub(super) const AS_JSON: &str = "json_build_object(
+    'id', t.id, 'conversation_id', t.conversation_id, 'turn_id', t.turn_id, 'agent_id', t.agent_id,
+    'subject', t.subject, 'description', t.description, 'active_form', t.active_form,
+    'status', t.status, 'priority', t.priority, 'position', t.position,
+    'completion_criteria', t.completion_criteria, 'agent_type', t.agent_type, 'outcome', t.outcome,
+    'created_us', (extract(epoch FROM t.created_at) * 1000000)::int8,
+    'updated_us', (extract(epoch FROM t.updated_at) * 1000000)::int8,
+    'started_us', (extract(epoch FROM t.started_at) * 1000000)::int8,
+    'completed_us', (extract(epoch FROM t.completed_at) * 1000000)::int8)::text";
+
+fn parse_todo(text: &str) -> Todo {
+    serde_json::from_str(text).unwrap_or_else(|e| {
+        errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("pg_todos: bad row: {e}"), "")
+    })
+}
+
+pub(super) fn parse_todos(table: pgrx::spi::SpiTupleTable<'_>) -> Result<Vec<Todo>, pgrx::spi::Error> {
+    table.map(|r| r.get::<String>(1).map(|t| parse_todo(&t.unwrap_or_default()))).collect()
+}
+
+/// Runs a query whose rows are `AS_JSON`. Read-only until the transaction has an xid (see
+/// `begin_write`): a read on a standby or in a read-only transaction works.
+fn todo_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
+    with_plan(sql, args, false, parse_todos)
+}
+
+/// Which todos a surface works on.
+pub enum Filter<'a> {
+    /// one todo of the tenant, any conversation
+    Id(i64),
+    /// one conversation's own rows (not the tenant-wide pool)
+    Conversation(&'a str),
+    /// one turn's rows
+    Turn(&'a str),
+    /// seed 000's REST list: a conversation plus the pool (Some), the pool only (None),
+    /// or every row (no filter); optional status and agent
+    Rest { conversation: Option<Option<&'a str>>, status: Option<&'a str>, agent: Option<&'a str>, limit: i64 },
+}
+
+/// The tenant's todos that match `filter`, in position order (REST: the seed's order).
+pub fn todos(tenant: &str, filter: Filter<'_>) -> Vec<Todo> {
+    let base = format!("SELECT {AS_JSON} FROM todo.todos t WHERE t.tenant_id = $1");
+    match filter {
+        Filter::Id(id) => todo_rows(&format!("{base} AND t.id = $2"), &[tenant.into(), id.into()]),
+        Filter::Conversation(c) => todo_rows(
+            &format!("{base} AND t.conversation_id = $2 ORDER BY t.position, t.id"),
+            &[tenant.into(), c.into()],
+        ),
+        Filter::Turn(turn) => todo_rows(
+            &format!("{base} AND t.turn_id = $2 ORDER BY t.position, t.id"),
+            &[tenant.into(), turn.into()],
+        ),
+        Filter::Rest { conversation, status, agent, limit } => {
+            let scope = match conversation {
+                None => "true",
+                Some(None) => "t.conversation_id IS NULL",
+                Some(Some(_)) => "(t.conversation_id = $2 OR t.conversation_id IS NULL)",
+            };
+            let conv = conversation.flatten();
+            todo_rows(
+                &format!(
+                    "{base} AND {scope} AND ($3::text IS NULL OR t.status = $3) AND ($4::text IS NULL OR t.agent_id = $4)
+                     ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END,
+                              CASE WHEN t.status IN ('pending', 'in_progress') THEN t.position END,
+                              t.updated_at DESC, t.id
+                     LIMIT $5"
+                ),
+                &[tenant.into(), conv.into(), status.into(), agent.into(), limit.into()],
+            )
+        }
+    }
+}
+
+/// The open todos `id` waits for, in id order.
+pub fn blockers(tenant: &str, id: i64) -> Vec<i64> {
+    marks(tenant, vec![id]).pop().map(|(blocked_by, _)| blocked_by).unwrap_or_default()
+}
+
+/// Ready: open, in scope, not held by a live claim (pending, or in progress under a lapsed
+/// claim), not waiting for an open todo, and with no open subtasks. For `todo.todos t`,
+/// `$1` tenant, `$2` conversation.
+/// (The per-row checks run only when the tenant has dependencies or subtasks: a CASE over
+/// an InitPlan.)
+pub(super) const READY: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
+    AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.lease_expires_at <= now()))
+    AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
+        NOT EXISTS (SELECT 1 FROM todo.dependencies d
+                      JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                     WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
+                       AND b.status IN ('pending', 'in_progress')) ELSE true END
+    AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)) THEN
+        NOT EXISTS (SELECT 1 FROM todo.todos c
+                     WHERE c.tenant_id = t.tenant_id AND c.parent_id = t.id
+                       AND c.status IN ('pending', 'in_progress')) ELSE true END";
+
+/// Claim order: priority (high, then medium or unset, then low), then position, then id.
+pub(super) const CLAIM_ORDER: &str = "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END, t.position, t.id";
+
+/// The ready todos in scope, in claim order, at most `limit`.
+pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
+    let sql = format!("SELECT {ROW_COLUMNS} FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT $3");
+    rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()])
+}
+
+/// Which todos a change may find, besides the tenant.
+#[derive(Clone, Copy, Debug)]
+pub enum Find<'a> {
+    /// the conversation's todos plus the tenant-wide pool (None: the pool): the writ's scope
+    InScope(Option<&'a str>),
+    /// any todo of the tenant (REST)
+    Anywhere,
+    /// one conversation's own todos, not the pool (whole-list dialects)
+    Conversation(&'a str),
+    /// one turn's todos (the plan tools)
+    Turn(&'a str),
+}
+
+impl Find<'_> {
+    /// The condition on `todo.todos t` with its argument as `$3`.
+    fn condition(&self) -> &'static str {
+        match self {
+            Find::InScope(_) => "(t.conversation_id = $3 OR t.conversation_id IS NULL)",
+            Find::Anywhere => "$3::text IS NULL",
+            Find::Conversation(_) => "t.conversation_id = $3",
+            Find::Turn(_) => "t.turn_id = $3",
+        }
+    }
+
+    fn argument(&self) -> Option<&str> {
+        match *self {
+            Find::InScope(c) => c,
+            Find::Anywhere => None,
+            Find::Conversation(c) | Find::Turn(c) => Some(c),
+        }
+    }
+}
+
+/// A todo locked for a change, with its claim state.
+pub struct Locked {
+    pub todo: Todo,
+    pub claim: claims::State,
+}
+
+/// Locks the todos `ids` of the tenant that `find` finds, in ascending id order, until the
+/// transaction ends (`FOR UPDATE` for a delete, else `FOR NO KEY UPDATE`), and returns them
+/// as they are once locked, in that order. A todo deleted meanwhile is not returned.
+pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Locked> {
+    let sql = format!(
+        "SELECT {AS_JSON}, t.claimed_by, (extract(epoch FROM t.lease_expires_at) * 1000000)::int8, t.fence
+           FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY($2) AND {} ORDER BY t.id FOR {}",
+        find.condition(),
+        if delete { "UPDATE" } else { "NO KEY UPDATE" }
+    );
+    let args: [DatumWithOid<'_>; 3] = [tenant.into(), ids.to_vec().into(), find.argument().into()];
+    with_plan(&sql, &args, true, |table| {
+        table
+            .map(|r| {
+                let todo = parse_todo(&r.get::<String>(1)?.unwrap_or_default());
+                let holder: Option<String> = r.get(2)?;
+                let expires: Option<i64> = r.get(3)?;
+                let claim = holder.zip(expires).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
+                let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.get(4)?.unwrap_or(0) };
+                Ok(Locked { todo, claim: state })
+            })
+            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    })
+}
+
+/// Locks every todo of one conversation (not the pool) in ascending id order, `FOR UPDATE`
+/// (a whole-list replace may delete any of them), and returns them in position order.
+pub fn lock_conversation(tenant: &str, conversation: &str) -> Vec<Todo> {
+    let mut todos = with_plan(
+        &format!("SELECT {AS_JSON} FROM todo.todos t WHERE t.tenant_id = $1 AND t.conversation_id = $2 ORDER BY t.id FOR UPDATE"),
+        &[tenant.into(), conversation.into()],
+        true,
+        parse_todos,
+    );
+    todos.sort_by_key(|t| (t.position, t.id));
+    todos
+}

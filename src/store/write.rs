@@ -1,0 +1,142 @@
+//! Inserts, updates and deletes of todos, one row or a whole list at a time. Callers lock
+//! the rows first (`read::lock`, `locks`) and check the rules; these only write.
+
+use pgrx::datum::DatumWithOid;
+use serde_json::{Map, Value};
+
+use super::read::{parse_todos, AS_JSON};
+use super::{exec, with_plan};
+use crate::todo::Todo;
+
+/// The columns a surface may write, in `todo.todos` spelling.
+pub const WRITABLE: &[&str] = &[
+    "conversation_id", "turn_id", "agent_id", "subject", "description", "active_form", "status",
+    "priority", "position", "completion_criteria", "agent_type", "outcome",
+];
+
+/// The keys of `fields` that are writable columns, checked against `WRITABLE`.
+fn columns(fields: &Map<String, Value>) -> Vec<&str> {
+    fields.keys().map(String::as_str).filter(|k| WRITABLE.contains(k)).collect()
+}
+
+/// Inserts a todo of `tenant` with the given id (None: the tenant's next, from the row
+/// trigger), parent and columns (others from their defaults: the context's conversation,
+/// agent and turn unless given) and returns it.
+pub fn insert(tenant: &str, id: Option<i64>, parent: Option<i64>, fields: &Map<String, Value>) -> Todo {
+    let cols = columns(fields);
+    let list = cols.iter().map(|c| format!(", {c}")).collect::<String>();
+    let values = cols.iter().map(|c| format!(", r.{c}")).collect::<String>();
+    let sql = format!(
+        "WITH t AS (INSERT INTO todo.todos (tenant_id, id, parent_id{list})
+                    SELECT $1, $3, $4{values} FROM jsonb_populate_record(NULL::todo.todos, $2) r
+                    RETURNING *)
+         SELECT {AS_JSON} FROM t"
+    );
+    let args = pgrx::JsonB(Value::Object(fields.clone()));
+    written_rows(&sql, &[tenant.into(), args.into(), id.into(), parent.into()])
+        .pop()
+        .expect("INSERT … RETURNING gives the row")
+}
+
+/// Updates the given columns of one todo; None when the tenant has no such todo.
+pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo> {
+    let cols = columns(fields);
+    if cols.is_empty() {
+        return super::read::todos(tenant, super::read::Filter::Id(id)).pop();
+    }
+    let sql = format!(
+        "WITH t AS (UPDATE todo.todos u SET ({}) = (SELECT {} FROM jsonb_populate_record(NULL::todo.todos, $3) r)
+                     WHERE u.tenant_id = $1 AND u.id = $2 RETURNING u.*)
+         SELECT {AS_JSON} FROM t",
+        cols.join(", "),
+        cols.iter().map(|c| format!("r.{c}")).collect::<Vec<_>>().join(", ")
+    );
+    let args = pgrx::JsonB(Value::Object(fields.clone()));
+    written_rows(&sql, &[tenant.into(), id.into(), args.into()]).pop()
+}
+
+/// Deletes one todo; false when the tenant has no such todo.
+pub fn delete(tenant: &str, id: i64) -> bool {
+    exec("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2 RETURNING id", &[tenant.into(), id.into()]) == 1
+}
+
+/// Runs a writing statement whose RETURNING rows are `AS_JSON`.
+fn written_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
+    with_plan(sql, args, true, parse_todos)
+}
+
+fn record_columns(names: &[&str]) -> (String, String) {
+    assert!(names.iter().all(|n| WRITABLE.contains(n)), "writable columns only");
+    let set = names.iter().map(|c| format!(", {c} = r.{c}")).collect::<String>();
+    let types = names.iter().map(|c| format!(", {c} text")).collect::<String>();
+    (set, types)
+}
+
+/// Deletes these todos of the tenant.
+pub fn delete_many(tenant: &str, ids: &[i64]) {
+    if !ids.is_empty() {
+        exec("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = ANY($2) RETURNING id", &[tenant.into(), ids.to_vec().into()]);
+    }
+}
+
+/// Moves these todos of the tenant to pending (a reopen before a move the lifecycle does not
+/// allow in one step).
+pub fn reopen_many(tenant: &str, ids: &[i64]) {
+    if !ids.is_empty() {
+        exec(
+            "UPDATE todo.todos SET status = 'pending' WHERE tenant_id = $1 AND id = ANY($2) RETURNING id",
+            &[tenant.into(), ids.to_vec().into()],
+        );
+    }
+}
+
+/// Updates many todos of the tenant in one statement: each row of `rows` is `{"id", "status",
+/// "position", <names>…}` (the named columns are text).
+pub fn update_many(tenant: &str, names: &[&str], rows: &[Value]) {
+    if rows.is_empty() {
+        return;
+    }
+    let (set, types) = record_columns(names);
+    exec(
+        &format!(
+            "UPDATE todo.todos t SET status = r.status, position = r.position{set}
+               FROM jsonb_to_recordset($2) AS r(id bigint, status text, position bigint{types})
+              WHERE t.tenant_id = $1 AND t.id = r.id RETURNING t.id"
+        ),
+        &[tenant.into(), pgrx::JsonB(Value::Array(rows.to_vec())).into()],
+    );
+}
+
+/// Inserts many todos of the tenant's conversation in one statement, ids given (reserved
+/// with `reserve_todo_ids`); rows as for `update_many`.
+pub fn insert_many(tenant: &str, conversation: &str, names: &[&str], rows: &[Value]) {
+    if rows.is_empty() {
+        return;
+    }
+    let (_, types) = record_columns(names);
+    let list = names.iter().map(|c| format!(", {c}")).collect::<String>();
+    let values = names.iter().map(|c| format!(", r.{c}")).collect::<String>();
+    exec(
+        &format!(
+            "INSERT INTO todo.todos (tenant_id, conversation_id, id, status, position{list})
+             SELECT $1, $2, r.id, r.status, r.position{values}
+               FROM jsonb_to_recordset($3) AS r(id bigint, status text, position bigint{types})
+              ORDER BY r.position RETURNING id"
+        ),
+        &[tenant.into(), conversation.into(), pgrx::JsonB(Value::Array(rows.to_vec())).into()],
+    );
+}
+
+/// Sets `position` so that `ids` (todos of the tenant) come in this order, reusing the
+/// positions they already hold, so they keep their place among other todos.
+pub fn reorder(tenant: &str, ids: &[i64]) {
+    exec(
+        "WITH wanted AS (SELECT id, ord FROM unnest($2::int8[]) WITH ORDINALITY AS w(id, ord)),
+              slots AS (SELECT position, row_number() OVER (ORDER BY position, id) AS ord
+                          FROM todo.todos WHERE tenant_id = $1 AND id = ANY($2)),
+              target AS (SELECT w.id, s.position FROM wanted w JOIN slots s USING (ord))
+         UPDATE todo.todos t SET position = target.position FROM target
+          WHERE t.tenant_id = $1 AND t.id = target.id AND t.position <> target.position",
+        &[tenant.into(), ids.to_vec().into()],
+    );
+}

@@ -1,0 +1,159 @@
+//! The coordination operations as SQL functions: `todo.claim`, `todo.heartbeat`,
+//! `todo.release`, `todo.finish`, `todo.block`, `todo.unblock`, `todo.ready`. Each is one
+//! operation (`ops::claiming`, `ops::dependencies`); its error is raised with its SQLSTATE
+//! (`error::Error::sqlstate`). Scope is the writ's: the conversation in context plus the
+//! tenant-wide pool (no conversation: the pool). The acting agent is `todo.agent`.
+
+use pgrx::datum::TimestampWithTimeZone;
+use pgrx::prelude::*;
+
+use crate::error::Error;
+use crate::ops::{self, claiming, dependencies, Scope};
+use crate::status::Status;
+use crate::writ::render::Row;
+use crate::{errors, runner, time};
+
+/// An operation's outcome, or its error raised with its SQLSTATE.
+fn done<T>(r: Result<T, Error>) -> T {
+    r.unwrap_or_else(|e| errors::raise_error(&e))
+}
+
+/// Claims a todo for the agent in context (`todo.agent`) and moves it to in_progress:
+/// `todo_id`, or (NULL) the first ready todo in scope (see `todo.ready`), with a lease of
+/// `lease_seconds` (NULL: `todo.lease_default`; at most `todo.lease_max`). Returns the todo,
+/// the claim's fencing number and when the lease ends; no row when nothing is ready.
+/// Concurrent claimers never get the same todo: the next ready row is taken with
+/// `FOR UPDATE SKIP LOCKED`.
+///
+/// Errors: 22023 no tenant, no agent, or a lease out of range; 42704 tenant not registered;
+/// P0002 no such todo in scope; 55006 another agent holds a live claim on it; 55000 it is
+/// finished or blocked by open todos.
+#[pg_extern(volatile, parallel_unsafe, name = "claim")]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn sql_claim(
+    todo_id: default!(Option<i64>, "NULL"),
+    lease_seconds: default!(Option<i32>, "NULL"),
+) -> TableIterator<
+    'static,
+    (name!(id, i64), name!(subject, String), name!(fence, i64), name!(lease_expires_at, TimestampWithTimeZone)),
+> {
+    runner::call(|| {
+        let claimed = done(claiming::claim(&Scope::from_context(), todo_id, lease_seconds.map(i64::from)));
+        let row = claimed.map(|c| (c.granted.id, c.granted.subject, c.granted.fence, time::timestamptz(c.granted.expires_us)));
+        TableIterator::new(row)
+    })
+}
+
+/// Extends the lease of a todo the agent in context holds, to `lease_seconds` from now
+/// (NULL: `todo.lease_default`). With `fence`, that claim must be the todo's current one.
+/// Returns when the lease now ends.
+///
+/// Errors: 22023 no tenant, no agent, or a lease out of range; P0002 no such todo in scope;
+/// 55006 another agent holds it; 55000 the claim lapsed, was superseded (a newer fence) or
+/// is not the agent's.
+#[pg_extern(volatile, parallel_unsafe, name = "heartbeat")]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn sql_heartbeat(
+    todo_id: i64,
+    fence: default!(Option<i64>, "NULL"),
+    lease_seconds: default!(Option<i32>, "NULL"),
+) -> TimestampWithTimeZone {
+    runner::call(|| {
+        let c = done(claiming::heartbeat(&Scope::from_context(), todo_id, fence, lease_seconds.map(i64::from)));
+        time::timestamptz(c.granted.expires_us)
+    })
+}
+
+/// Gives back a todo the agent in context holds (with `fence`: that claim): it returns to
+/// pending, unclaimed, ready for the next claimer.
+///
+/// Errors: as `todo.heartbeat`.
+#[pg_extern(volatile, parallel_unsafe, name = "release")]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn sql_release(todo_id: i64, fence: default!(Option<i64>, "NULL")) {
+    runner::call(|| {
+        done(claiming::release(&Scope::from_context(), todo_id, fence));
+    })
+}
+
+/// Completes (or, with `status => 'canceled'`, cancels) a todo, recording `outcome`. With
+/// `fence`, the agent in context must hold that claim, live; without, a todo under another
+/// agent's live claim is refused, and so is one whose own lapsed claim the agent presents.
+///
+/// Errors: 22023 no tenant, or a status other than completed/canceled; P0002 no such todo in
+/// scope; 55006 another agent holds it; 55000 a stale claim, or it is finished already.
+#[pg_extern(volatile, parallel_unsafe, name = "finish")]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn sql_finish(
+    todo_id: i64,
+    fence: default!(Option<i64>, "NULL"),
+    status: default!(&str, "'completed'"),
+    outcome: default!(Option<&str>, "NULL"),
+) {
+    let to = match Status::parse(status) {
+        Some(s) if s.is_terminal() => s,
+        _ => errors::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("todo.finish: status must be completed or canceled, not \"{status}\""),
+            "use todo.release to give a todo back, todo.todo_writ('/todo reopen <id>') to reopen one",
+        ),
+    };
+    runner::call(|| {
+        done(claiming::finish(&Scope::from_context(), todo_id, fence, to, outcome));
+    })
+}
+
+/// Makes `todo_id` wait for `on_id`: it is not ready while `on_id` is open. Both must be in
+/// scope. Returns false when it already waited for it.
+///
+/// Errors: 22023 no tenant, a todo waiting for itself, or an edge that would close a cycle
+/// (the message shows the path); P0002 either todo not in scope.
+#[pg_extern(volatile, parallel_unsafe, name = "block")]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn sql_block(todo_id: i64, on_id: i64) -> bool {
+    runner::call(|| done(dependencies::block(&Scope::from_context(), todo_id, on_id)))
+}
+
+/// Removes the wait of `todo_id` for `on_id`. Returns false when there was none.
+///
+/// Errors: 22023 no tenant; P0002 either todo not in scope.
+#[pg_extern(volatile, parallel_unsafe, name = "unblock")]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn sql_unblock(todo_id: i64, on_id: i64) -> bool {
+    runner::call(|| done(dependencies::unblock(&Scope::from_context(), todo_id, on_id)))
+}
+
+/// The ready queue: todos in scope that are open, not held by a live claim (pending, or in
+/// progress under a lapsed one), not waiting for an open todo and without open subtasks, in
+/// claim order (priority high, medium or unset, low; then position), at most `max_rows`.
+///
+/// Errors: 22023 no tenant; 42704 tenant not registered.
+#[pg_extern(stable, parallel_restricted, name = "ready")]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn sql_ready(
+    max_rows: default!(i32, 50),
+) -> TableIterator<'static, (name!(id, i64), name!(subject, String), name!(status, String), name!(tenant_wide, bool))> {
+    let rows: Vec<Row> = ops::ready(&Scope::from_context(), i64::from(max_rows.max(0)));
+    TableIterator::new(rows.into_iter().map(|r| (r.id, r.subject, r.status.as_str().to_string(), r.tenant_wide)))
+}
+
+extension_sql!(
+    r#"
+COMMENT ON FUNCTION todo.claim(bigint, integer) IS
+    'Claims a todo (or the next ready one) for the agent in context, with a lease: (id, subject, fence, lease_expires_at); no row when nothing is ready.';
+COMMENT ON FUNCTION todo.heartbeat(bigint, bigint, integer) IS
+    'Renews the lease of a todo the agent in context holds; returns when it now ends.';
+COMMENT ON FUNCTION todo.release(bigint, bigint) IS
+    'Gives back a todo the agent in context holds: pending and unclaimed again.';
+COMMENT ON FUNCTION todo.finish(bigint, bigint, text, text) IS
+    'Completes or cancels a todo; refused under another agent''s live claim or a stale fence.';
+COMMENT ON FUNCTION todo.block(bigint, bigint) IS
+    'Makes the first todo wait for the second while it is open; refuses cycles.';
+COMMENT ON FUNCTION todo.unblock(bigint, bigint) IS
+    'Removes the wait of the first todo for the second.';
+COMMENT ON FUNCTION todo.ready(integer) IS
+    'The ready queue: open, unclaimed, unblocked todos in scope without open subtasks, in claim order.';
+"#,
+    name = "coord_comments",
+    requires = [sql_claim, sql_heartbeat, sql_release, sql_finish, sql_block, sql_unblock, sql_ready]
+);

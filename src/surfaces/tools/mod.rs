@@ -1,0 +1,182 @@
+//! The tool catalog: every dialect's tools in one registry, listed by `todo.tools()` in MCP's
+//! tool shape and run by `todo.call(tool, args)`. Each dialect is one module of parsing and
+//! rendering that speaks its seed's JSON exactly; changes are operations (`ops`), run by
+//! `runner::attempt` (one per call).
+
+pub mod coord;
+pub mod opencode;
+pub mod plan;
+pub mod tasks;
+pub mod todolist;
+
+use pgrx::prelude::*;
+use pgrx::JsonB;
+use serde_json::{json, Value};
+
+use crate::dialects;
+use crate::error::Error;
+use crate::ops::Scope;
+use crate::{runner, schema};
+
+/// What a tool answers: its output object, or (`Err`) its error object — then nothing it
+/// wrote is kept.
+pub type Answer = Result<Value, Value>;
+
+/// One tool: its MCP description and schema, an optional dialect-specific check that runs
+/// before the schema (for dialects that define their own error codes), and what it does.
+pub struct Tool {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input_schema: fn() -> Value,
+    pub precheck: Option<fn(&Value) -> Option<Value>>,
+    pub run: fn(&Scope, &Value) -> Answer,
+    /// whether it may write (then it runs through `runner::attempt`)
+    pub writes: bool,
+}
+
+/// Every tool with its dialect (`dialects::DIALECTS`), in catalog order.
+pub fn catalog() -> Vec<(&'static str, &'static Tool)> {
+    [plan::TOOLS, opencode::TOOLS, todolist::TOOLS, tasks::TOOLS, coord::TOOLS]
+        .into_iter()
+        .zip(dialects::DIALECTS.iter().map(|(name, _, _)| *name))
+        .flat_map(|(tools, dialect)| tools.iter().map(move |t| (dialect, *t)))
+        .collect()
+}
+
+/// Every tool, in catalog order.
+pub fn registry() -> Vec<&'static Tool> {
+    catalog().into_iter().map(|(_, t)| t).collect()
+}
+
+/// The dispatcher's own error object (an unknown tool, arguments that break the schema, a
+/// value the database refused): `{"error": {"code", "message"}}`.
+pub fn error(code: &str, message: impl Into<String>) -> Value {
+    json!({ "error": { "code": code, "message": message.into() } })
+}
+
+/// An operation's error as the error object of the dialects that have no words of their
+/// own: its code from the one table (`Error::code`) and its message.
+pub fn failed(e: Error) -> Value {
+    error(e.code(), e.to_string())
+}
+
+/// A string field of the arguments ("" when absent).
+pub fn str_arg<'a>(args: &'a Value, key: &str) -> &'a str {
+    args.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// A stored id as the dialects spell ids: a string.
+pub fn parse_string_id(s: &str) -> Option<i64> {
+    crate::writ::parse::parse_id(s).filter(|id| *id > 0)
+}
+
+/// The session of the opencode and todolist dialects (the conversation in context), or
+/// their `no_session` error object.
+pub fn session<'a>(scope: &'a Scope, tool: &str) -> Result<&'a str, Value> {
+    scope.conv().ok_or_else(|| {
+        error("no_session", format!("{tool} needs a session: set the conversation in context (todo.conversation)"))
+    })
+}
+
+/// Every tool as `{"name", "description", "inputSchema", "_meta": {"pg_todos/dialect"}}`
+/// (MCP's tool shape; the dialect is `plan`, `opencode`, `todolist`, `tasks` or `coord`, for
+/// servers that expose some sets only), in catalog order: plan `create_todo`, `list_todo`,
+/// `complete_todo`; opencode `todowrite`, `todoread`; todolist `todolist__get`,
+/// `todolist__set`; tasks `ListTasks`, `AddTask`, `CompleteTask`, `UncompleteTask`,
+/// `DeleteTask`; coord `claim_todo`, `heartbeat_todo`, `release_todo`, `finish_todo`,
+/// `block_todo`, `unblock_todo`, `ready_todos`, `add_subtask`. Raises nothing.
+#[pg_extern(immutable, parallel_safe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn tools() -> JsonB {
+    JsonB(Value::Array(
+        catalog()
+            .iter()
+            .map(|(dialect, t)| {
+                json!({ "name": t.name, "description": t.description, "inputSchema": (t.input_schema)(),
+                        "_meta": { "pg_todos/dialect": dialect } })
+            })
+            .collect(),
+    ))
+}
+
+/// Runs one tool by name with its input object, in the context's tenant, conversation and
+/// turn, and returns the tool's output object. SQL: `todo.call(tool text, args jsonb
+/// DEFAULT '{}') → jsonb`, a wrapper over this function that hands the arguments over as
+/// text, so that arguments nested too deeply to convert still get an error object. An unknown tool gives
+/// `{"error": {"code": "unknown_tool", …}}`; arguments that break the tool's schema give
+/// `{"error": {"code": "invalid_arguments", …}}` (the todolist dialect: its own codes); a
+/// value the database refuses gives `{"error": {"code": "rejected", …}}`. In every error
+/// case nothing is written.
+///
+/// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered; and
+/// every error that is not about the arguments' data (a cancel or timeout, a deadlock, a
+/// serialization failure, a lock timeout, out of memory or disk), raised as it is with
+/// nothing of the call committed, so the caller can retry.
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn call_json(tool: &str, args: Option<&str>) -> JsonB {
+    match parse_args(tool, args) {
+        Ok(args) => JsonB(dispatch(tool, &args)),
+        Err(e) => JsonB(e),
+    }
+}
+
+extension_sql!(
+    r#"
+CREATE FUNCTION todo.call(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, todo, pg_temp
+AS $$ SELECT todo.call_json(tool, args::text) $$;
+COMMENT ON FUNCTION todo.call(text, jsonb) IS
+    'Runs one tool of todo.tools() by name with its input object and returns its output object.';
+"#,
+    name = "call",
+    requires = [call_json]
+);
+
+/// 0.1.0's `todo.call(text, jsonb)` was this C function (symbol `call_wrapper`). Kept, with
+/// no SQL of its own, so that a database still at 0.1.0 keeps working with this library until
+/// `ALTER EXTENSION pg_todos UPDATE` replaces it with the wrapper above.
+#[pg_extern(sql = false)]
+fn call(tool: &str, args: Option<JsonB>) -> JsonB {
+    JsonB(dispatch(tool, &args.map(|a| a.0).unwrap_or(Value::Null)))
+}
+
+/// A JSON argument handed over as text (NULL: JSON null). The text is valid JSON (it came
+/// from jsonb); the only way to fail is nesting beyond serde_json's recursion limit.
+fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
+    match text {
+        None => Ok(Value::Null),
+        Some(t) => serde_json::from_str(t).map_err(|_| {
+            error("invalid_arguments", format!("{tool}: arguments are nested more than {} levels deep", schema::MAX_DEPTH))
+        }),
+    }
+}
+
+/// Runs tool `name` with `args` in the context's scope; its output or error object.
+pub fn dispatch(name: &str, args: &Value) -> Value {
+    runner::call(|| {
+        let Some(tool) = registry().into_iter().find(|t| t.name == name) else {
+            return error("unknown_tool", format!("unknown tool \"{name}\"; todo.tools() lists the tools"));
+        };
+        let scope = Scope::from_context();
+        if let Some(found) = tool.precheck.and_then(|check| check(args)) {
+            return found;
+        }
+        if let Err(why) = schema::validate(&(tool.input_schema)(), args) {
+            return error("invalid_arguments", format!("{name}: {why}"));
+        }
+        let answer =
+            if tool.writes { runner::attempt(|| (tool.run)(&scope, args).map_err(Refused)).map_err(|r| r.0) } else { (tool.run)(&scope, args) };
+        answer.unwrap_or_else(|e| e)
+    })
+}
+
+/// A tool's error object, or an operation's error the database raised (`rejected`).
+struct Refused(Value);
+
+impl From<Error> for Refused {
+    fn from(e: Error) -> Refused {
+        Refused(failed(e))
+    }
+}

@@ -1,0 +1,228 @@
+//! The `/todo` writ (`todo.todo_writ`), the open-todos block handed to a sub-agent
+//! (`todo.todo_open_block`) and the supervisor's preamble (`todo.todo_open_preamble`).
+//! Grammar, text and subject matching are pure (`writ::{parse, render, resolve}`); every
+//! command that writes is one operation run by `runner::attempt`.
+
+use pgrx::prelude::*;
+use serde_json::json;
+
+use crate::error::Error;
+use crate::ops::single::{json_fields, Change, NewTodo};
+use crate::ops::{self, claiming, dependencies, single, Scope};
+use crate::status::Status;
+use crate::writ::parse::{self, Command, Field, Mark, Parsed, Target};
+use crate::writ::render::{self, Row};
+use crate::writ::resolve::{self, Resolved};
+use crate::{context, runner, store};
+
+/// Messages larger than this get one error block and run nothing.
+pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+
+/// Runs every `/todo` command in an agent's message and returns their framed results, in
+/// order: `[/todo <verb> <args>]`, the result, `[END TODO]`, blocks separated by a blank line
+/// (an empty string when the message has no command). Each command is atomic: one that fails
+/// on its data changes nothing and says `ERR: …`, and the commands after it still run.
+/// Before the first command runs, the ids of every add are reserved and the todos the
+/// commands name by id are locked, in id order (so two writs never deadlock each other).
+///
+/// Errors (SQL, not `ERR:` lines): 22023 when no tenant is in context; 42704 when the tenant
+/// is not registered; and every error that is not about the message's data — a cancel or
+/// statement timeout (57014), a deadlock (40P01), a serialization failure (40001), a lock
+/// timeout (55P03), running out of memory or disk — raised as it is, with nothing of the
+/// message committed, so the caller can retry it whole.
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn todo_writ(message: &str) -> String {
+    runner::call(|| {
+        let scope = Scope::from_context();
+        if message.len() > MAX_MESSAGE_BYTES {
+            return render::frame(
+                "/todo",
+                &render::err(&format!(
+                    "message is {} bytes; the limit is {MAX_MESSAGE_BYTES} bytes — send the /todo commands on their own",
+                    message.len()
+                )),
+            );
+        }
+        let parsed = parse::parse(message);
+        let adds = parsed.iter().filter(|p| matches!(p.command, Ok(Command::Add { .. } | Command::Subtask { .. }))).count();
+        // the locks every command will need, in the one order (see store::locks)
+        let mut next_id = (adds > 0).then(|| store::ids::reserve_todo_ids(&scope.tenant, adds as i64));
+        store::locks::rows(&scope.tenant, &parsed.iter().flat_map(|p| named_ids(&p.command)).collect::<Vec<_>>());
+        let frames: Vec<String> = parsed
+            .iter()
+            .map(|p| {
+                let id = match (&p.command, next_id.as_mut()) {
+                    (Ok(Command::Add { .. } | Command::Subtask { .. }), Some(next)) => {
+                        *next += 1;
+                        Some(*next - 1)
+                    }
+                    _ => None,
+                };
+                render::frame(&p.header, &run(&scope, p, id))
+            })
+            .collect();
+        render::join_frames(&frames)
+    })
+}
+
+/// The todos a command names by id (the ones it may change).
+fn named_ids(command: &Result<Command, parse::ParseError>) -> Vec<i64> {
+    match command {
+        Ok(Command::Mark(_, Target::Id(id)) | Command::Reopen(id) | Command::Delete(id) | Command::Set { id, .. }) => vec![*id],
+        Ok(Command::Claim(Some(id)) | Command::Heartbeat(id) | Command::Release(id)) => vec![*id],
+        _ => Vec::new(),
+    }
+}
+
+/// One command's result body; `id` is the id reserved for an add.
+fn run(scope: &Scope, parsed: &Parsed, id: Option<i64>) -> String {
+    let command = match &parsed.command {
+        Ok(c) => c,
+        Err(e) => return render::err(&e.to_string()),
+    };
+    match command {
+        Command::List { all } => render::list_body(&ops::list(scope, *all), *all),
+        Command::Help => render::HELP.to_string(),
+        Command::Ready => render::ready_body(&ops::ready(scope, READY_ROWS)),
+        _ => match runner::attempt(|| write(scope, command, id)) {
+            Ok(line) => line,
+            Err(e) => render::err(&error_text(&e, command)),
+        },
+    }
+}
+
+/// `/todo ready` shows at most this many todos.
+const READY_ROWS: i64 = 1000;
+
+/// A command that writes, as one operation: its result line.
+fn write(scope: &Scope, command: &Command, reserved: Option<i64>) -> Result<String, Error> {
+    let conversation = json!(scope.conv());
+    Ok(match command {
+        Command::Add { subject, description } => {
+            let fields = json_fields([
+                ("conversation_id", conversation),
+                ("subject", json!(subject)),
+                ("description", json!(description)),
+            ]);
+            let t = single::add(scope, NewTodo { id: reserved, parent: None, fields })?;
+            render::ok_added(t.id, subject, description.as_deref())
+        }
+        Command::Subtask { parent, subject, description } => {
+            let fields = json_fields([
+                ("conversation_id", conversation),
+                ("subject", json!(subject)),
+                ("description", json!(description)),
+            ]);
+            let t = single::add(scope, NewTodo { id: reserved, parent: Some(*parent), fields })?;
+            render::ok_subtask(t.id, *parent, subject, description.as_deref())
+        }
+        Command::Mark(mark, target) => {
+            let id = match target {
+                Target::Id(id) => *id,
+                Target::Subject(s) => by_subject(scope, s, mark.verb())?,
+            };
+            let to = match mark {
+                Mark::Start => Status::InProgress,
+                Mark::Done => Status::Completed,
+                Mark::Cancel => Status::Canceled,
+            };
+            let changed = single::change(scope, scope.in_scope(), id, Change::status(to))?;
+            render::ok_status(to, id, &changed.before.subject)
+        }
+        Command::Reopen(id) => {
+            let changed = single::change(scope, scope.in_scope(), *id, Change::status(Status::Pending))?;
+            render::ok_status(Status::Pending, *id, &changed.before.subject)
+        }
+        Command::Delete(id) => render::ok_deleted(*id, &single::delete(scope, scope.in_scope(), *id)?.subject),
+        Command::Set { field, id, text } => {
+            let column = match field {
+                Field::Subject => "subject",
+                Field::Description => "description",
+            };
+            single::change(scope, scope.in_scope(), *id, Change::fields(json_fields([(column, json!(text))])))?;
+            render::ok_updated(*id, text)
+        }
+        Command::Claim(id) => match claiming::claim(scope, *id, None)? {
+            Some(c) => render::ok_claimed(c.granted.id, &c.granted.subject, c.granted.fence, c.lease_s),
+            None => render::NOTHING_TO_CLAIM.to_string(),
+        },
+        Command::Heartbeat(id) => {
+            let c = claiming::heartbeat(scope, *id, None, None)?;
+            render::ok_renewed(*id, c.granted.fence, c.lease_s)
+        }
+        Command::Release(id) => render::ok_released(*id, &claiming::release(scope, *id, None)?),
+        Command::Block { id, on } => {
+            dependencies::block(scope, *id, *on)?;
+            render::ok_blocked(*id, *on)
+        }
+        Command::Unblock { id, on } => render::ok_unblocked(*id, *on, dependencies::unblock(scope, *id, *on)?),
+        Command::List { .. } | Command::Help | Command::Ready => unreachable!("read-only commands do not write"),
+    })
+}
+
+/// The open todo in scope a subject names: exact, then case-insensitive, then a unique
+/// case-insensitive prefix.
+fn by_subject(scope: &Scope, subject: &str, verb: &str) -> Result<i64, Error> {
+    let open: Vec<Row> = ops::list(scope, false);
+    match resolve::subject(&open, subject) {
+        Resolved::One(id) => Ok(id),
+        Resolved::None => Err(Error::Invalid(gone(verb))),
+        Resolved::Ambiguous => Err(Error::Invalid(format!("usage: {} — ambiguous subject — use the numeric id", parse::usage(verb)))),
+    }
+}
+
+/// The text after `ERR: ` for an operation's error, in writ words.
+fn error_text(e: &Error, command: &Command) -> String {
+    match e {
+        Error::NotFound { .. } => gone(command.verb()),
+        Error::Claim(r) => render::refusal(r),
+        Error::Transition { id, forbidden } => {
+            format!("cannot move #{id} from {} to {} — /todo reopen {id} first", forbidden.from, forbidden.to)
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The answer for an id that matches nothing (or nothing any more).
+fn gone(verb: &str) -> String {
+    match verb {
+        "start" | "done" | "cancel" => format!("usage: {} — no open todo matches that id or subject", parse::usage(verb)),
+        _ => format!("usage: {} — no todo matches that id", parse::usage(verb)),
+    }
+}
+
+/// The open todos of `conversation` (plus the tenant-wide pool), in the context's tenant,
+/// rendered with `render` — or an empty string with a WARNING when the probe fails (no
+/// tenant, no privileges). A cancel or timeout the caller asked for is raised.
+fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row]) -> String) -> String {
+    runner::best_effort(what, || {
+        let tenant = context::tenant_if_set().ok_or("no tenant in context: todo.tenant is not set")?;
+        Ok(render(&store::read::scope_rows(&tenant, conversation, false)))
+    })
+    .unwrap_or_default()
+}
+
+/// The "Open todos" block prepended to a sub-agent's delegation context: the header line
+/// `Open todos (mark progress as you go — /todo start <id>, /todo done <id>):` and the list
+/// body for `conversation` plus the tenant-wide pool (NULL: the pool only), in the context's
+/// tenant. An empty string when nothing is open.
+///
+/// Best effort: when the probe fails (no tenant, no privileges, …) it logs a WARNING and
+/// returns an empty string, so it can never block a delegation. A cancel or timeout the
+/// caller asked for (57014), a deadlock, serialization failure or lock timeout, and running
+/// out of resources are raised.
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn todo_open_block(conversation: Option<&str>) -> String {
+    best_effort(conversation, "todo_open_block", render::open_block)
+}
+
+/// The same list for the supervisor's own turn, framed `[OPEN TODOS] (mark progress as you go
+/// — /todo start <id>, /todo done <id>):` … `[END OPEN TODOS]`. An empty string when nothing
+/// is open. Best effort, as `todo_open_block`.
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn todo_open_preamble(conversation: Option<&str>) -> String {
+    best_effort(conversation, "todo_open_preamble", render::open_preamble)
+}
