@@ -58,7 +58,7 @@ objects fresh >/tmp/pg_todos-objects-fresh.txt
 
 # data written at the old version, through its tables and row triggers. (This library's
 # surfaces expect the current schema: a database is updated with ALTER EXTENSION pg_todos
-# UPDATE right after the library is installed. Until 0.4.0 the writ hid that: an add on a
+# UPDATE right after the library is installed. The old error policy hid that: an add on a
 # 0.1.0 schema answered "ERR: column parent_id does not exist".)
 seed() {
   q -d "$1" >/dev/null <<'SQL'
