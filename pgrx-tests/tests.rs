@@ -337,7 +337,7 @@ fn tenants_deleting_a_tenant_deletes_everything_it_owns() {
     }
 }
 
-// ---- claims and dependencies (issue #7) ----
+// ---- claims and dependencies ----
 
 #[pg_test]
 fn claims_a_live_claim_admits_only_its_holder_even_in_plain_sql() {

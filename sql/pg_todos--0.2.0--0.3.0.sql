@@ -1,4 +1,4 @@
--- pg_todos 0.2.0 → 0.3.0: multi-agent coordination (issue #7): claims with leases and
+-- pg_todos 0.2.0 → 0.3.0: multi-agent coordination: claims with leases and
 -- fencing, dependencies, the ready queue, subtasks.
 \echo Use "ALTER EXTENSION pg_todos UPDATE TO '0.3.0'" to load this file. \quit
 

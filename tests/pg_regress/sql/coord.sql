@@ -1,4 +1,4 @@
--- coord: multi-agent coordination (issue #7) as the plain login role agent_login: claims with
+-- coord: multi-agent coordination as the plain login role agent_login: claims with
 -- leases and fencing, dependencies and cycles, the ready queue, subtasks and their progress,
 -- through the writ, the tools and the SQL functions; another tenant sees none of it.
 -- Context is set per session (SET), so that every statement is its own transaction with its
