@@ -16,7 +16,7 @@ pub struct Row {
     pub marks: Marks,
 }
 
-/// What the list says about a todo's place among the others (issue #7).
+/// What the list says about a todo's place among the others: its progress, blockers and claim.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Marks {
     /// the open todos it waits for
