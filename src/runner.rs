@@ -93,7 +93,7 @@ fn payload_parts(ids: &[i64]) -> Vec<&[i64]> {
         }
         bytes += len;
     }
-    if start < ids.len() || ids.is_empty() {
+    if start < ids.len() {
         parts.push(&ids[start..]);
     }
     parts

@@ -12,7 +12,7 @@
 use std::fmt;
 
 use crate::claims::{EdgeError, Refusal};
-use crate::status::{Forbidden, Status};
+use crate::status::Forbidden;
 
 /// SQLSTATE of a claim conflict: another agent holds a live claim on the todo. PostgreSQL's
 /// `object_in_use`, never `lock_not_available` (55P03), which is a real lock timeout.
@@ -162,18 +162,10 @@ pub fn best_effort_swallows(sqlstate: &str) -> bool {
     !(["57", "40", "53", "58"].iter().any(|class| sqlstate.starts_with(class)) || sqlstate == "55P03")
 }
 
-/// A status for surfaces that accept it from input: `cancelled` too.
-pub fn parse_status(s: &str) -> Result<Status, Error> {
-    Status::parse(s).ok_or_else(|| {
-        Error::Invalid(format!(
-            "invalid todo status \"{s}\": use pending, in_progress, completed or canceled (cancelled is accepted too)"
-        ))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::status::Status;
 
     #[test]
     fn the_policy_answers_only_for_the_callers_data() {
@@ -219,11 +211,5 @@ mod tests {
         for e in [held, missing, forbidden, cycle, lease, check, state, Error::Invalid("x".into())] {
             assert_eq!(disposition(e.sqlstate()), Disposition::Answer, "{e:?}");
         }
-    }
-
-    #[test]
-    fn statuses_from_input() {
-        assert_eq!(parse_status("cancelled"), Ok(Status::Canceled));
-        assert!(matches!(parse_status("done"), Err(Error::Invalid(m)) if m.contains("\"done\"")));
     }
 }

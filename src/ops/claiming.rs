@@ -63,7 +63,7 @@ pub fn claim(scope: &Scope, id: Option<i64>, lease_s: Option<i64>) -> Result<Opt
     let granted = match id {
         None => grant(|| store::lease::claim_next(tenant, scope.conv(), agent, lease_s)),
         Some(id) => {
-            let locked = store::read::lock(tenant, scope.in_scope(), &[id], false).pop().ok_or(Error::NotFound { id })?;
+            let locked = super::lock_one(scope, scope.in_scope(), id, false)?;
             claims::check_claim(&locked.claim, agent, &store::read::blockers(tenant, id), time::now_us())?;
             Some(grant(|| store::lease::claim_id(tenant, id, agent, lease_s)))
         }
@@ -79,7 +79,7 @@ pub fn claim(scope: &Scope, id: Option<i64>, lease_s: Option<i64>) -> Result<Opt
 pub fn heartbeat(scope: &Scope, id: i64, fence: Option<i64>, lease_s: Option<i64>) -> Result<Claimed, Error> {
     let agent = agent(scope)?;
     let lease_s = lease(lease_s)?;
-    let locked = store::read::lock(&scope.tenant, scope.in_scope(), &[id], false).pop().ok_or(Error::NotFound { id })?;
+    let locked = super::lock_one(scope, scope.in_scope(), id, false)?;
     claims::check(&locked.claim, Some(agent), fence, Need::Holder, time::now_us())?;
     let expires_us = grant(|| store::lease::renew(&scope.tenant, id, lease_s));
     let t = locked.todo;
@@ -91,7 +91,7 @@ pub fn heartbeat(scope: &Scope, id: i64, fence: Option<i64>, lease_s: Option<i64
 /// subject. Errors: `Claim`, `NotFound`.
 pub fn release(scope: &Scope, id: i64, fence: Option<i64>) -> Result<String, Error> {
     let agent = agent(scope)?;
-    let locked = store::read::lock(&scope.tenant, scope.in_scope(), &[id], false).pop().ok_or(Error::NotFound { id })?;
+    let locked = super::lock_one(scope, scope.in_scope(), id, false)?;
     claims::check(&locked.claim, Some(agent), fence, Need::Holder, time::now_us())?;
     store::write::update(&scope.tenant, id, &json_fields([("status", json!(Status::Pending.as_str()))]));
     runner::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
@@ -103,7 +103,7 @@ pub fn release(scope: &Scope, id: i64, fence: Option<i64>) -> Result<String, Err
 /// again (a late agent never overwrites the outcome). Its subject. Errors: `Claim`,
 /// `NotFound`.
 pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: Option<&str>) -> Result<String, Error> {
-    let locked = store::read::lock(&scope.tenant, scope.in_scope(), &[id], false).pop().ok_or(Error::NotFound { id })?;
+    let locked = super::lock_one(scope, scope.in_scope(), id, false)?;
     claims::check(&locked.claim, scope.agent.as_deref(), fence, Need::Status, time::now_us())?;
     if locked.todo.status.is_terminal() {
         return Err(Error::Claim(Refusal::NotOpen { id, status: locked.todo.status }));

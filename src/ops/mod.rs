@@ -20,6 +20,7 @@ pub mod single;
 pub mod whole_list;
 
 use crate::context;
+use crate::error::Error;
 use crate::store;
 use crate::writ::render::Row;
 
@@ -52,6 +53,12 @@ impl Scope {
     pub fn in_scope(&self) -> Find<'_> {
         Find::InScope(self.conv())
     }
+}
+
+/// Locks todo `id` (one `find` finds) for a change — `FOR UPDATE` when it will be deleted —
+/// and returns it with its claim, or `NotFound`.
+pub fn lock_one(scope: &Scope, find: Find<'_>, id: i64, delete: bool) -> Result<store::read::Locked, Error> {
+    store::read::lock(&scope.tenant, find, &[id], delete).pop().ok_or(Error::NotFound { id })
 }
 
 /// The todos in scope (the conversation plus the pool), in position order; only the open

@@ -19,6 +19,18 @@ pub struct NewTodo {
     pub fields: Map<String, Value>,
 }
 
+impl NewTodo {
+    /// A todo of the conversation in context with this subject and description.
+    pub fn titled(scope: &Scope, subject: &str, description: Option<&str>) -> NewTodo {
+        let fields = json_fields([
+            ("conversation_id", json!(scope.conv())),
+            ("subject", json!(subject)),
+            ("description", json!(description)),
+        ]);
+        NewTodo { fields, ..NewTodo::default() }
+    }
+}
+
 /// Adds a todo. Errors: `NotFound` for a parent not in scope; `Rejected` when the table
 /// refuses a value (a blank subject, a bad status).
 pub fn add(scope: &Scope, new: NewTodo) -> Result<Todo, Error> {
@@ -62,7 +74,7 @@ pub struct Changed {
 /// actor's own lapsed claim), writes. A status equal to the current one is no change.
 /// Errors: `NotFound`, `Transition`, `Claim`, `Rejected`.
 pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<Changed, Error> {
-    let locked = store::read::lock(&scope.tenant, find, &[id], false).pop().ok_or(Error::NotFound { id })?;
+    let locked = super::lock_one(scope, find, id, false)?;
     let before = locked.todo;
     let mut fields = change.fields;
     if let Some(to) = change.status.filter(|to| *to != before.status) {
@@ -87,7 +99,7 @@ pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<
 
 /// Deletes todo `id` (one `find` finds); the todo as it was. Errors: `NotFound`.
 pub fn delete(scope: &Scope, find: Find<'_>, id: i64) -> Result<Todo, Error> {
-    let locked = store::read::lock(&scope.tenant, find, &[id], true).pop().ok_or(Error::NotFound { id })?;
+    let locked = super::lock_one(scope, find, id, true)?;
     store::write::delete(&scope.tenant, id);
     runner::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(locked.todo)

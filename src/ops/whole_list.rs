@@ -29,12 +29,16 @@ pub enum Kept {
     Uncanceled,
 }
 
+impl Kept {
+    fn keeps(self, t: &Todo) -> bool {
+        self == Kept::All || t.status != Status::Canceled
+    }
+}
+
 /// The list as stored (for surfaces that compare before writing).
 pub fn stored(scope: &Scope, conversation: &str, kept: Kept) -> Vec<Todo> {
     let mut todos = store::read::todos(&scope.tenant, store::read::Filter::Conversation(conversation));
-    if kept == Kept::Uncanceled {
-        todos.retain(|t| t.status != Status::Canceled);
-    }
+    todos.retain(|t| kept.keeps(t));
     todos
 }
 
@@ -54,15 +58,15 @@ pub fn replace(scope: &Scope, conversation: &str, kept: Kept, items: &[Item]) ->
         store::ids::lock_counter(tenant);
     }
     let mut stored = store::read::lock_conversation(tenant, conversation);
-    if kept == Kept::Uncanceled {
-        stored.retain(|t| t.status != Status::Canceled);
-    }
+    stored.retain(|t| kept.keeps(t));
     let plan = replace::plan(
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
         &items.iter().map(|i| Incoming { id: i.id, content: i.content.clone() }).collect::<Vec<_>>(),
     );
     store::write::delete_many(tenant, &plan.removed);
-    let names: Vec<&str> = items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
+    // the columns every item sets: its own, and its content as the subject
+    let mut names: Vec<&str> = items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
+    names.push("subject");
     let found: Vec<Option<&Todo>> =
         plan.matched.iter().map(|m| m.and_then(|id| stored.iter().find(|t| t.id == id))).collect();
     let fresh = found.iter().filter(|f| f.is_none()).count() as i64;
@@ -104,8 +108,6 @@ pub fn replace(scope: &Scope, conversation: &str, kept: Kept, items: &[Item]) ->
             }
         }
     }
-    let mut names = names;
-    names.push("subject");
     store::write::reopen_many(tenant, &reopen);
     store::write::update_many(tenant, &names, &updates);
     store::write::insert_many(tenant, conversation, &names, &inserts);
@@ -115,10 +117,9 @@ pub fn replace(scope: &Scope, conversation: &str, kept: Kept, items: &[Item]) ->
     Ok(ids)
 }
 
-/// The columns of a stored todo a replace may set, for comparing.
+/// The columns of a stored todo an item may set besides its content, for comparing.
 fn columns_of(t: &Todo) -> Value {
     json!({
-        "subject": t.subject,
         "priority": t.priority,
         "active_form": t.active_form,
         "description": t.description,

@@ -1,6 +1,5 @@
 //! The dependency graph: paths through dependencies and subtasks (cycle checks), adding and
-//! removing edges. `locks::dependencies` serializes changes to one tenant's graph.
-
+//! removing edges. `locks::lock_dependencies` serializes changes to one tenant's graph.
 
 use super::{exec, one};
 

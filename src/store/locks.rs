@@ -1,16 +1,16 @@
 //! Every lock a call takes, and the one order it takes them in, so that writers of one tenant
 //! never deadlock each other:
 //!
-//! 1. the list lock of a whole-list replace (`list`: advisory, per tenant and conversation);
-//! 2. the tenant's id counter row (`ids::reserve_todo_ids`): a call that will add todos
-//!    reserves their ids before it locks any todo;
+//! 1. the list lock of a whole-list replace (`lock_list`: advisory, per tenant and
+//!    conversation);
+//! 2. the tenant's id counter row (`ids::reserve_todo_ids`, `ids::lock_counter`): a call that
+//!    will add todos takes it before it locks any todo;
 //! 3. todo rows, in ascending id order (`rows`, `read::lock`): a call that changes several
 //!    todos locks them all at once, `FOR NO KEY UPDATE` (which never conflicts with the key
 //!    share locks that inserting a subtask or a dependency takes on its todos);
-//! 4. the tenant's dependency-graph lock (`dependencies`: advisory), last.
+//! 4. the tenant's dependency-graph lock (`lock_dependencies`: advisory), last.
 //!
 //! Claim-next takes its row with SKIP LOCKED and never waits for one.
-
 
 use super::exec;
 

@@ -73,14 +73,7 @@ pub fn todo_json(t: &Todo) -> Value {
 #[pg_extern(volatile, parallel_unsafe)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn rest_json(method: &str, path: &str, body: Option<&str>) -> JsonB {
-    runner::call(|| {
-        let scope = Scope::from_context();
-        let (status, body) = match body.map(serde_json::from_str::<Value>).transpose() {
-            Ok(body) => answer(&scope, method, path, body),
-            Err(_) => bad(format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH)),
-        };
-        JsonB(json!({ "status": status, "body": body }))
-    })
+    respond(method, path, body.map(serde_json::from_str::<Value>).transpose())
 }
 
 extension_sql!(
@@ -100,9 +93,18 @@ COMMENT ON FUNCTION todo.rest(text, text, jsonb) IS
 /// with no SQL of its own for databases still at 0.1.0 (see `tools::call`).
 #[pg_extern(sql = false)]
 fn rest(method: &str, path: &str, body: Option<JsonB>) -> JsonB {
+    respond(method, path, Ok(body.map(|b| b.0)))
+}
+
+/// One request in the context's scope, as `{"status", "body"}`; a body that could not be
+/// parsed (nested too deeply) is a 400.
+fn respond(method: &str, path: &str, body: Result<Option<Value>, serde_json::Error>) -> JsonB {
     runner::call(|| {
         let scope = Scope::from_context();
-        let (status, body) = answer(&scope, method, path, body.map(|b| b.0));
+        let (status, body) = match body {
+            Ok(body) => answer(&scope, method, path, body),
+            Err(_) => bad(format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH)),
+        };
         JsonB(json!({ "status": status, "body": body }))
     })
 }

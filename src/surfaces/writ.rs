@@ -97,24 +97,18 @@ const READY_ROWS: i64 = 1000;
 
 /// A command that writes, as one operation: its result line.
 fn write(scope: &Scope, command: &Command, reserved: Option<i64>) -> Result<String, Error> {
-    let conversation = json!(scope.conv());
+    let new = |subject: &str, description: &Option<String>, parent: Option<i64>| NewTodo {
+        id: reserved,
+        parent,
+        ..NewTodo::titled(scope, subject, description.as_deref())
+    };
     Ok(match command {
         Command::Add { subject, description } => {
-            let fields = json_fields([
-                ("conversation_id", conversation),
-                ("subject", json!(subject)),
-                ("description", json!(description)),
-            ]);
-            let t = single::add(scope, NewTodo { id: reserved, parent: None, fields })?;
+            let t = single::add(scope, new(subject, description, None))?;
             render::ok_added(t.id, subject, description.as_deref())
         }
         Command::Subtask { parent, subject, description } => {
-            let fields = json_fields([
-                ("conversation_id", conversation),
-                ("subject", json!(subject)),
-                ("description", json!(description)),
-            ]);
-            let t = single::add(scope, NewTodo { id: reserved, parent: Some(*parent), fields })?;
+            let t = single::add(scope, new(subject, description, Some(*parent)))?;
             render::ok_subtask(t.id, *parent, subject, description.as_deref())
         }
         Command::Mark(mark, target) => {

@@ -9,7 +9,7 @@
 use serde_json::{json, Value};
 
 use super::{failed, str_arg, Answer, Tool};
-use crate::ops::single::{self, json_fields, NewTodo};
+use crate::ops::single::{self, NewTodo};
 use crate::ops::{self, claiming, dependencies, Scope};
 use crate::status::Status;
 use crate::time::iso8601;
@@ -211,11 +211,8 @@ fn ready(scope: &Scope, args: &Value) -> Answer {
 
 fn subtask(scope: &Scope, args: &Value) -> Answer {
     let parent = int(args, "parent").unwrap_or(0);
-    let fields = json_fields([
-        ("conversation_id", json!(scope.conv())),
-        ("subject", json!(str_arg(args, "subject"))),
-        ("description", args.get("description").cloned().unwrap_or(Value::Null)),
-    ]);
-    let t = single::add(scope, NewTodo { parent: Some(parent), fields, ..NewTodo::default() }).map_err(failed)?;
+    let description = args.get("description").and_then(Value::as_str);
+    let new = NewTodo { parent: Some(parent), ..NewTodo::titled(scope, str_arg(args, "subject"), description) };
+    let t = single::add(scope, new).map_err(failed)?;
     Ok(json!({"id": t.id, "parent": parent}))
 }

@@ -111,16 +111,12 @@ fn list(scope: &Scope, _args: &Value) -> Answer {
 }
 
 fn add(scope: &Scope, args: &Value) -> Answer {
-    let conv = conversation(scope)?;
+    conversation(scope)?; // a task joins the conversation in context: there must be one
     if str_arg(args, "title").trim().is_empty() {
         return Err(json!("Error: title must not be empty."));
     }
-    let fields = json_fields([
-        ("conversation_id", json!(conv)),
-        ("subject", args["title"].clone()),
-        ("description", json!(str_arg(args, "description"))),
-    ]);
-    Ok(task(&single::add(scope, NewTodo { fields, ..NewTodo::default() }).map_err(failed)?))
+    let new = NewTodo::titled(scope, str_arg(args, "title"), Some(str_arg(args, "description")));
+    Ok(task(&single::add(scope, new).map_err(failed)?))
 }
 
 /// The task `taskId` names: a todo of the conversation that is not canceled.
