@@ -9,9 +9,5 @@ PORT=${PGTODOS_CLAIMS_PORT:-54323}
 . bin/lib/throwaway.sh
 throwaway claims "$PORT"
 createdb claims
-psql -X -q -v ON_ERROR_STOP=1 -d claims <<'SQL'
-CREATE EXTENSION pg_todos;
-CREATE ROLE agent_login LOGIN;
-SELECT todo.grant_usage('agent_login');
-SQL
+agent_database claims
 python3 tests/claims.py claims "${1:-8}" "${2:-1000}"

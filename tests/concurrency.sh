@@ -9,10 +9,5 @@ PORT=${PGTODOS_CONCURRENCY_PORT:-54321}
 . bin/lib/throwaway.sh
 throwaway concurrency "$PORT"
 createdb concurrency
-psql -X -q -v ON_ERROR_STOP=1 -d concurrency <<'SQL'
-CREATE EXTENSION pg_todos;
-CREATE ROLE agent_login LOGIN;
-SELECT todo.grant_usage('agent_login');
-INSERT INTO todo.tenants VALUES ('t1'), ('t2');
-SQL
+agent_database concurrency t1 t2
 python3 tests/concurrency.py concurrency "${1:-8}" "${2:-400}"

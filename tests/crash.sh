@@ -12,12 +12,7 @@ throwaway crash "$PORT"
 data=$(dirname "$PGHOST")/data
 psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" -c "CREATE DATABASE crash"
 bin/cluster stop crash && bin/cluster start crash "$PORT"
-psql -X -q -v ON_ERROR_STOP=1 -d crash <<'SQL'
-CREATE EXTENSION pg_todos;
-CREATE ROLE agent_login LOGIN;
-SELECT todo.grant_usage('agent_login');
-INSERT INTO todo.tenants VALUES ('crash');
-SQL
+agent_database crash crash
 test "$(psql -X -At -d crash -c 'SHOW fsync')" = on
 acks=$(mktemp)
 python3 tests/crash.py load crash 6 "$acks" &

@@ -15,12 +15,7 @@ server="$REPO/target/debug/pg_todos_mcp"
 . bin/lib/throwaway.sh
 throwaway mcp "$PORT"
 createdb mcp
-psql -X -q -v ON_ERROR_STOP=1 -d mcp <<'SQL'
-CREATE EXTENSION pg_todos;
-CREATE ROLE agent_login LOGIN;
-SELECT todo.grant_usage('agent_login');
-INSERT INTO todo.tenants (tenant_id) VALUES ('acme'), ('globex');
-SQL
+agent_database mcp acme globex
 status=0
 timeout 300 python3 -u tests/mcp_client.py "$server" mcp ../shared/seeds/003_*.txt || status=1
 example() {

@@ -11,10 +11,5 @@ PORT=${PGTODOS_RETRYABLE_PORT:-54331}
 . bin/lib/throwaway.sh
 throwaway retryable "$PORT"
 createdb retryable
-psql -X -q -v ON_ERROR_STOP=1 -d retryable <<'SQL'
-CREATE EXTENSION pg_todos;
-CREATE ROLE agent_login LOGIN;
-SELECT todo.grant_usage('agent_login');
-INSERT INTO todo.tenants VALUES ('acme');
-SQL
+agent_database retryable acme
 python3 tests/retryable.py retryable

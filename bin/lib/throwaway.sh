@@ -8,3 +8,16 @@ throwaway() {
   trap "bin/cluster stop $1" EXIT
   eval "$(bin/cluster env "$1" "$2")"
 }
+
+#   agent_database DB [TENANT ...]
+# in the existing database DB: the extension, the plain login role agent_login (no superuser,
+# no BYPASSRLS) with what todo.grant_usage gives an app role, and the given tenants.
+agent_database() {
+  local db=$1; shift
+  {
+    echo "CREATE EXTENSION pg_todos;"
+    echo "CREATE ROLE agent_login LOGIN;"
+    echo "SELECT todo.grant_usage('agent_login');"
+    for tenant in "$@"; do echo "INSERT INTO todo.tenants VALUES ('$tenant');"; done
+  } | psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null
+}
