@@ -114,68 +114,9 @@ COMMENT ON COLUMN todo.events.agent_id IS 'The acting agent (todo.agent in conte
 COMMENT ON COLUMN todo.events.changes IS 'insert: the new row''s non-NULL fields; update: the new values of the changed fields; delete: NULL.';
 CREATE INDEX events_tenant_time ON todo.events (tenant_id, event_at);
 
--- The event log, written AFTER each row change (so it records what was really stored).
-CREATE FUNCTION todo.todos_log_event() RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, todo, pg_temp
-AS $fn$
-DECLARE
-    diff jsonb;
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        -- A restore (pg_restore and psql replaying a dump set row_security = off) brings each
-        -- row with its history: its events come from the dump, in whatever order the tables
-        -- are restored. ON CONFLICT: another bulk load may bring the insert event first.
-        IF current_setting('row_security') = 'off' THEN
-            RETURN NULL;
-        END IF;
-        INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
-                                 agent_id, turn_id, old_status, new_status, changes)
-        VALUES (NEW.tenant_id, NEW.id, NEW.version, 'insert', NEW.conversation_id,
-                coalesce(todo.current_agent(), NEW.agent_id), coalesce(todo.current_turn(), NEW.turn_id),
-                NULL, NEW.status,
-                jsonb_strip_nulls(to_jsonb(NEW) - ARRAY['tenant_id', 'id', 'version', 'created_at', 'updated_at', 'fence']))
-        ON CONFLICT DO NOTHING;
-    ELSIF TG_OP = 'UPDATE' THEN
-        -- the changed columns (stamps aside), with their new values; one test per column
-        diff := '{}';
-        IF NEW.conversation_id IS DISTINCT FROM OLD.conversation_id THEN diff := diff || jsonb_build_object('conversation_id', NEW.conversation_id); END IF;
-        IF NEW.turn_id IS DISTINCT FROM OLD.turn_id THEN diff := diff || jsonb_build_object('turn_id', NEW.turn_id); END IF;
-        IF NEW.agent_id IS DISTINCT FROM OLD.agent_id THEN diff := diff || jsonb_build_object('agent_id', NEW.agent_id); END IF;
-        IF NEW.subject IS DISTINCT FROM OLD.subject THEN diff := diff || jsonb_build_object('subject', NEW.subject); END IF;
-        IF NEW.description IS DISTINCT FROM OLD.description THEN diff := diff || jsonb_build_object('description', NEW.description); END IF;
-        IF NEW.active_form IS DISTINCT FROM OLD.active_form THEN diff := diff || jsonb_build_object('active_form', NEW.active_form); END IF;
-        IF NEW.status IS DISTINCT FROM OLD.status THEN diff := diff || jsonb_build_object('status', NEW.status); END IF;
-        IF NEW.priority IS DISTINCT FROM OLD.priority THEN diff := diff || jsonb_build_object('priority', NEW.priority); END IF;
-        IF NEW.position IS DISTINCT FROM OLD.position THEN diff := diff || jsonb_build_object('position', NEW.position); END IF;
-        IF NEW.completion_criteria IS DISTINCT FROM OLD.completion_criteria THEN diff := diff || jsonb_build_object('completion_criteria', NEW.completion_criteria); END IF;
-        IF NEW.agent_type IS DISTINCT FROM OLD.agent_type THEN diff := diff || jsonb_build_object('agent_type', NEW.agent_type); END IF;
-        IF NEW.outcome IS DISTINCT FROM OLD.outcome THEN diff := diff || jsonb_build_object('outcome', NEW.outcome); END IF;
-        IF NEW.created_at IS DISTINCT FROM OLD.created_at THEN diff := diff || jsonb_build_object('created_at', NEW.created_at); END IF;
-        IF NEW.started_at IS DISTINCT FROM OLD.started_at THEN diff := diff || jsonb_build_object('started_at', NEW.started_at); END IF;
-        IF NEW.completed_at IS DISTINCT FROM OLD.completed_at THEN diff := diff || jsonb_build_object('completed_at', NEW.completed_at); END IF;
-        IF NEW.parent_id IS DISTINCT FROM OLD.parent_id THEN diff := diff || jsonb_build_object('parent_id', NEW.parent_id); END IF;
-        IF NEW.claimed_by IS DISTINCT FROM OLD.claimed_by THEN diff := diff || jsonb_build_object('claimed_by', NEW.claimed_by); END IF;
-        IF NEW.fence IS DISTINCT FROM OLD.fence THEN diff := diff || jsonb_build_object('fence', NEW.fence); END IF;
-        IF diff <> '{}' THEN
-            INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
-                                     agent_id, turn_id, old_status, new_status, changes)
-            VALUES (NEW.tenant_id, NEW.id, NEW.version, 'update', NEW.conversation_id,
-                    todo.current_agent(), todo.current_turn(), OLD.status, NEW.status, diff);
-        END IF;
-    ELSE
-        -- When the whole tenant is being deleted its counter row is gone (or going): there
-        -- is no history left to append to.
-        IF EXISTS (SELECT 1 FROM todo.counters WHERE tenant_id = OLD.tenant_id) THEN
-            INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
-                                     agent_id, turn_id, old_status, new_status, changes)
-            VALUES (OLD.tenant_id, OLD.id, OLD.version + 1, 'delete', OLD.conversation_id,
-                    todo.current_agent(), todo.current_turn(), OLD.status, NULL, NULL);
-        END IF;
-    END IF;
-    RETURN NULL;
-END
-$fn$;
+-- The event log, written AFTER each row change (so it records what was really stored): the
+-- Rust trigger function todo.todos_log_event() (src/triggers.rs).
+ALTER FUNCTION todo.todos_log_event() SET search_path = pg_catalog, todo, pg_temp;
 
 ALTER FUNCTION todo.todos_before_write() SET search_path = pg_catalog, todo, pg_temp;
 
@@ -183,6 +124,12 @@ CREATE TRIGGER todos_before_write BEFORE INSERT OR UPDATE ON todo.todos
     FOR EACH ROW EXECUTE FUNCTION todo.todos_before_write();
 CREATE TRIGGER todos_log_event AFTER INSERT OR UPDATE OR DELETE ON todo.todos
     FOR EACH ROW EXECUTE FUNCTION todo.todos_log_event();
+
+-- Backends remember which tenants are registered; any change to todo.tenants makes them
+-- forget (src/store/ids.rs).
+ALTER FUNCTION todo.tenants_changed() SET search_path = pg_catalog, todo, pg_temp;
+CREATE TRIGGER tenants_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.tenants
+    FOR EACH STATEMENT EXECUTE FUNCTION todo.tenants_changed();
 
 -- The dependency graph stays acyclic whoever writes it (see the function's comment in
 -- src/triggers.rs).

@@ -37,6 +37,8 @@ extension_sql_file!(
         context::current_agent,
         context::current_turn,
         triggers::todos_before_write,
+        triggers::todos_log_event,
+        triggers::tenants_changed,
         triggers::dependencies_before_insert,
     ]
 );
@@ -46,6 +48,7 @@ extension_sql_file!("../sql/verify.sql", name = "verify", requires = ["bootstrap
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     context::init();
+    store::ids::init();
 }
 
 #[cfg(any(test, feature = "pg_test"))]

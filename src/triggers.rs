@@ -5,7 +5,7 @@
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::heap_tuple::PgHeapTuple;
 use pgrx::prelude::*;
-use pgrx::{AllocatedByRust, PgTrigger};
+use pgrx::{AllocatedByPostgres, AllocatedByRust, PgTrigger};
 
 use crate::claims::{self, Need};
 use crate::context;
@@ -246,4 +246,133 @@ fn dependencies_before_insert<'a>(
         );
     }
     Ok(Some(new))
+}
+
+/// The columns an event records (the key, version, `updated_at` aside): text, bigint, and
+/// the timestamps in `store::events::Changes`' order. An insert event leaves out `fence`
+/// and `created_at`; an update event, `lease_expires_at`.
+const LOGGED_TEXT: &[&str] = &[
+    "conversation_id", "turn_id", "agent_id", "subject", "description", "active_form", "status", "priority",
+    "completion_criteria", "agent_type", "outcome", "claimed_by",
+];
+const LOGGED_BIGINT: &[&str] = &["position", "parent_id", "fence"];
+const LOGGED_TIME: [&str; 4] = ["created_at", "started_at", "completed_at", "lease_expires_at"];
+
+/// An insert event's changes: the row's non-NULL columns.
+fn inserted_columns(new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>) -> store::events::Changes {
+    let mut values = serde_json::Map::new();
+    for col in LOGGED_TEXT {
+        if let Some(v) = get::<String>(new, col) {
+            values.insert(col.to_string(), v.into());
+        }
+    }
+    for col in LOGGED_BIGINT.iter().filter(|c| **c != "fence") {
+        if let Some(v) = get::<i64>(new, col) {
+            values.insert(col.to_string(), v.into());
+        }
+    }
+    let stamps = LOGGED_TIME.map(|col| get::<TimestampWithTimeZone>(new, col).filter(|_| col != "created_at").map(Some));
+    store::events::Changes { values, stamps }
+}
+
+/// An update event's changes: the new values of the columns that differ from `old`'s.
+fn changed_columns(
+    old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
+    new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
+) -> store::events::Changes {
+    let mut values = serde_json::Map::new();
+    for col in LOGGED_TEXT {
+        let v = get::<String>(new, col);
+        if get::<String>(old, col) != v {
+            values.insert(col.to_string(), v.into());
+        }
+    }
+    for col in LOGGED_BIGINT {
+        let v = get::<i64>(new, col);
+        if get::<i64>(old, col) != v {
+            values.insert(col.to_string(), v.into());
+        }
+    }
+    let stamps = LOGGED_TIME.map(|col| {
+        let v = get::<TimestampWithTimeZone>(new, col);
+        (col != "lease_expires_at" && get::<TimestampWithTimeZone>(old, col) != v).then_some(v)
+    });
+    store::events::Changes { values, stamps }
+}
+
+/// `AFTER INSERT OR UPDATE OR DELETE ON todo.todos FOR EACH ROW`: the event log, written
+/// after each row change, so it records what was really stored.
+///
+/// INSERT: an `insert` event whose `changes` are the row's non-NULL columns (not the key,
+/// version, stamps or fence); the agent and turn are the context's, else the row's. A restore
+/// (`row_security = off`) brings each row's history from the dump instead; an insert event
+/// already there (an id used again) is kept.
+/// UPDATE: an `update` event with the new values of the changed columns, when any changed.
+/// DELETE: a `delete` event, unless the whole tenant is being deleted.
+#[pg_trigger]
+fn todos_log_event<'a>(
+    trigger: &'a PgTrigger<'a>,
+) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
+    let (agent, turn) = (context::agent(), context::turn());
+    let text = |row: &PgHeapTuple<'_, AllocatedByPostgres>, col| get::<String>(row, col);
+    match (trigger.old(), trigger.new()) {
+        (None, Some(new)) => {
+            if restoring() {
+                return Ok(None);
+            }
+            let (tenant, status, conversation) = (text(&new, "tenant_id"), text(&new, "status"), text(&new, "conversation_id"));
+            let (row_agent, row_turn) = (text(&new, "agent_id"), text(&new, "turn_id"));
+            let key = store::events::Key {
+                tenant: tenant.as_deref().unwrap_or_default(),
+                id: get(&new, "id").unwrap_or(0),
+                version: get(&new, "version").unwrap_or(1),
+                conversation: conversation.as_deref(),
+                agent: agent.as_deref().or(row_agent.as_deref()),
+                turn: turn.as_deref().or(row_turn.as_deref()),
+            };
+            store::events::inserted(&key, status.as_deref().unwrap_or_default(), inserted_columns(&new));
+        }
+        (Some(old), Some(new)) => {
+            let changes = changed_columns(&old, &new);
+            if changes.values.is_empty() && changes.stamps.iter().all(Option::is_none) {
+                return Ok(None);
+            }
+            let (tenant, conversation) = (text(&new, "tenant_id"), text(&new, "conversation_id"));
+            let (old_status, new_status) = (text(&old, "status"), text(&new, "status"));
+            let key = store::events::Key {
+                tenant: tenant.as_deref().unwrap_or_default(),
+                id: get(&new, "id").unwrap_or(0),
+                version: get(&new, "version").unwrap_or(1),
+                conversation: conversation.as_deref(),
+                agent: agent.as_deref(),
+                turn: turn.as_deref(),
+            };
+            let (old_status, new_status) = (old_status.unwrap_or_default(), new_status.unwrap_or_default());
+            store::events::updated(&key, &old_status, &new_status, changes);
+        }
+        (Some(old), None) => {
+            let (tenant, conversation, status) = (text(&old, "tenant_id"), text(&old, "conversation_id"), text(&old, "status"));
+            let key = store::events::Key {
+                tenant: tenant.as_deref().unwrap_or_default(),
+                id: get(&old, "id").unwrap_or(0),
+                version: get::<i32>(&old, "version").unwrap_or(0) + 1,
+                conversation: conversation.as_deref(),
+                agent: agent.as_deref(),
+                turn: turn.as_deref(),
+            };
+            store::events::deleted(&key, status.as_deref().unwrap_or_default());
+        }
+        (None, None) => {}
+    }
+    Ok(None)
+}
+
+/// `AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.tenants FOR EACH STATEMENT`: the
+/// backends that remember which tenants are registered forget it (`store::ids`).
+#[pg_trigger]
+fn tenants_changed<'a>(
+    trigger: &'a PgTrigger<'a>,
+) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
+    store::ids::announce_tenants_changed(trigger.relid().expect("a table trigger has a relation"));
+    Ok(None)
 }

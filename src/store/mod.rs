@@ -9,6 +9,7 @@
 
 pub mod channel;
 pub mod edges;
+pub mod events;
 pub mod ids;
 pub mod lease;
 pub mod locks;

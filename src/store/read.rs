@@ -1,12 +1,13 @@
 //! Todos as the surfaces read them: the writ's rows with their marks, whole rows for the
 //! tool dialects and REST, the ready queue, and locking the rows an operation changes.
 
-use pgrx::datum::DatumWithOid;
-use pgrx::prelude::*;
+use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
+use pgrx::spi::SpiHeapTupleData;
 
 use super::with_plan;
 use crate::claims;
 use crate::errors;
+use crate::time::unix_us;
 use crate::status::Status;
 use crate::todo::Todo;
 use crate::writ::render::{Marks, Row};
@@ -103,29 +104,43 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
     rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()]).pop()
 }
 
-/// A todo as JSON text, timestamps in epoch microseconds: parsed into `model::Todo`.
-pub(super) const AS_JSON: &str = "json_build_object(
-    'id', t.id, 'conversation_id', t.conversation_id, 'turn_id', t.turn_id, 'agent_id', t.agent_id,
-    'subject', t.subject, 'description', t.description, 'active_form', t.active_form,
-    'status', t.status, 'priority', t.priority, 'position', t.position,
-    'completion_criteria', t.completion_criteria, 'agent_type', t.agent_type, 'outcome', t.outcome,
-    'created_us', (extract(epoch FROM t.created_at) * 1000000)::int8,
-    'updated_us', (extract(epoch FROM t.updated_at) * 1000000)::int8,
-    'started_us', (extract(epoch FROM t.started_at) * 1000000)::int8,
-    'completed_us', (extract(epoch FROM t.completed_at) * 1000000)::int8)::text";
+/// The columns of a `Todo`, in its order (unqualified: for statements on `todo.todos` alone,
+/// and their RETURNING).
+pub(super) const TODO_COLUMNS: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
+    status, priority, position, completion_criteria, agent_type, outcome,
+    created_at, updated_at, started_at, completed_at";
 
-fn parse_todo(text: &str) -> Todo {
-    serde_json::from_str(text).unwrap_or_else(|e| {
-        errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("pg_todos: bad row: {e}"), "")
+/// The `Todo` in `TODO_COLUMNS` of a row, from its first column on.
+pub(super) fn todo_at(r: &SpiHeapTupleData<'_>) -> Result<Todo, pgrx::spi::Error> {
+    let stamp = |i| r.get::<TimestampWithTimeZone>(i).map(|t| t.map(unix_us));
+    let status: String = r.get(8)?.unwrap_or_default();
+    Ok(Todo {
+        id: r.get(1)?.unwrap_or_default(),
+        conversation_id: r.get(2)?,
+        turn_id: r.get(3)?,
+        agent_id: r.get(4)?,
+        subject: r.get(5)?.unwrap_or_default(),
+        description: r.get(6)?,
+        active_form: r.get(7)?,
+        status: Status::parse(&status).unwrap_or_else(|| errors::invalid_status(&status)),
+        priority: r.get(9)?,
+        position: r.get(10)?.unwrap_or_default(),
+        completion_criteria: r.get(11)?,
+        agent_type: r.get(12)?,
+        outcome: r.get(13)?,
+        created_us: stamp(14)?.unwrap_or_default(),
+        updated_us: stamp(15)?.unwrap_or_default(),
+        started_us: stamp(16)?,
+        completed_us: stamp(17)?,
     })
 }
 
 pub(super) fn parse_todos(table: pgrx::spi::SpiTupleTable<'_>) -> Result<Vec<Todo>, pgrx::spi::Error> {
-    table.map(|r| r.get::<String>(1).map(|t| parse_todo(&t.unwrap_or_default()))).collect()
+    table.map(|r| todo_at(&r)).collect()
 }
 
-/// Runs a query whose rows are `AS_JSON`. Read-only until the transaction has an xid (see
-/// `begin_write`): a read on a standby or in a read-only transaction works.
+/// Runs a query whose rows are `TODO_COLUMNS`. Read-only until the transaction has an xid
+/// (see `begin_write`): a read on a standby or in a read-only transaction works.
 fn todo_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
     with_plan(sql, args, false, parse_todos)
 }
@@ -145,7 +160,7 @@ pub enum Filter<'a> {
 
 /// The tenant's todos that match `filter`, in position order (REST: the seed's order).
 pub fn todos(tenant: &str, filter: Filter<'_>) -> Vec<Todo> {
-    let base = format!("SELECT {AS_JSON} FROM todo.todos t WHERE t.tenant_id = $1");
+    let base = format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1");
     match filter {
         Filter::Id(id) => todo_rows(&format!("{base} AND t.id = $2"), &[tenant.into(), id.into()]),
         Filter::Conversation(c) => todo_rows(
@@ -251,21 +266,25 @@ pub struct Locked {
 /// transaction ends (`FOR UPDATE` for a delete, else `FOR NO KEY UPDATE`), and returns them
 /// as they are once locked, in that order. A todo deleted meanwhile is not returned.
 pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Locked> {
+    // One id: `t.id = $2`, whose plan PostgreSQL keeps (generic); with `= ANY($2)` it would
+    // re-plan the statement on every call, the array's length changing its estimate.
     let sql = format!(
-        "SELECT {AS_JSON}, t.claimed_by, (extract(epoch FROM t.lease_expires_at) * 1000000)::int8, t.fence
-           FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY($2) AND {} ORDER BY t.id FOR {}",
+        "SELECT {TODO_COLUMNS}, t.claimed_by, t.lease_expires_at, t.fence
+           FROM todo.todos t WHERE t.tenant_id = $1 AND t.id {} AND {} ORDER BY t.id FOR {}",
+        if ids.len() == 1 { "= $2" } else { "= ANY($2)" },
         find.condition(),
         if delete { "UPDATE" } else { "NO KEY UPDATE" }
     );
-    let args: [DatumWithOid<'_>; 3] = [tenant.into(), ids.to_vec().into(), find.argument().into()];
+    let id: DatumWithOid<'_> = if ids.len() == 1 { ids[0].into() } else { ids.to_vec().into() };
+    let args: [DatumWithOid<'_>; 3] = [tenant.into(), id, find.argument().into()];
     with_plan(&sql, &args, true, |table| {
         table
             .map(|r| {
-                let todo = parse_todo(&r.get::<String>(1)?.unwrap_or_default());
-                let holder: Option<String> = r.get(2)?;
-                let expires: Option<i64> = r.get(3)?;
+                let todo = todo_at(&r)?;
+                let holder: Option<String> = r.get(18)?;
+                let expires: Option<i64> = r.get::<TimestampWithTimeZone>(19)?.map(unix_us);
                 let claim = holder.zip(expires).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
-                let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.get(4)?.unwrap_or(0) };
+                let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.get(20)?.unwrap_or(0) };
                 Ok(Locked { todo, claim: state })
             })
             .collect::<Result<Vec<_>, pgrx::spi::Error>>()
@@ -276,7 +295,7 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
 /// (a whole-list replace may delete any of them), and returns them in position order.
 pub fn lock_conversation(tenant: &str, conversation: &str) -> Vec<Todo> {
     let mut todos = with_plan(
-        &format!("SELECT {AS_JSON} FROM todo.todos t WHERE t.tenant_id = $1 AND t.conversation_id = $2 ORDER BY t.id FOR UPDATE"),
+        &format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.conversation_id = $2 ORDER BY t.id FOR UPDATE"),
         &[tenant.into(), conversation.into()],
         true,
         parse_todos,

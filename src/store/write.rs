@@ -4,7 +4,7 @@
 use pgrx::datum::DatumWithOid;
 use serde_json::{Map, Value};
 
-use super::read::{parse_todos, AS_JSON};
+use super::read::{parse_todos, TODO_COLUMNS};
 use super::{exec, with_plan};
 use crate::todo::Todo;
 
@@ -27,10 +27,9 @@ pub fn insert(tenant: &str, id: Option<i64>, parent: Option<i64>, fields: &Map<S
     let list = cols.iter().map(|c| format!(", {c}")).collect::<String>();
     let values = cols.iter().map(|c| format!(", r.{c}")).collect::<String>();
     let sql = format!(
-        "WITH t AS (INSERT INTO todo.todos (tenant_id, id, parent_id{list})
-                    SELECT $1, $3, $4{values} FROM jsonb_populate_record(NULL::todo.todos, $2) r
-                    RETURNING *)
-         SELECT {AS_JSON} FROM t"
+        "INSERT INTO todo.todos (tenant_id, id, parent_id{list})
+         SELECT $1, $3, $4{values} FROM jsonb_populate_record(NULL::todo.todos, $2) r
+         RETURNING {TODO_COLUMNS}"
     );
     let args = pgrx::JsonB(Value::Object(fields.clone()));
     written_rows(&sql, &[tenant.into(), args.into(), id.into(), parent.into()])
@@ -45,9 +44,8 @@ pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo
         return super::read::todos(tenant, super::read::Filter::Id(id)).pop();
     }
     let sql = format!(
-        "WITH t AS (UPDATE todo.todos u SET ({}) = (SELECT {} FROM jsonb_populate_record(NULL::todo.todos, $3) r)
-                     WHERE u.tenant_id = $1 AND u.id = $2 RETURNING u.*)
-         SELECT {AS_JSON} FROM t",
+        "UPDATE todo.todos u SET ({}) = (SELECT {} FROM jsonb_populate_record(NULL::todo.todos, $3) r)
+          WHERE u.tenant_id = $1 AND u.id = $2 RETURNING {TODO_COLUMNS}",
         cols.join(", "),
         cols.iter().map(|c| format!("r.{c}")).collect::<Vec<_>>().join(", ")
     );
@@ -60,7 +58,7 @@ pub fn delete(tenant: &str, id: i64) -> bool {
     exec("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = $2 RETURNING id", &[tenant.into(), id.into()]) == 1
 }
 
-/// Runs a writing statement whose RETURNING rows are `AS_JSON`.
+/// Runs a writing statement whose RETURNING rows are `TODO_COLUMNS`.
 fn written_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
     with_plan(sql, args, true, parse_todos)
 }

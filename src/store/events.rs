@@ -1,0 +1,87 @@
+//! The event log (`todo.events`): one row per change of a todo, written by the row trigger
+//! `todos_log_event` after the change.
+
+use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
+use serde_json::{Map, Value};
+
+use super::exec;
+
+/// `changes`: the JSON object `$8` and, for each of the four timestamp columns whose flag is
+/// set, its value (in PostgreSQL's own JSON spelling of a timestamp, in the session's time zone).
+const CHANGES: &str = "$8::jsonb
+    || CASE WHEN $9 THEN jsonb_build_object('created_at', $10::timestamptz) ELSE '{}' END
+    || CASE WHEN $11 THEN jsonb_build_object('started_at', $12::timestamptz) ELSE '{}' END
+    || CASE WHEN $13 THEN jsonb_build_object('completed_at', $14::timestamptz) ELSE '{}' END
+    || CASE WHEN $15 THEN jsonb_build_object('lease_expires_at', $16::timestamptz) ELSE '{}' END";
+
+fn insert_sql(action: &str) -> String {
+    format!(
+        "INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
+                                  agent_id, turn_id, old_status, new_status, changes)
+         VALUES ($1, $2, $3, '{action}', $4, $5, $6, $7, $17, {CHANGES})"
+    )
+}
+
+/// A deleted todo's last event, unless its whole tenant is being deleted (its counter row is
+/// gone first: there is no history left to append to).
+const DELETE: &str = "INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
+                                   agent_id, turn_id, old_status, new_status, changes)
+    SELECT $1, $2, $3, 'delete', $4, $5, $6, $7, NULL, NULL
+     WHERE EXISTS (SELECT 1 FROM todo.counters c WHERE c.tenant_id = $1)";
+
+/// Who and where an event is about: the todo's key and the conversation it is in.
+pub struct Key<'a> {
+    pub tenant: &'a str,
+    pub id: i64,
+    pub version: i32,
+    pub conversation: Option<&'a str>,
+    pub agent: Option<&'a str>,
+    pub turn: Option<&'a str>,
+}
+
+/// What an event says changed: the columns other than timestamps as a JSON object, and the
+/// timestamps to add to it (`created_at`, `started_at`, `completed_at`, `lease_expires_at`;
+/// `Some(None)`: the column, as null).
+pub struct Changes {
+    pub values: Map<String, Value>,
+    pub stamps: [Option<Option<TimestampWithTimeZone>>; 4],
+}
+
+fn write(sql: &str, key: &Key<'_>, old_status: Option<&str>, new_status: &str, changes: Changes) {
+    let mut args: Vec<DatumWithOid<'_>> = vec![
+        key.tenant.into(), key.id.into(), key.version.into(), key.conversation.into(), key.agent.into(),
+        key.turn.into(), old_status.into(), pgrx::JsonB(Value::Object(changes.values)).into(),
+    ];
+    for stamp in changes.stamps {
+        args.push(stamp.is_some().into());
+        args.push(stamp.flatten().into());
+    }
+    args.push(new_status.into());
+    exec(sql, &args);
+}
+
+/// The insert event (`changes`: the new row's non-NULL columns). A second insert event for
+/// the same version (an id used again) is not written.
+pub fn inserted(key: &Key<'_>, status: &str, changes: Changes) {
+    thread_local! {
+        static SQL: String = format!("{} ON CONFLICT DO NOTHING", insert_sql("insert"));
+    }
+    SQL.with(|sql| write(sql, key, None, status, changes));
+}
+
+/// An update event: `changes` has the new values of the changed columns.
+pub fn updated(key: &Key<'_>, old_status: &str, new_status: &str, changes: Changes) {
+    thread_local! {
+        static SQL: String = insert_sql("update");
+    }
+    SQL.with(|sql| write(sql, key, Some(old_status), new_status, changes));
+}
+
+/// The delete event (version one past the row's last).
+pub fn deleted(key: &Key<'_>, old_status: &str) {
+    let args: [DatumWithOid<'_>; 7] = [
+        key.tenant.into(), key.id.into(), key.version.into(), key.conversation.into(), key.agent.into(),
+        key.turn.into(), old_status.into(),
+    ];
+    exec(DELETE, &args);
+}
