@@ -20,7 +20,19 @@ CREATE TABLE todo.counters (
     tenant_id text PRIMARY KEY REFERENCES todo.tenants ON DELETE CASCADE,
     last_id   bigint NOT NULL CHECK (last_id > 0)
 );
-COMMENT ON TABLE todo.counters IS 'Per-tenant id counter for todo.todos; written by the row trigger.';
+COMMENT ON TABLE todo.counters IS 'Per-tenant id counter: the last todo id given to a range (todo.id_ranges).';
+
+-- Per-tenant id ranges: runs of ids taken from the counter, handed out in order by writers
+-- that hold the range (SKIP LOCKED), so writers of one tenant do not wait for each other.
+CREATE TABLE todo.id_ranges (
+    tenant_id text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
+    slot      integer NOT NULL,
+    next_id   bigint NOT NULL,
+    last_id   bigint NOT NULL,
+    PRIMARY KEY (tenant_id, slot),
+    CONSTRAINT id_ranges_check CHECK (next_id > 0 AND next_id <= last_id + 1)
+);
+COMMENT ON TABLE todo.id_ranges IS 'Per-tenant runs of todo ids still to hand out (next_id through last_id); written by the extension.';
 
 CREATE TABLE todo.todos (
     tenant_id           text NOT NULL DEFAULT todo.current_tenant()
@@ -142,11 +154,13 @@ CREATE TRIGGER dependencies_before_insert BEFORE INSERT ON todo.dependencies
 -- so a role subject to RLS gets an error, never "all tenants" and never a silent no-op.
 ALTER TABLE todo.tenants  ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.counters ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.id_ranges ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.todos    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.events   ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.dependencies ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.tenants  FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.counters FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.id_ranges FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.todos    FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.events   FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.dependencies FORCE ROW LEVEL SECURITY;
@@ -154,6 +168,9 @@ CREATE POLICY tenant_isolation ON todo.tenants
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 CREATE POLICY tenant_isolation ON todo.counters
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.id_ranges
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 CREATE POLICY tenant_isolation ON todo.todos
@@ -178,6 +195,7 @@ AS $fn$
 BEGIN
     EXECUTE format('GRANT SELECT ON todo.tenants TO %s', role);
     EXECUTE format('GRANT SELECT, INSERT, UPDATE ON todo.counters TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE ON todo.id_ranges TO %s', role);
     EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', role);
     EXECUTE format('GRANT SELECT, INSERT ON todo.events TO %s', role);
     EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', role);
@@ -190,6 +208,7 @@ REVOKE EXECUTE ON FUNCTION todo.grant_usage(regrole) FROM PUBLIC;
 -- User data survives pg_dump / restore.
 SELECT pg_catalog.pg_extension_config_dump('todo.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.counters', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.id_ranges', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.todos', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.events', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.dependencies', '');

@@ -22,6 +22,10 @@ AS $fn$
      GROUP BY t.tenant_id, c.last_id
     HAVING max(t.id) > coalesce(c.last_id, 0)
     UNION ALL
+    -- an id a range has still to hand out is not in use
+    SELECT t.tenant_id, t.id, format('id %s is still to be handed out by id range %s', t.id, r.slot)
+      FROM todo.todos t JOIN todo.id_ranges r ON r.tenant_id = t.tenant_id AND t.id BETWEEN r.next_id AND r.last_id
+    UNION ALL
     -- the event log accounts for every todo: its insert, and its last status
     SELECT t.tenant_id, t.id, 'no insert event'
       FROM todo.todos t

@@ -44,7 +44,7 @@ pub fn stored(scope: &Scope, conversation: &str, kept: Kept) -> Vec<Todo> {
 
 /// Replaces conversation `conversation`'s list with `items`; their ids, in order. Locks,
 /// in the one order: the list (two replaces of one list never interleave: the second reads
-/// the list the first wrote), the tenant's id counter (when there are items), every todo of
+/// the list the first wrote), a range of ids with room for every item (when there are items), every todo of
 /// the conversation by id; then deletes the stored todos no item took, moves the matched
 /// ones whose new status the lifecycle cannot reach in one step through pending, updates
 /// the ones that change (status, place, a column) in one statement and inserts the new ones
@@ -55,7 +55,7 @@ pub fn replace(scope: &Scope, conversation: &str, kept: Kept, items: &[Item]) ->
     let tenant = scope.tenant.as_str();
     store::locks::lock_list(tenant, conversation);
     if !items.is_empty() {
-        store::ids::lock_counter(tenant);
+        store::ids::hold_ids(tenant, items.len() as i64);
     }
     let mut stored = store::read::lock_conversation(tenant, conversation);
     stored.retain(|t| kept.keeps(t));

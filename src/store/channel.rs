@@ -1,31 +1,31 @@
 //! Change notifications: the tenant's LISTEN channel and the NOTIFY itself. `runner` sends
 //! one per channel at the end of each call.
 
-use std::cell::RefCell;
 use std::ffi::CString;
 
 use pgrx::pg_sys;
 
-use super::one;
-
 extern "C-unwind" {
     /// `commands/async.h`: what `pg_notify()` calls, without a statement around it.
     fn Async_Notify(channel: *const std::ffi::c_char, payload: *const std::ffi::c_char);
+    /// `common/md5.h`: what `md5()` calls; 32 hex digits and a NUL into `hexsum`.
+    fn pg_md5_hash(buff: *const std::ffi::c_void, len: usize, hexsum: *mut std::ffi::c_char, errstr: *mut *const std::ffi::c_char) -> bool;
 }
 
-thread_local! {
-    /// The last tenant whose channel was asked for, and that channel.
-    static LAST: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
-}
-
-/// The LISTEN channel of a tenant's change notifications: `todo_` and the md5 of its id.
+/// The LISTEN channel of a tenant's change notifications: `todo_` and the md5 of its id (as
+/// `'todo_' || md5(tenant_id)` in SQL).
 pub fn channel(tenant: &str) -> String {
-    if let Some(channel) = LAST.with(|l| l.borrow().as_ref().filter(|(t, _)| t == tenant).map(|(_, c)| c.clone())) {
-        return channel;
+    let mut hex = [0 as std::ffi::c_char; 33];
+    let mut errstr: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: hashes the tenant's bytes into a 33-byte buffer, as md5() does; it reports
+    // failure (out of memory) through its result, never by raising.
+    let ok = unsafe { pg_md5_hash(tenant.as_ptr().cast(), tenant.len(), hex.as_mut_ptr(), &mut errstr) };
+    if !ok {
+        crate::errors::raise(pgrx::PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY, "pg_todos: could not compute an md5 hash", "");
     }
-    let channel = one::<String>("SELECT 'todo_' || md5($1)", &[tenant.into()], false).expect("md5 is never NULL");
-    LAST.with(|l| *l.borrow_mut() = Some((tenant.to_string(), channel.clone())));
-    channel
+    // SAFETY: NUL-terminated by pg_md5_hash
+    let hex = unsafe { std::ffi::CStr::from_ptr(hex.as_ptr()) };
+    format!("todo_{}", hex.to_str().expect("hex digits"))
 }
 
 /// Queues a change notification on the tenant's channel; PostgreSQL delivers it at commit

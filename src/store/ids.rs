@@ -1,5 +1,6 @@
-//! Tenants and todo ids: whether a tenant is registered, and each tenant's id counter
-//! (`todo.counters`), so ids reveal nothing about other tenants.
+//! Tenants and todo ids: whether a tenant is registered, and each tenant's ids, from its
+//! counter (`todo.counters`) through ranges (`todo.id_ranges`), so ids reveal nothing about
+//! other tenants and writers of one tenant do not wait for each other.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -119,35 +120,33 @@ pub fn announce_tenants_changed(relid: pg_sys::Oid) {
     unsafe { pg_sys::CacheInvalidateRelcacheByRelid(relid) };
 }
 
-/// The next todo id of `tenant`: one more than the last it was given. Ids are counted per
-/// tenant in `todo.counters`, so they reveal nothing about other tenants. The counter row
-/// stays locked until the transaction ends, which serializes id allocation within one tenant
-/// (and only within it).
-pub fn next_todo_id(tenant: &str) -> i64 {
-    one::<i64>(
-        "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, 1)
-         ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + 1
-         RETURNING last_id",
-        &[tenant.into()],
-        true,
-    )
-    .expect("RETURNING last_id is never NULL")
-}
+/// How many ids a new range takes from the counter (more when a call needs more at once).
+const BLOCK: i64 = 32;
 
-/// Reserves `n` consecutive todo ids of `tenant` with one update of its counter and returns
-/// the first. A message of many `/todo add`s takes its ids this way: one counter update per
-/// todo, each in its own subtransaction, would make every later update of the counter row in
-/// the transaction walk a longer chain of row versions. An id whose add then fails is not
-/// used again (ids may have gaps; they never repeat).
+/// Takes `n` ids of a range of `tenant` that has room and that no other transaction holds
+/// (never waiting: SKIP LOCKED; a range this transaction holds qualifies), leaving it held
+/// until the transaction ends; `n` may be 0 (only hold it). None: no such range.
+const FROM_RANGE: &str = "UPDATE todo.id_ranges r SET next_id = r.next_id + $2
+    FROM (SELECT f.slot FROM todo.id_ranges f WHERE f.tenant_id = $1 AND f.last_id - f.next_id + 1 >= $3
+           ORDER BY f.next_id LIMIT 1 FOR UPDATE SKIP LOCKED) s
+   WHERE r.tenant_id = $1 AND r.slot = s.slot
+   RETURNING r.next_id - $2";
+
+/// Todo ids come from ranges (`todo.id_ranges`): each range is a run of the tenant's ids
+/// taken from its counter (`todo.counters`, the last id given to any range) and handed out
+/// in order. A writer takes ids from a range no other transaction holds and holds it until
+/// it ends, so writers of one tenant never wait for each other; only a writer that finds no
+/// range with room takes a new run from the counter, whose row it then holds until it ends.
+/// Ids are counted per tenant, so they reveal nothing about other tenants. With one writer
+/// at a time ids come in order with no gaps; concurrent writers take them from different
+/// ranges, so an id can be smaller than one given out earlier, and a range's unused ids stay
+/// unused until some writer takes them.
+///
+/// Reserves `n` ids of `tenant` (consecutive) and returns the first. A message of many
+/// `/todo add`s takes its ids this way, at once. An id whose add then fails is not used
+/// again (ids may have gaps; they never repeat).
 pub fn reserve_todo_ids(tenant: &str, n: i64) -> i64 {
-    let first = one::<i64>(
-        "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
-         ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + $2
-         RETURNING last_id - $2 + 1",
-        &[tenant.into(), n.into()],
-        true,
-    )
-    .expect("RETURNING is never NULL");
+    let first = take(tenant, n, n);
     // SAFETY: reads this backend's current subtransaction id.
     let subxact = unsafe { pg_sys::GetCurrentSubTransactionId() };
     let reserved = Reserved { lxid: local_xact(), subxact, tenant: tenant.to_string(), ids: first..=first + n - 1 };
@@ -155,11 +154,52 @@ pub fn reserve_todo_ids(tenant: &str, n: i64) -> i64 {
     first
 }
 
-/// Locks `tenant`'s id counter until the transaction ends, without taking an id: a call that
-/// may add todos takes it before it locks any todo (see `locks`). A tenant that never had a
-/// todo has no counter row yet: its first insert creates it.
-pub fn lock_counter(tenant: &str) {
-    exec("SELECT c.last_id FROM todo.counters c WHERE c.tenant_id = $1 FOR UPDATE", &[tenant.into()]);
+/// The next id of `tenant` (the row trigger's, for an insert without one).
+pub fn next_todo_id(tenant: &str) -> i64 {
+    take(tenant, 1, 1)
+}
+
+/// Makes this transaction hold a range of `tenant` with room for `n` ids, so that a later
+/// `reserve_todo_ids` of at most `n` waits for no one: a call that may add todos takes it
+/// before it locks any todo (see `locks`).
+pub fn hold_ids(tenant: &str, n: i64) {
+    take(tenant, 0, n.max(1));
+}
+
+/// Takes `n` ids from a range with room for `room` (≥ n) and returns the first.
+fn take(tenant: &str, n: i64, room: i64) -> i64 {
+    if let Some(first) = one::<i64>(FROM_RANGE, &[tenant.into(), n.into(), room.into()], true) {
+        return first;
+    }
+    // no range with room that no one holds: a new run from the counter (waiting for a
+    // writer that took one before), the ids after the `n` taken into a range this
+    // transaction holds (an emptied one that no one holds, else a new one)
+    let size = BLOCK.max(room);
+    let first = one::<i64>(
+        "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
+         ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + $2
+         RETURNING last_id - $2 + 1",
+        &[tenant.into(), size.into()],
+        true,
+    )
+    .expect("RETURNING is never NULL");
+    let (next, last) = (first + n, first + size - 1);
+    let refilled = exec(
+        "UPDATE todo.id_ranges r SET next_id = $2, last_id = $3
+           FROM (SELECT f.slot FROM todo.id_ranges f WHERE f.tenant_id = $1 AND f.next_id > f.last_id
+                  ORDER BY f.slot LIMIT 1 FOR UPDATE SKIP LOCKED) s
+          WHERE r.tenant_id = $1 AND r.slot = s.slot RETURNING r.slot",
+        &[tenant.into(), next.into(), last.into()],
+    );
+    if refilled == 0 {
+        // new ranges are numbered under the counter's lock: two writers never pick one slot
+        exec(
+            "INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id)
+             SELECT $1, coalesce(max(r.slot), 0) + 1, $2, $3 FROM todo.id_ranges r WHERE r.tenant_id = $1",
+            &[tenant.into(), next.into(), last.into()],
+        );
+    }
+    first
 }
 
 /// Moves `tenant`'s counter past an id the writer chose itself (an import or a restore), so
@@ -173,6 +213,11 @@ pub fn claim_todo_id(tenant: &str, id: i64) {
     }
     let last = one::<i64>("SELECT last_id FROM todo.counters WHERE tenant_id = $1", &[tenant.into()], false);
     if last.is_some_and(|last| last >= id) {
+        // given to a range already: if that range has not handed it out yet, it must not
+        exec(
+            "UPDATE todo.id_ranges SET next_id = $2 + 1 WHERE tenant_id = $1 AND next_id <= $2 AND last_id >= $2",
+            &[tenant.into(), id.into()],
+        );
         return;
     }
     exec(

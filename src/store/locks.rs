@@ -3,8 +3,9 @@
 //!
 //! 1. the list lock of a whole-list replace (`lock_list`: advisory, per tenant and
 //!    conversation);
-//! 2. the tenant's id counter row (`ids::reserve_todo_ids`, `ids::lock_counter`): a call that
-//!    will add todos takes it before it locks any todo;
+//! 2. a range of the tenant's ids (`ids::reserve_todo_ids`, `ids::hold_ids`), taken with
+//!    SKIP LOCKED (never waiting), and only when no range has room the tenant's counter row:
+//!    a call that will add todos takes them before it locks any todo;
 //! 3. todo rows, in ascending id order (`rows`, `read::lock`): a call that changes several
 //!    todos locks them all at once, `FOR NO KEY UPDATE` (which never conflicts with the key
 //!    share locks that inserting a subtask or a dependency takes on its todos);
