@@ -32,6 +32,7 @@ CREATE TABLE todo.id_ranges (
     CONSTRAINT id_ranges_check CHECK (next_id > 0 AND next_id <= last_id + 1)
 );
 COMMENT ON TABLE todo.id_ranges IS 'Per-tenant runs of todo ids still to hand out (next_id through last_id); written by the extension.';
+REVOKE ALL ON todo.id_ranges FROM PUBLIC;
 ALTER TABLE todo.id_ranges ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.id_ranges FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON todo.id_ranges

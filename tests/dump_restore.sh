@@ -88,6 +88,7 @@ ERR: #4 is claimed by planner until TIME — /todo ready lists the todos you can
 counters:true
 dependencies:true
 events:true
+id_ranges:true
 tenants:true
 todos:true"
 check "the restored store keeps working" test "$after" = "$expected"

@@ -95,6 +95,9 @@ pub fn require_registered(tenant: &str) {
     if found != Some(true) {
         errors::unknown_tenant(tenant);
     }
+    if !schema_0_4() {
+        return; // no trigger tells this backend when todo.tenants changes
+    }
     let relid = tenants_relid();
     REGISTERED.with(|r| {
         let mut r = r.borrow_mut();
@@ -107,9 +110,26 @@ pub fn require_registered(tenant: &str) {
 }
 
 fn tenants_relid() -> pg_sys::Oid {
-    // SAFETY: catalog lookups by name; the extension's schema and table exist (the query
-    // above just read the table).
-    unsafe { pg_sys::get_relname_relid(c"tenants".as_ptr(), pg_sys::get_namespace_oid(c"todo".as_ptr(), false)) }
+    relid(c"tenants")
+}
+
+/// The oid of table `todo.<name>`, or InvalidOid.
+fn relid(name: &std::ffi::CStr) -> pg_sys::Oid {
+    // SAFETY: catalog lookups by name (cached); a missing schema or table gives InvalidOid.
+    unsafe {
+        let schema = pg_sys::get_namespace_oid(c"todo".as_ptr(), true);
+        if schema == pg_sys::InvalidOid {
+            return pg_sys::InvalidOid;
+        }
+        pg_sys::get_relname_relid(name.as_ptr(), schema)
+    }
+}
+
+/// Whether the database's schema is 0.4.0's or later (it has `todo.id_ranges` and the trigger
+/// on `todo.tenants`). The library serves a database still at an older version between
+/// installing it and `ALTER EXTENSION pg_todos UPDATE`: ids then come from the counter alone.
+fn schema_0_4() -> bool {
+    relid(c"id_ranges") != pg_sys::InvalidOid
 }
 
 /// Tells every backend that the registered tenants changed (see `require_registered`): a
@@ -168,6 +188,16 @@ pub fn hold_ids(tenant: &str, n: i64) {
 
 /// Takes `n` ids from a range with room for `room` (≥ n) and returns the first.
 fn take(tenant: &str, n: i64, room: i64) -> i64 {
+    if !schema_0_4() {
+        return one::<i64>(
+            "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
+             ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + $2
+             RETURNING last_id - $2 + 1",
+            &[tenant.into(), n.max(1).into()],
+            true,
+        )
+        .expect("RETURNING is never NULL");
+    }
     if let Some(first) = one::<i64>(FROM_RANGE, &[tenant.into(), n.into(), room.into()], true) {
         return first;
     }
@@ -213,6 +243,9 @@ pub fn claim_todo_id(tenant: &str, id: i64) {
     }
     let last = one::<i64>("SELECT last_id FROM todo.counters WHERE tenant_id = $1", &[tenant.into()], false);
     if last.is_some_and(|last| last >= id) {
+        if !schema_0_4() {
+            return;
+        }
         // given to a range already: if that range has not handed it out yet, it must not
         exec(
             "UPDATE todo.id_ranges SET next_id = $2 + 1 WHERE tenant_id = $1 AND next_id <= $2 AND last_id >= $2",
