@@ -300,6 +300,23 @@ fn changed_columns(
     store::events::Changes { values, stamps }
 }
 
+/// The key of an event about `row` (its tenant, id and conversation), at `version`.
+fn event_key(
+    row: &PgHeapTuple<'_, AllocatedByPostgres>,
+    version: i32,
+    agent: Option<String>,
+    turn: Option<String>,
+) -> store::events::Key {
+    store::events::Key {
+        tenant: get(row, "tenant_id").unwrap_or_default(),
+        id: get(row, "id").unwrap_or(0),
+        version,
+        conversation: get(row, "conversation_id"),
+        agent,
+        turn,
+    }
+}
+
 /// `AFTER INSERT OR UPDATE OR DELETE ON todo.todos FOR EACH ROW`: the event log, written
 /// after each row change, so it records what was really stored.
 ///
@@ -314,53 +331,28 @@ fn todos_log_event<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     let (agent, turn) = (context::agent(), context::turn());
-    let text = |row: &PgHeapTuple<'_, AllocatedByPostgres>, col| get::<String>(row, col);
+    let status = |row: &PgHeapTuple<'_, AllocatedByPostgres>| get::<String>(row, "status").unwrap_or_default();
     match (trigger.old(), trigger.new()) {
         (None, Some(new)) => {
             if restoring() {
                 return Ok(None);
             }
-            let (tenant, status, conversation) = (text(&new, "tenant_id"), text(&new, "status"), text(&new, "conversation_id"));
-            let (row_agent, row_turn) = (text(&new, "agent_id"), text(&new, "turn_id"));
-            let key = store::events::Key {
-                tenant: tenant.as_deref().unwrap_or_default(),
-                id: get(&new, "id").unwrap_or(0),
-                version: get(&new, "version").unwrap_or(1),
-                conversation: conversation.as_deref(),
-                agent: agent.as_deref().or(row_agent.as_deref()),
-                turn: turn.as_deref().or(row_turn.as_deref()),
-            };
-            store::events::inserted(&key, status.as_deref().unwrap_or_default(), inserted_columns(&new));
+            let agent = agent.or_else(|| get(&new, "agent_id"));
+            let turn = turn.or_else(|| get(&new, "turn_id"));
+            let key = event_key(&new, get(&new, "version").unwrap_or(1), agent, turn);
+            store::events::inserted(&key, &status(&new), inserted_columns(&new));
         }
         (Some(old), Some(new)) => {
             let changes = changed_columns(&old, &new);
             if changes.values.is_empty() && changes.stamps.iter().all(Option::is_none) {
                 return Ok(None);
             }
-            let (tenant, conversation) = (text(&new, "tenant_id"), text(&new, "conversation_id"));
-            let (old_status, new_status) = (text(&old, "status"), text(&new, "status"));
-            let key = store::events::Key {
-                tenant: tenant.as_deref().unwrap_or_default(),
-                id: get(&new, "id").unwrap_or(0),
-                version: get(&new, "version").unwrap_or(1),
-                conversation: conversation.as_deref(),
-                agent: agent.as_deref(),
-                turn: turn.as_deref(),
-            };
-            let (old_status, new_status) = (old_status.unwrap_or_default(), new_status.unwrap_or_default());
-            store::events::updated(&key, &old_status, &new_status, changes);
+            let key = event_key(&new, get(&new, "version").unwrap_or(1), agent, turn);
+            store::events::updated(&key, &status(&old), &status(&new), changes);
         }
         (Some(old), None) => {
-            let (tenant, conversation, status) = (text(&old, "tenant_id"), text(&old, "conversation_id"), text(&old, "status"));
-            let key = store::events::Key {
-                tenant: tenant.as_deref().unwrap_or_default(),
-                id: get(&old, "id").unwrap_or(0),
-                version: get::<i32>(&old, "version").unwrap_or(0) + 1,
-                conversation: conversation.as_deref(),
-                agent: agent.as_deref(),
-                turn: turn.as_deref(),
-            };
-            store::events::deleted(&key, status.as_deref().unwrap_or_default());
+            let key = event_key(&old, get::<i32>(&old, "version").unwrap_or(0) + 1, agent, turn);
+            store::events::deleted(&key, &status(&old));
         }
         (None, None) => {}
     }

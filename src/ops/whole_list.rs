@@ -44,8 +44,8 @@ pub fn stored(scope: &Scope, conversation: &str, kept: Kept) -> Vec<Todo> {
 
 /// Replaces conversation `conversation`'s list with `items`; their ids, in order. Locks,
 /// in the one order: the list (two replaces of one list never interleave: the second reads
-/// the list the first wrote), a range of ids with room for every item (when there are items), every todo of
-/// the conversation by id; then deletes the stored todos no item took, moves the matched
+/// the list the first wrote), a range of ids with room for every item (when there are
+/// items), every todo of the conversation by id; then deletes the stored todos no item took, moves the matched
 /// ones whose new status the lifecycle cannot reach in one step through pending, updates
 /// the ones that change (status, place, a column) in one statement and inserts the new ones
 /// (ids reserved at once) in one. Places: the positions the list's todos held (new ones:

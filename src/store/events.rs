@@ -29,14 +29,24 @@ const DELETE: &str = "INSERT INTO todo.events (tenant_id, todo_id, version, acti
     SELECT $1, $2, $3, 'delete', $4, $5, $6, $7, NULL, NULL
      WHERE EXISTS (SELECT 1 FROM todo.counters c WHERE c.tenant_id = $1)";
 
-/// Who and where an event is about: the todo's key and the conversation it is in.
-pub struct Key<'a> {
-    pub tenant: &'a str,
+/// Who and where an event is about: the todo's key, the conversation it is in, the actor.
+pub struct Key {
+    pub tenant: String,
     pub id: i64,
     pub version: i32,
-    pub conversation: Option<&'a str>,
-    pub agent: Option<&'a str>,
-    pub turn: Option<&'a str>,
+    pub conversation: Option<String>,
+    pub agent: Option<String>,
+    pub turn: Option<String>,
+}
+
+impl Key {
+    /// `$1` to `$7` of every event statement: the key, then the old status.
+    fn args<'a>(&'a self, old_status: Option<&'a str>) -> Vec<DatumWithOid<'a>> {
+        vec![
+            self.tenant.as_str().into(), self.id.into(), self.version.into(), self.conversation.as_deref().into(),
+            self.agent.as_deref().into(), self.turn.as_deref().into(), old_status.into(),
+        ]
+    }
 }
 
 /// What an event says changed: the columns other than timestamps as a JSON object, and the
@@ -47,11 +57,9 @@ pub struct Changes {
     pub stamps: [Option<Option<TimestampWithTimeZone>>; 4],
 }
 
-fn write(sql: &str, key: &Key<'_>, old_status: Option<&str>, new_status: &str, changes: Changes) {
-    let mut args: Vec<DatumWithOid<'_>> = vec![
-        key.tenant.into(), key.id.into(), key.version.into(), key.conversation.into(), key.agent.into(),
-        key.turn.into(), old_status.into(), pgrx::JsonB(Value::Object(changes.values)).into(),
-    ];
+fn write(sql: &str, key: &Key, old_status: Option<&str>, new_status: &str, changes: Changes) {
+    let mut args = key.args(old_status);
+    args.push(pgrx::JsonB(Value::Object(changes.values)).into());
     for stamp in changes.stamps {
         args.push(stamp.is_some().into());
         args.push(stamp.flatten().into());
@@ -62,7 +70,7 @@ fn write(sql: &str, key: &Key<'_>, old_status: Option<&str>, new_status: &str, c
 
 /// The insert event (`changes`: the new row's non-NULL columns). A second insert event for
 /// the same version (an id used again) is not written.
-pub fn inserted(key: &Key<'_>, status: &str, changes: Changes) {
+pub fn inserted(key: &Key, status: &str, changes: Changes) {
     thread_local! {
         static SQL: String = format!("{} ON CONFLICT DO NOTHING", insert_sql("insert"));
     }
@@ -70,7 +78,7 @@ pub fn inserted(key: &Key<'_>, status: &str, changes: Changes) {
 }
 
 /// An update event: `changes` has the new values of the changed columns.
-pub fn updated(key: &Key<'_>, old_status: &str, new_status: &str, changes: Changes) {
+pub fn updated(key: &Key, old_status: &str, new_status: &str, changes: Changes) {
     thread_local! {
         static SQL: String = insert_sql("update");
     }
@@ -78,10 +86,6 @@ pub fn updated(key: &Key<'_>, old_status: &str, new_status: &str, changes: Chang
 }
 
 /// The delete event (version one past the row's last).
-pub fn deleted(key: &Key<'_>, old_status: &str) {
-    let args: [DatumWithOid<'_>; 7] = [
-        key.tenant.into(), key.id.into(), key.version.into(), key.conversation.into(), key.agent.into(),
-        key.turn.into(), old_status.into(),
-    ];
-    exec(DELETE, &args);
+pub fn deleted(key: &Key, old_status: &str) {
+    exec(DELETE, &key.args(Some(old_status)));
 }

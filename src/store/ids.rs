@@ -98,7 +98,7 @@ pub fn require_registered(tenant: &str) {
     if !schema_0_4() {
         return; // no trigger tells this backend when todo.tenants changes
     }
-    let relid = tenants_relid();
+    let relid = relid(c"tenants");
     REGISTERED.with(|r| {
         let mut r = r.borrow_mut();
         r.relid = Some(relid);
@@ -107,10 +107,6 @@ pub fn require_registered(tenant: &str) {
         }
         r.tenants.entry(tenant.to_string()).or_default().push(user);
     });
-}
-
-fn tenants_relid() -> pg_sys::Oid {
-    relid(c"tenants")
 }
 
 /// The oid of table `todo.<name>`, or InvalidOid.
@@ -189,14 +185,7 @@ pub fn hold_ids(tenant: &str, n: i64) {
 /// Takes `n` ids from a range with room for `room` (≥ n) and returns the first.
 fn take(tenant: &str, n: i64, room: i64) -> i64 {
     if !schema_0_4() {
-        return one::<i64>(
-            "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
-             ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + $2
-             RETURNING last_id - $2 + 1",
-            &[tenant.into(), n.max(1).into()],
-            true,
-        )
-        .expect("RETURNING is never NULL");
+        return from_counter(tenant, n.max(1));
     }
     if let Some(first) = one::<i64>(FROM_RANGE, &[tenant.into(), n.into(), room.into()], true) {
         return first;
@@ -205,14 +194,7 @@ fn take(tenant: &str, n: i64, room: i64) -> i64 {
     // writer that took one before), the ids after the `n` taken into a range this
     // transaction holds (an emptied one that no one holds, else a new one)
     let size = BLOCK.max(room);
-    let first = one::<i64>(
-        "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
-         ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + $2
-         RETURNING last_id - $2 + 1",
-        &[tenant.into(), size.into()],
-        true,
-    )
-    .expect("RETURNING is never NULL");
+    let first = from_counter(tenant, size);
     let (next, last) = (first + n, first + size - 1);
     let refilled = exec(
         "UPDATE todo.id_ranges r SET next_id = $2, last_id = $3
@@ -230,6 +212,19 @@ fn take(tenant: &str, n: i64, room: i64) -> i64 {
         );
     }
     first
+}
+
+/// Takes the next `n` ids of `tenant`'s counter (creating it) and returns the first; the
+/// counter row stays locked until the transaction ends.
+fn from_counter(tenant: &str, n: i64) -> i64 {
+    one::<i64>(
+        "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
+         ON CONFLICT (tenant_id) DO UPDATE SET last_id = c.last_id + $2
+         RETURNING last_id - $2 + 1",
+        &[tenant.into(), n.into()],
+        true,
+    )
+    .expect("RETURNING is never NULL")
 }
 
 /// Moves `tenant`'s counter past an id the writer chose itself (an import or a restore), so
