@@ -9,6 +9,12 @@ pub const DIALECTS: &[(&str, &str, &str)] = &[
     ("todolist", "003", "the todolist MCP toolset: todolist__get, todolist__set"),
     ("tasks", "004", "a conversation's task list: ListTasks, AddTask, CompleteTask, UncompleteTask, DeleteTask"),
     ("coord", "coord", "multi-agent coordination: claims, leases, dependencies, the ready queue, subtasks"),
+    ("claude-tasks", "claude-tasks", "Claude Code's task tools: TaskCreate, TaskUpdate, TaskList, TaskGet"),
+    ("claude-todowrite", "claude-todowrite", "Claude Code's TodoWrite"),
+    ("codex", "codex", "OpenAI Codex CLI's update_plan"),
+    ("gemini", "gemini", "Gemini CLI's write_todos"),
+    ("cursor", "cursor", "Cursor's todo_write"),
+    ("roo", "roo", "Roo Code's update_todo_list"),
 ];
 
 /// The dialect a name or alias means (`"003"` → `"todolist"`); None for neither.
@@ -26,6 +32,8 @@ mod tests {
         assert_eq!(canonical("003"), Some("todolist"));
         assert_eq!(canonical("001"), Some("plan"));
         assert_eq!(canonical("coord"), Some("coord"));
+        assert_eq!(canonical("claude-tasks"), Some("claude-tasks"));
+        assert_eq!(canonical("roo"), Some("roo"));
         assert_eq!(canonical("005"), None);
         assert_eq!(canonical("writ"), None, "the writ is not a tool dialect");
     }
