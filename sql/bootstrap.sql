@@ -47,7 +47,7 @@ CREATE TABLE todo.todos (
     active_form         text,
     status              text NOT NULL DEFAULT 'pending'
                         CONSTRAINT todos_status_check
-                        CHECK (status IN ('pending', 'in_progress', 'completed', 'canceled')),
+                        CHECK (status IN ('pending', 'in_progress', 'completed', 'canceled', 'blocked')),
     priority            text CONSTRAINT todos_priority_check CHECK (priority IN ('high', 'medium', 'low')),
     position            bigint NOT NULL,
     completion_criteria text,
@@ -62,6 +62,10 @@ CREATE TABLE todo.todos (
     claimed_by          text,
     lease_expires_at    timestamptz,
     fence               bigint NOT NULL DEFAULT 0,
+    owner               text,
+    metadata            jsonb CONSTRAINT todos_metadata_check CHECK (jsonb_typeof(metadata) = 'object'),
+    external_id         text CONSTRAINT todos_external_id_check CHECK (external_id <> ''),
+    archived_at         timestamptz CONSTRAINT todos_archived_at_check CHECK (archived_at IS NULL OR completed_at IS NOT NULL),
     PRIMARY KEY (tenant_id, id),
     CONSTRAINT todos_completed_at_check
         CHECK ((completed_at IS NOT NULL) = (status IN ('completed', 'canceled'))),
@@ -79,15 +83,23 @@ COMMENT ON COLUMN todo.todos.parent_id IS 'The todo this one is a subtask of (sa
 COMMENT ON COLUMN todo.todos.claimed_by IS 'The agent holding a claim on this in_progress todo (with lease_expires_at); NULL: unclaimed.';
 COMMENT ON COLUMN todo.todos.lease_expires_at IS 'When the claim lapses unless renewed (todo.heartbeat); after it the todo is claimable again.';
 COMMENT ON COLUMN todo.todos.fence IS 'Fencing number: bumped by every claim; an action that presents an older one is rejected.';
+COMMENT ON COLUMN todo.todos.status IS 'pending, in_progress, completed, canceled, or blocked (open, waiting on something outside the list; never claimed or ready).';
+COMMENT ON COLUMN todo.todos.owner IS 'Who the todo is assigned to (Claude Code''s task owner); an assignment, not a claim.';
+COMMENT ON COLUMN todo.todos.metadata IS 'The caller''s own key/values (a JSON object; Claude Code''s task metadata, merged key by key).';
+COMMENT ON COLUMN todo.todos.external_id IS 'The caller''s own id for the todo, unique within its conversation (Cursor''s todo_write ids).';
+COMMENT ON COLUMN todo.todos.archived_at IS 'When a whole-list writer left this finished todo off its list: kept as history, on no tool''s list; cleared by a reopen.';
 
 -- The per-conversation list and the tenant-wide browse (seed 000).
 CREATE INDEX todos_conversation_list ON todo.todos (tenant_id, conversation_id, status, position);
 CREATE INDEX todos_tenant_browse ON todo.todos (tenant_id, status, updated_at DESC);
 -- A parent's subtasks (the progress shown in the open block).
 CREATE INDEX todos_parent ON todo.todos (tenant_id, parent_id) WHERE parent_id IS NOT NULL;
+-- The caller's own ids, one per todo of a conversation.
+CREATE UNIQUE INDEX todos_external_id ON todo.todos (tenant_id, conversation_id, external_id)
+    WHERE external_id IS NOT NULL;
 
--- "todo_id waits for depends_on": todo_id is blocked while depends_on is open (pending or
--- in_progress). Both ends are todos of the same tenant; the graph has no cycles (checked
+-- "todo_id waits for depends_on": todo_id is blocked while depends_on is open (pending,
+-- in_progress or blocked). Both ends are todos of the same tenant; the graph has no cycles (checked
 -- by todo.block under a per-tenant lock).
 CREATE TABLE todo.dependencies (
     tenant_id  text NOT NULL,

@@ -57,7 +57,7 @@ pub fn invalid_status(value: &str) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
         format!("invalid todo status \"{value}\""),
-        "use pending, in_progress, completed or canceled (cancelled is accepted too)",
+        "use pending, in_progress, completed, canceled (cancelled is accepted too) or blocked",
     )
 }
 

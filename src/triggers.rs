@@ -196,6 +196,10 @@ fn todos_before_write<'a>(
     }
     if stamps.clear_completed {
         set(&mut new, "completed_at", Option::<TimestampWithTimeZone>::None);
+        // an open todo is on its list again (a 0.4.0 table has no such column)
+        if matches!(new.get_by_name::<TimestampWithTimeZone>("archived_at"), Ok(Some(_))) {
+            set(&mut new, "archived_at", Option::<TimestampWithTimeZone>::None);
+        }
     }
     if let Some(old) = &old {
         if !written("updated_at", &new) {
@@ -256,7 +260,27 @@ const LOGGED_TEXT: &[&str] = &[
     "completion_criteria", "agent_type", "outcome", "claimed_by",
 ];
 const LOGGED_BIGINT: &[&str] = &["position", "parent_id", "fence"];
-const LOGGED_TIME: [&str; 4] = ["created_at", "started_at", "completed_at", "lease_expires_at"];
+const LOGGED_TIME: [&str; 5] = ["created_at", "started_at", "completed_at", "lease_expires_at", "archived_at"];
+/// Columns added in 0.5.0: logged when the table has them (a database not yet updated
+/// runs this trigger too).
+const LOGGED_TEXT_0_5: &[&str] = &["owner", "external_id"];
+
+/// A column that may be missing from the table (`LOGGED_TEXT_0_5`, `metadata`,
+/// `archived_at`): None then.
+fn maybe<'t, T>(row: &'t PgHeapTuple<'_, impl pgrx::WhoAllocated>, col: &str) -> Option<T>
+where
+    T: FromDatum + IntoDatum + pgrx::datum::UnboxDatum<As<'t> = T> + 't,
+{
+    match row.get_by_name::<T>(col) {
+        Err(pgrx::datum::TryFromDatumError::NoSuchAttributeName(_)) => None,
+        _ => get(row, col),
+    }
+}
+
+/// The row's metadata as JSON (None: NULL or no such column).
+fn metadata(row: &PgHeapTuple<'_, impl pgrx::WhoAllocated>) -> Option<serde_json::Value> {
+    maybe::<pgrx::JsonB>(row, "metadata").map(|j| j.0)
+}
 
 /// An insert event's changes: the row's non-NULL columns.
 fn inserted_columns(new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>) -> store::events::Changes {
@@ -266,12 +290,20 @@ fn inserted_columns(new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>) -> store::ev
             values.insert(col.to_string(), v.into());
         }
     }
+    for col in LOGGED_TEXT_0_5 {
+        if let Some(v) = maybe::<String>(new, col) {
+            values.insert(col.to_string(), v.into());
+        }
+    }
+    if let Some(v) = metadata(new) {
+        values.insert("metadata".into(), v);
+    }
     for col in LOGGED_BIGINT.iter().filter(|c| **c != "fence") {
         if let Some(v) = get::<i64>(new, col) {
             values.insert(col.to_string(), v.into());
         }
     }
-    let stamps = LOGGED_TIME.map(|col| get::<TimestampWithTimeZone>(new, col).filter(|_| col != "created_at").map(Some));
+    let stamps = LOGGED_TIME.map(|col| maybe::<TimestampWithTimeZone>(new, col).filter(|_| col != "created_at").map(Some));
     store::events::Changes { values, stamps }
 }
 
@@ -287,6 +319,16 @@ fn changed_columns(
             values.insert(col.to_string(), v.into());
         }
     }
+    for col in LOGGED_TEXT_0_5 {
+        let v = maybe::<String>(new, col);
+        if maybe::<String>(old, col) != v {
+            values.insert(col.to_string(), v.into());
+        }
+    }
+    let meta = metadata(new);
+    if metadata(old) != meta {
+        values.insert("metadata".into(), meta.unwrap_or(serde_json::Value::Null));
+    }
     for col in LOGGED_BIGINT {
         let v = get::<i64>(new, col);
         if get::<i64>(old, col) != v {
@@ -294,8 +336,8 @@ fn changed_columns(
         }
     }
     let stamps = LOGGED_TIME.map(|col| {
-        let v = get::<TimestampWithTimeZone>(new, col);
-        (col != "lease_expires_at" && get::<TimestampWithTimeZone>(old, col) != v).then_some(v)
+        let v = maybe::<TimestampWithTimeZone>(new, col);
+        (col != "lease_expires_at" && maybe::<TimestampWithTimeZone>(old, col) != v).then_some(v)
     });
     store::events::Changes { values, stamps }
 }

@@ -2,7 +2,10 @@
 # mcp: builds the MCP server (mcp/, a workspace member), then on a throwaway cluster with the
 # extension, two tenants and the plain role agent_login:
 #   - tests/mcp_client.py drives it with the official MCP Python SDK (tools/list, seed 003's
-#     example session, two tenants, one dialect, claims, startup errors);
+#     example session, two tenants, one dialect, each runtime's dialect alone, the text the
+#     model reads from todo.call_mcp, the project's list surviving a restart and kept to its
+#     directory and tenant, --session-list, claims, startup errors); each server runs in a
+#     temporary directory of its own, never in the repository's;
 #   - the examples: a supervisor, two sub-agents and a notification listener, with psycopg
 #     and the writ (examples/supervisor.py) and over MCP, each agent its own server
 #     (examples/mcp_supervisor.py); each checks the final state.

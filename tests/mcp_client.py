@@ -7,16 +7,28 @@ agent_login:
   - the context comes from the server's configuration and the MCP session: the agent
     recorded is the client's name, a "tenant" argument is refused by the schema;
   - two servers for two tenants with the same conversation name see nothing of each other;
-  - --tools keeps to one dialect; a claim and a finish go through;
-  - a missing database, extension or tenant is a clear message and exit status 2.
+  - --tools keeps to one dialect; each runtime's dialect alone lists exactly its runtime's
+    tools; a claim and a finish go through;
+  - the text the model reads comes from todo.call_mcp: TaskCreate's, update_plan's, a Gemini
+    write_todos refused (with every dialect, by bare name; kept to some, by dialect/name);
+  - the default list is the project's, named from the directory the server starts in: it
+    survives a restart and is shared in that directory (and through a symlink to it), not in
+    another directory, not with --session-list, never with another tenant;
+    CLAUDE_CODE_TASK_LIST_ID and PG_TODOS_CONVERSATION name a list across directories;
+  - a missing database, extension or tenant, conflicting list flags: a clear message and
+    exit status 2.
+Every server runs in a directory of its test's own (cwd=), under a fresh temporary directory,
+so no two tests share a project's list by accident.
 Usage: tests/mcp_client.py SERVER_BINARY DBNAME SEED_003_FILE   (libpq environment for the host)
 """
 import asyncio
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import psycopg
 
@@ -26,20 +38,42 @@ from mcp.client.stdio import stdio_client
 from mcp.types import Implementation
 
 SERVER, DB, SEED_003 = sys.argv[1], sys.argv[2], sys.argv[3]
+ROOT = tempfile.mkdtemp(prefix="pg_todos_mcp_test_")
+
+# the runtimes' dialects and exactly the tools each lists
+RUNTIMES = {
+    "claude-tasks": {"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"},
+    "claude-todowrite": {"TodoWrite"},
+    "codex": {"update_plan"},
+    "gemini": {"write_todos"},
+    "cursor": {"todo_write"},
+    "roo": {"update_todo_list"},
+}
+DIALECTS = {"plan", "opencode", "todolist", "tasks", "coord", *RUNTIMES}
+
+
+def project(name):
+    """A new directory to start servers in: a project of its own."""
+    path = os.path.join(ROOT, name)
+    os.mkdir(path)
+    return path
 
 
 def server_env(**extra):
-    env = {k: v for k, v in os.environ.items() if k.startswith("PG") or k in ("PATH", "HOME", "USER")}
+    # libpq's variables, not the runner's own PG_TODOS_* settings (a conversation or tenant
+    # set there would change what the tests see)
+    env = {k: v for k, v in os.environ.items()
+           if (k.startswith("PG") and not k.startswith("PG_TODOS_")) or k in ("PATH", "HOME", "USER")}
     env.update(PGDATABASE=DB, PGUSER="agent_login")
     env.update(extra)
     return env
 
 
 class Session:
-    """One server process and one MCP client session."""
+    """One server process, started in the directory cwd, and one MCP client session."""
 
-    def __init__(self, *args, client="mcp-test-client", **env):
-        self.params = StdioServerParameters(command=SERVER, args=list(args), env=server_env(**env))
+    def __init__(self, *args, cwd, client="mcp-test-client", **env):
+        self.params = StdioServerParameters(command=SERVER, args=list(args), env=server_env(**env), cwd=cwd)
         self.client = client
 
     async def __aenter__(self):
@@ -56,7 +90,21 @@ class Session:
 
     async def call(self, name, args):
         r = await self.session.call_tool(name, args)
-        return r.structured_content if r.structured_content is not None else r.content[0].text, bool(r.is_error)
+        return r.structured_content if r.structured_content is not None else text(r), bool(r.is_error)
+
+    async def raw(self, name, args):
+        """The whole CallToolResult, as the client gets it."""
+        return await self.session.call_tool(name, args)
+
+
+def text(result):
+    """The text the model reads: the result's text content."""
+    return "".join(c.text for c in result.content if c.type == "text")
+
+
+def subjects(listed):
+    """The subjects of a TaskList answer ({"tasks": [...]}); anything else as it is."""
+    return [t["subject"] for t in listed["tasks"]] if isinstance(listed, dict) and "tasks" in listed else listed
 
 
 def sql(query, *args):
@@ -73,13 +121,14 @@ def seed_003_session():
 
 
 async def catalog_and_seed_003():
-    async with Session("--tenant", "acme", "--conversation", "conv-003") as s:
+    async with Session("--tenant", "acme", "--conversation", "conv-003", cwd=project("seed-003")) as s:
         listed = (await s.session.list_tools()).tools
         ours = [t.model_dump(by_alias=True, exclude_none=True) for t in listed]
         expected = sql("SELECT todo.tools()")[0][0]
         check("tools/list is todo.tools(), tool for tool", ours == expected,
               f"\n{json.dumps(ours)[:300]}\n{json.dumps(expected)[:300]}")
-        check("every dialect is listed by default", {t["_meta"]["pg_todos/dialect"] for t in ours} == {"plan", "opencode", "todolist", "tasks", "coord"})
+        dialects = {t["_meta"]["pg_todos/dialect"] for t in ours}
+        check("every dialect is listed by default", dialects == DIALECTS, sorted(dialects))
         steps = seed_003_session()
         check("seed 003's example session has its four steps", len(steps) == 4, len(steps))
         for n, (args, answer) in enumerate(steps, 1):
@@ -103,8 +152,9 @@ async def catalog_and_seed_003():
 
 
 async def two_tenants():
-    async with Session("--tenant", "acme", "--conversation", "shared", client="agent-a") as a, \
-               Session("--tenant", "globex", "--conversation", "shared", client="agent-b") as b:
+    cwd = project("two-tenants")
+    async with Session("--tenant", "acme", "--conversation", "shared", cwd=cwd, client="agent-a") as a, \
+               Session("--tenant", "globex", "--conversation", "shared", cwd=cwd, client="agent-b") as b:
         added, _ = await a.call("AddTask", {"title": "acme only"})
         task_id = added["id"]
         listed_b, _ = await b.call("ListTasks", {})
@@ -119,12 +169,13 @@ async def two_tenants():
 
 
 async def one_dialect_and_claims():
-    async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "todolist", client="only-003") as s:
+    cwd = project("one-dialect")
+    async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "todolist", cwd=cwd, client="only-003") as s:
         names = [t.name for t in (await s.session.list_tools()).tools]
         check("--tools todolist lists the todolist dialect's tools only", names == ["todolist__get", "todolist__set"], names)
         got, err = await s.call("AddTask", {"title": "x"})
         check("a tool outside the dialects is an unknown tool", err and got["error"]["code"] == "unknown_tool", got)
-    async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "coord,001", client="worker-1") as s:  # 001: the plan dialect's alias
+    async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "coord,001", cwd=cwd, client="worker-1") as s:  # 001: the plan dialect's alias
         await s.call("create_todo", {"items": [{"title": "first"}, {"title": "second"}]})
         claimed, err = await s.call("claim_todo", {})
         check("claim_todo over MCP claims for the client's agent", claimed.get("claimed") and not err, claimed)
@@ -139,9 +190,113 @@ async def one_dialect_and_claims():
               len(holder) == 1 and holder[0][0].startswith("worker-1@mcp-"), holder)
 
 
+async def runtime_dialects():
+    catalog = sql("SELECT todo.tools()")[0][0]
+    cwd = project("runtimes")
+    for dialect, names in RUNTIMES.items():
+        in_order = [t["name"] for t in catalog if t["_meta"]["pg_todos/dialect"] == dialect]
+        async with Session("--tenant", "acme", "--session-list", "--tools", dialect, cwd=cwd) as s:
+            listed = [t.name for t in (await s.session.list_tools()).tools]
+        check(f"--tools {dialect} lists exactly {', '.join(sorted(names))}, in the catalog's order",
+              sorted(listed) == sorted(names) and listed == in_order, (listed, in_order))
+
+
+async def what_the_model_reads():
+    """The result todo.call_mcp builds reaches the client as is: by bare name with every dialect
+    exposed, by dialect/name with the server kept to some."""
+    cwd = project("texts")
+    for how, args in [("every dialect", []), ("--tools claude-tasks,codex,gemini", ["--tools", "claude-tasks,codex,gemini"])]:
+        async with Session("--tenant", "acme", "--session-list", *args, cwd=cwd) as s:
+            subject = "Write the release notes"
+            r = await s.raw("TaskCreate", {"subject": subject, "description": "for the next release"})
+            task = (r.structured_content or {}).get("task") or {}
+            tid = task.get("id")
+            check(f"{how}: TaskCreate's text is Task #<id> created successfully: <subject>",
+                  not r.is_error and isinstance(tid, str) and text(r) == f"Task #{tid} created successfully: {subject}",
+                  (text(r), r.is_error))
+            check(f"{how}: TaskCreate's structuredContent is {{task: {{id, subject}}}}, the id a string of digits",
+                  r.structured_content == {"task": {"id": tid, "subject": subject}} and isinstance(tid, str) and tid.isdigit(),
+                  r.structured_content)
+            r = await s.raw("update_plan", {"explanation": "start", "plan": [
+                {"step": "read the code", "status": "in_progress"}, {"step": "fix the bug", "status": "pending"}]})
+            check(f"{how}: update_plan's text is Plan updated", not r.is_error and text(r) == "Plan updated", (text(r), r.is_error))
+            r = await s.raw("write_todos", {"todos": [
+                {"description": "one", "status": "in_progress"}, {"description": "two", "status": "in_progress"}]})
+            check(f"{how}: write_todos with two in_progress is a tool error with Gemini's words",
+                  r.is_error is True and text(r) == 'Invalid parameters: Only one task can be "in_progress" at a time.',
+                  (text(r), r.is_error))
+
+
+async def lists_survive_the_session():
+    a, b, c = project("app-a"), project("app-b"), project("app-c")
+    link = os.path.join(ROOT, "link-to-app-a")
+    os.symlink(a, link)
+    subject = "survive a restart"
+    async with Session("--tenant", "acme", cwd=a, client="first") as s:
+        r = await s.raw("TaskCreate", {"subject": subject, "description": "made before the restart"})
+        tid = ((r.structured_content or {}).get("task") or {}).get("id")
+        check("TaskCreate in project A", not r.is_error and bool(tid), (text(r), r.structured_content))
+    rows = sql("SELECT conversation_id FROM todo.todos WHERE tenant_id = 'acme' AND subject = %s", subject)
+    check("the default list is the project's: project:<the directory's real path>",
+          rows == [("project:" + os.path.realpath(a),)], rows)
+    # the first server has stopped; a new one in the same directory, kept to Claude's tools
+    async with Session("--tenant", "acme", "--tools", "claude-tasks", cwd=a, client="second") as s:
+        listed, err = await s.call("TaskList", {})
+        check("a new server in directory A: TaskList shows the task (the list survived the restart)",
+              not err and subjects(listed) == [subject], listed)
+        got, err = await s.call("TaskGet", {"taskId": tid})
+        check("a new server in directory A: TaskGet finds it by its id",
+              not err and isinstance(got, dict) and (got.get("task") or {}).get("subject") == subject, got)
+    async with Session("--tenant", "acme", cwd=link) as s:
+        listed, err = await s.call("TaskList", {})
+        check("a server started through a symlink to A: the same list", not err and subjects(listed) == [subject], listed)
+    async with Session("--tenant", "acme", cwd=b) as s:
+        listed, err = await s.call("TaskList", {})
+        check("a server in directory B: an empty list", not err and subjects(listed) == [], listed)
+    async with Session("--tenant", "acme", "--session-list", cwd=a) as s:
+        listed, err = await s.call("TaskList", {})
+        check("--session-list in directory A: an empty list", not err and subjects(listed) == [], listed)
+    async with Session("--tenant", "acme", cwd=a, PG_TODOS_SESSION_LIST="1") as s:
+        listed, err = await s.call("TaskList", {})
+        check("PG_TODOS_SESSION_LIST=1 in directory A: an empty list", not err and subjects(listed) == [], listed)
+    async with Session("--tenant", "globex", cwd=a) as s:
+        listed, err = await s.call("TaskList", {})
+        check("tenant B in directory A: an empty list", not err and subjects(listed) == [], listed)
+
+    # two servers running at once in one directory share its list; with --session-list, not
+    async with Session("--tenant", "acme", cwd=c, client="one") as one, \
+               Session("--tenant", "acme", cwd=c, client="two") as two, \
+               Session("--tenant", "acme", "--session-list", cwd=c, client="own-1") as own1, \
+               Session("--tenant", "acme", "--session-list", cwd=c, client="own-2") as own2:
+        await one.call("TaskCreate", {"subject": "shared in C", "description": "-"})
+        listed, err = await two.call("TaskList", {})
+        check("two servers running in directory C share its list", not err and subjects(listed) == ["shared in C"], listed)
+        await own1.call("TaskCreate", {"subject": "own list", "description": "-"})
+        listed, err = await own2.call("TaskList", {})
+        check("two --session-list servers in one directory do not share a list", not err and subjects(listed) == [], listed)
+        listed, err = await own1.call("TaskList", {})
+        check("a --session-list server sees its own list", not err and subjects(listed) == ["own list"], listed)
+
+    # a named list: Claude Code's variable names it across directories, ours wins over it
+    team = f"team-{os.getpid()}"
+    async with Session("--tenant", "acme", cwd=a, CLAUDE_CODE_TASK_LIST_ID=team) as s:
+        await s.call("TaskCreate", {"subject": "team task", "description": "-"})
+    async with Session("--tenant", "acme", cwd=b, CLAUDE_CODE_TASK_LIST_ID=team) as s:
+        listed, err = await s.call("TaskList", {})
+        check("CLAUDE_CODE_TASK_LIST_ID: the same list from directory B", not err and subjects(listed) == ["team task"], listed)
+    async with Session("--tenant", "acme", cwd=b, CLAUDE_CODE_TASK_LIST_ID=team, PG_TODOS_CONVERSATION=f"{team}-other") as s:
+        listed, err = await s.call("TaskList", {})
+        check("PG_TODOS_CONVERSATION wins over CLAUDE_CODE_TASK_LIST_ID", not err and subjects(listed) == [], listed)
+    async with Session("--tenant", "acme", "--conversation", team, cwd=c) as s:
+        listed, err = await s.call("TaskList", {})
+        check("--conversation names the same list", not err and subjects(listed) == ["team task"], listed)
+
+
 def startup_errors():
+    cwd = project("startup")
+
     def run(*args, **env):
-        p = subprocess.run([SERVER, *args], env=server_env(**env), input="", capture_output=True, text=True, timeout=30)
+        p = subprocess.run([SERVER, *args], env=server_env(**env), cwd=cwd, input="", capture_output=True, text=True, timeout=30)
         return p.returncode, p.stderr.strip()
 
     code, err = run("--tenant", "acme", PGDATABASE="no_such_db")
@@ -154,13 +309,24 @@ def startup_errors():
     check("no tenant: exit 2 and the usage", code == 2 and "--tenant" in err and "usage:" in err, (code, err))
     code, err = run("--tenant", "acme", "--tools", "seed-9")
     check("an unknown dialect: exit 2", code == 2 and 'unknown dialect "seed-9"' in err, (code, err))
+    code, err = run("--tenant", "acme", "--conversation", "c", "--session-list")
+    check("--conversation with --session-list: exit 2 and why",
+          code == 2 and "--conversation and --session-list: pass one or the other" in err, (code, err))
+    code, err = run("--tenant", "acme", PG_TODOS_SESSION_LIST="maybe")
+    check("PG_TODOS_SESSION_LIST neither 1 nor 0: exit 2 and why", code == 2 and "PG_TODOS_SESSION_LIST" in err, (code, err))
 
 
 async def main():
-    await catalog_and_seed_003()
-    await two_tenants()
-    await one_dialect_and_claims()
-    startup_errors()
+    try:
+        await catalog_and_seed_003()
+        await two_tenants()
+        await one_dialect_and_claims()
+        await runtime_dialects()
+        await what_the_model_reads()
+        await lists_survive_the_session()
+        startup_errors()
+    finally:
+        shutil.rmtree(ROOT, ignore_errors=True)
     summary()
 
 

@@ -1,4 +1,4 @@
-//! The todo lifecycle: the four statuses, the one transition table, and which timestamps a
+//! The todo lifecycle: the five statuses, the one transition table, and which timestamps a
 //! change of status stamps. Pure logic: no pgrx, tested without a database. The row trigger
 //! (`triggers.rs`) and every surface ask this module, never a copy of it.
 
@@ -11,11 +11,14 @@ pub enum Status {
     InProgress,
     Completed,
     Canceled,
+    /// open, but waiting on something outside the list (Gemini CLI's `blocked`): not
+    /// claimable, not ready, shown as pending by the dialects that have no such status
+    Blocked,
 }
 
 impl Status {
-    pub const ALL: [Status; 4] =
-        [Status::Pending, Status::InProgress, Status::Completed, Status::Canceled];
+    pub const ALL: [Status; 5] =
+        [Status::Pending, Status::InProgress, Status::Completed, Status::Canceled, Status::Blocked];
 
     /// Parses a status as any surface may send it: the internal spelling, plus `cancelled`
     /// (seeds 001 and 002 spell it so). Exact and lower-case only.
@@ -25,6 +28,7 @@ impl Status {
             "in_progress" => Some(Status::InProgress),
             "completed" => Some(Status::Completed),
             "canceled" | "cancelled" => Some(Status::Canceled),
+            "blocked" => Some(Status::Blocked),
             _ => None,
         }
     }
@@ -36,6 +40,7 @@ impl Status {
             Status::InProgress => "in_progress",
             Status::Completed => "completed",
             Status::Canceled => "canceled",
+            Status::Blocked => "blocked",
         }
     }
 
@@ -54,6 +59,7 @@ impl Status {
             Status::InProgress => 1,
             Status::Completed => 2,
             Status::Canceled => 3,
+            Status::Blocked => 4,
         }
     }
 }
@@ -67,20 +73,23 @@ impl fmt::Display for Status {
 /// `ALLOWED[from][to]`: the one transition table. Staying in the same status is not a
 /// transition and is always allowed (an edit of the subject, say).
 ///
-/// | from \ to   | pending | in_progress | completed | canceled |
-/// |-------------|---------|-------------|-----------|----------|
-/// | pending     | =       | yes         | yes       | yes      |
-/// | in_progress | yes     | =           | yes       | yes      |
-/// | completed   | yes     | no          | =         | no       |
-/// | canceled    | yes     | no          | no        | =        |
+/// | from \ to   | pending | in_progress | completed | canceled | blocked |
+/// |-------------|---------|-------------|-----------|----------|---------|
+/// | pending     | =       | yes         | yes       | yes      | yes     |
+/// | in_progress | yes     | =           | yes       | yes      | yes     |
+/// | completed   | yes     | no          | =         | no       | no      |
+/// | canceled    | yes     | no          | no        | =        | no      |
+/// | blocked     | yes     | yes         | yes       | yes      | =       |
 ///
-/// Pending and in_progress move freely (start, block/defer, finish, drop). A terminal todo
-/// only reopens to pending; it is never restarted, finished again or re-labelled in place.
-const ALLOWED: [[bool; 4]; 4] = [
-    [true, true, true, true],
-    [true, true, true, true],
-    [true, false, true, false],
-    [true, false, false, true],
+/// The open statuses (pending, in_progress, blocked) move freely (start, block/defer,
+/// finish, drop). A terminal todo only reopens to pending; it is never restarted, finished
+/// again or re-labelled in place.
+const ALLOWED: [[bool; 5]; 5] = [
+    [true, true, true, true, true],
+    [true, true, true, true, true],
+    [true, false, true, false, false],
+    [true, false, false, true, false],
+    [true, true, true, true, true],
 ];
 
 /// A transition the table forbids.
@@ -142,7 +151,8 @@ mod tests {
     fn parse_accepts_both_cancel_spellings_and_nothing_loose() {
         assert_eq!(Status::parse("canceled"), Some(Status::Canceled));
         assert_eq!(Status::parse("cancelled"), Some(Status::Canceled));
-        for bad in ["", "Pending", "done", "in progress", " pending", "CANCELED"] {
+        assert_eq!(Status::parse("blocked"), Some(Status::Blocked));
+        for bad in ["", "Pending", "done", "in progress", " pending", "CANCELED", "Blocked"] {
             assert_eq!(Status::parse(bad), None, "{bad:?}");
         }
         for s in Status::ALL {
@@ -163,7 +173,14 @@ mod tests {
         assert!(allowed(Pending, Canceled));
         assert!(allowed(InProgress, Completed));
         assert!(allowed(InProgress, Canceled));
+        for open in [Pending, InProgress] {
+            assert!(allowed(open, Blocked) && allowed(Blocked, open), "{open} <-> blocked");
+        }
+        assert!(allowed(Blocked, Completed) && allowed(Blocked, Canceled));
+        assert!(Blocked.is_open());
         for (a, b) in [
+            (Completed, Blocked),
+            (Canceled, Blocked),
             (Completed, InProgress),
             (Completed, Canceled),
             (Canceled, InProgress),

@@ -22,4 +22,12 @@ pub struct Todo {
     pub updated_us: i64,
     pub started_us: Option<i64>,
     pub completed_us: Option<i64>,
+    /// who the todo is assigned to (Claude Code's task `owner`), not a claim
+    pub owner: Option<String>,
+    /// the caller's own JSON object of key/values (Claude Code's task `metadata`), as text
+    pub metadata: Option<String>,
+    /// the caller's own id for the todo within its list (Cursor's `todo_write` ids)
+    pub external_id: Option<String>,
+    /// a finished todo a whole-list writer left off its list: kept as history, on no list
+    pub archived: bool,
 }

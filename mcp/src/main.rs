@@ -3,19 +3,27 @@
 //! - `tools/list` is `todo.tools()`, read from the database on each request (no second copy of
 //!   any schema), kept to the dialects asked for (`--tools`, by each tool's
 //!   `_meta."pg_todos/dialect"`).
-//! - `tools/call` runs `todo.call(name, args)` in its own transaction after
-//!   `todo.set_context(tenant, conversation, agent, turn)`: the context comes from this
-//!   server's configuration and the MCP session (the agent defaults to the client's name and
-//!   the session's id, the conversation and turn to the session's id), never from the model's
-//!   arguments. Each call has a lock timeout (10 s) and a statement timeout (60 s). Serialization failures and deadlocks are retried.
-//! - A tool's error object (`{"error": …}`, `{"ok": false, …}`, seed 004's `Error: …` text)
-//!   is a tool-level error result (`isError: true`), with the object as structured content.
+//! - `tools/call` runs `todo.call_mcp(name, args)` in its own transaction after
+//!   `todo.set_context(tenant, conversation, agent, turn)` and answers with the MCP result the
+//!   extension builds (the text the model reads, the structured content, `isError`), as is.
+//!   A server kept to some dialects calls the tool by its qualified name, `dialect/name`, so
+//!   the dialect's own tool runs even where two dialects share a name; a tool outside them is
+//!   an `unknown_tool` error result.
+//! - The context comes from this server's configuration and the MCP session, never from the
+//!   model's arguments. The conversation (the list) is by default the project's, named from
+//!   the directory the server is started in (`project:/home/me/app`), so it survives a restart
+//!   and is shared by the servers of one tenant started there; `--conversation`,
+//!   `PG_TODOS_CONVERSATION` or `CLAUDE_CODE_TASK_LIST_ID` name another, `--session-list` gives
+//!   each server process a new one (see `config`). The agent defaults to the client's name and
+//!   the session's id, the turn to the session's id.
+//! - Each call has a lock timeout (10 s) and a statement timeout (60 s). Serialization
+//!   failures and deadlocks are retried.
 
 mod config;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -29,7 +37,8 @@ struct Server {
     config: Config,
     /// this server process's session id (`mcp-<pid>-<time>`)
     session: String,
-    /// the session's conversation and turn: configured, or one new id per server process
+    /// the list: configured (by default the project's), or with `--session-list` the session's
+    /// id; the turn: configured, or the session's id
     conversation: String,
     turn: String,
     db: Mutex<Client>,
@@ -58,8 +67,9 @@ impl Server {
         Ok(tools.as_array().cloned().unwrap_or_default().into_iter().filter(wanted).collect())
     }
 
-    /// Runs one tool in one transaction with this session's context; retried on
-    /// serialization failures and deadlocks.
+    /// Runs one tool (`name` or `dialect/name`) through `todo.call_mcp` in one transaction with
+    /// this session's context; retried on serialization failures and deadlocks. The answer is
+    /// MCP's CallToolResult as JSON.
     async fn call(&self, agent: &str, name: &str, args: &Value) -> Result<Value, String> {
         let mut db = self.db.lock().await;
         let mut last = String::new();
@@ -73,7 +83,7 @@ impl Server {
                     &[&self.config.tenant, &self.conversation, &agent, &self.turn],
                 )
                 .await?;
-                let out: Value = tx.query_one("SELECT todo.call($1, $2)", &[&name, args]).await?.get(0);
+                let out: Value = tx.query_one("SELECT todo.call_mcp($1, $2)", &[&name, args]).await?.get(0);
                 tx.commit().await?;
                 Ok::<_, tokio_postgres::Error>(out)
             };
@@ -87,23 +97,17 @@ impl Server {
     }
 }
 
-/// Whether a tool's output is one of the catalog's error shapes.
-fn is_error(out: &Value) -> bool {
-    out.get("error").is_some_and(Value::is_object)
-        || out.get("ok") == Some(&Value::Bool(false))
-        || out.as_str().is_some_and(|s| s.starts_with("Error:"))
-}
-
-/// The tool's output as an MCP result: an object is structured content (and its JSON text),
-/// anything else is text.
+/// `todo.call_mcp`'s answer as rmcp's result; an answer that is not one is a tool error that
+/// says so.
 fn result(out: Value) -> CallToolResult {
-    let error = is_error(&out);
-    match out {
-        Value::Object(_) if error => CallToolResult::structured_error(out),
-        Value::Object(_) => CallToolResult::structured(out),
-        Value::String(s) if error => CallToolResult::error(vec![ContentBlock::text(s)]),
-        Value::String(s) => CallToolResult::success(vec![ContentBlock::text(s)]),
-        other => CallToolResult::success(vec![ContentBlock::text(other.to_string())]),
+    match serde_json::from_value::<CallToolResult>(out) {
+        Ok(mut r) => {
+            // the extension speaks no particular protocol version: rmcp drops the field for
+            // peers older than 2026-07-28, which need it absent, and newer ones require it
+            r.result_type.get_or_insert(ResultType::COMPLETE);
+            r
+        }
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("todo.call_mcp() did not answer an MCP result: {e}"))]),
     }
 }
 
@@ -113,8 +117,9 @@ impl ServerHandler for Server {
             .with_server_info(Implementation::new("pg_todos_mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Durable todos in PostgreSQL (pg_todos). The tools act for this server's tenant and \
-                 conversation; ids and lists persist across sessions and are shared with other agents \
-                 of the same conversation.",
+                 list (by default the project's, named from the directory the server was started in); \
+                 ids and lists persist across sessions and are shared with other agents working on the \
+                 same list.",
             )
     }
 
@@ -138,19 +143,24 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
-        // with every dialect exposed, todo.call itself answers an unknown name; only a
-        // restricted server needs the catalog to refuse the tools it does not expose
-        let exposed = match self.config.dialects {
-            None => true,
+        // with every dialect exposed, todo.call_mcp itself answers an unknown name; a
+        // restricted server refuses the tools it does not expose and names the dialect of
+        // those it does, so that dialect's tool of that name runs
+        let tool = match self.config.dialects {
+            None => name.clone(),
             Some(_) => {
                 let catalog = self.catalog().await.map_err(|e| McpError::internal_error(e, None))?;
-                catalog.iter().any(|t| t["name"] == name.as_str())
+                let dialect = catalog
+                    .iter()
+                    .find(|t| t["name"] == name.as_str())
+                    .and_then(|t| t["_meta"]["pg_todos/dialect"].as_str());
+                let Some(dialect) = dialect else {
+                    let message = format!("unknown tool \"{name}\"; tools/list lists the tools");
+                    return Ok(CallToolResult::structured_error(json!({"error": {"code": "unknown_tool", "message": message}})).into());
+                };
+                format!("{dialect}/{name}")
             }
         };
-        if !exposed {
-            let out = json!({"error": {"code": "unknown_tool", "message": format!("unknown tool \"{name}\"; tools/list lists the tools")}});
-            return Ok(result(out).into());
-        }
         // the client's name alone would make two sessions of one client the same agent (each
         // could finish the other's claims): the session's id goes with it
         let agent = self.config.agent.clone().unwrap_or_else(|| {
@@ -158,7 +168,7 @@ impl ServerHandler for Server {
             format!("{client}@{}", self.session)
         });
         let args = Value::Object(request.arguments.unwrap_or_default());
-        match self.call(&agent, &name, &args).await {
+        match self.call(&agent, &tool, &args).await {
             Ok(out) => Ok(result(out).into()),
             Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(format!("database error: {e}"))]).into()),
         }
@@ -209,7 +219,9 @@ async fn main() {
         println!("{}", config::USAGE);
         return;
     }
-    let config = config::parse(&args, &|k| std::env::var(k).ok())
+    // the project's list is named from the canonical working directory (symlinks resolved)
+    let cwd = std::env::current_dir().and_then(std::fs::canonicalize).map_err(|e| e.to_string());
+    let config = config::parse(&args, &|k| std::env::var(k).ok(), cwd.as_deref().map_err(String::as_str))
         .unwrap_or_else(|e| fail(format!("{e}\n\n{}", config::USAGE)));
     let db = connect(&config).await;
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
@@ -223,5 +235,38 @@ async fn main() {
         .unwrap_or_else(|e| fail(format!("cannot start the MCP session: {e}")));
     if let Err(e) = service.waiting().await {
         fail(format!("MCP session ended with an error: {e}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_extensions_result_goes_out_as_is() {
+        let out = json!({
+            "content": [{"type": "text", "text": "Task #1 created successfully: X"}],
+            "structuredContent": {"task": {"id": "1", "subject": "X"}},
+            "isError": false
+        });
+        let r = result(out.clone());
+        assert_eq!(r.result_type, Some(ResultType::COMPLETE));
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(r.structured_content, Some(json!({"task": {"id": "1", "subject": "X"}})));
+        let mut wire = serde_json::to_value(&r).unwrap();
+        wire.as_object_mut().unwrap().remove("resultType");
+        assert_eq!(wire, out);
+        // text only, an error
+        let r = result(json!({"content": [{"type": "text", "text": "Invalid parameters: x"}], "isError": true}));
+        assert_eq!((r.is_error, r.structured_content), (Some(true), None));
+        assert_eq!(r.content[0].as_text().map(|t| t.text.as_str()), Some("Invalid parameters: x"));
+    }
+
+    #[test]
+    fn an_answer_that_is_no_result_is_a_tool_error() {
+        let r = result(json!({"todos": []}));
+        assert_eq!(r.is_error, Some(true));
+        let text = r.content[0].as_text().map(|t| t.text.clone()).unwrap_or_default();
+        assert!(text.starts_with("todo.call_mcp() did not answer an MCP result"), "{text}");
     }
 }

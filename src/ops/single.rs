@@ -51,6 +51,12 @@ pub struct Change {
     /// canceled) through pending, as a reopen; others get `Error::Transition`
     pub via_reopen: bool,
     pub fields: Map<String, Value>,
+    /// keys to merge into the todo's metadata object once it is locked (a null value
+    /// removes its key; an object left empty is stored as NULL)
+    pub metadata: Option<Map<String, Value>>,
+    /// the owner to set when the todo moves to in_progress and has none (Claude Code gives
+    /// a started task to the agent that starts it)
+    pub default_owner: Option<String>,
 }
 
 impl Change {
@@ -87,6 +93,25 @@ pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<
             store::write::update(&scope.tenant, id, &json_fields([("status", json!("pending"))]));
         }
         fields.insert("status".into(), json!(to.as_str()));
+    }
+    if let Some(patch) = change.metadata {
+        let current: Map<String, Value> =
+            before.metadata.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or_default();
+        let mut merged = current.clone();
+        for (k, v) in patch {
+            if v.is_null() {
+                merged.remove(&k);
+            } else {
+                merged.insert(k, v);
+            }
+        }
+        if merged != current {
+            fields.insert("metadata".into(), if merged.is_empty() { Value::Null } else { Value::Object(merged) });
+        }
+    }
+    let starts = fields.get("status").and_then(Value::as_str) == Some(Status::InProgress.as_str());
+    if let Some(owner) = change.default_owner.filter(|_| starts && before.owner.is_none() && !fields.contains_key("owner")) {
+        fields.insert("owner".into(), json!(owner));
     }
     let after = if fields.is_empty() {
         before.clone()

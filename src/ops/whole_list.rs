@@ -21,7 +21,7 @@ pub struct Item {
     pub columns: Map<String, Value>,
 }
 
-/// Which of the conversation's todos form its list.
+/// Which of the conversation's todos form its list (never the archived ones: history).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Kept {
     All,
@@ -30,8 +30,44 @@ pub enum Kept {
 }
 
 impl Kept {
-    fn keeps(self, t: &Todo) -> bool {
-        self == Kept::All || t.status != Status::Canceled
+    pub fn keeps(self, t: &Todo) -> bool {
+        !t.archived && (self == Kept::All || t.status != Status::Canceled)
+    }
+}
+
+/// What becomes of a stored todo the list sent leaves out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Dropped {
+    /// it is deleted (the seeds' whole-list dialects)
+    Deleted,
+    /// a finished one (completed, canceled) is archived: kept as history, on no list; an
+    /// open one is deleted (the runtimes' lists, which forget finished items)
+    FinishedKept,
+}
+
+/// How a dialect's whole list maps onto the conversation's todos.
+#[derive(Clone, Copy)]
+pub struct Rules {
+    pub kept: Kept,
+    pub dropped: Dropped,
+    /// whether the dialect has a blocked status: one that has none sends a blocked todo
+    /// back as pending, and it stays blocked
+    pub blocked: bool,
+    /// only forward moves (pending → in_progress → completed, or none) for matched todos;
+    /// a backward move is `Error::Invalid`, naming the item (1-based) and the move
+    pub forward_only: bool,
+}
+
+impl Rules {
+    /// The seeds' whole-list dialects: the list sent is the list stored.
+    pub const fn seeds(kept: Kept) -> Rules {
+        Rules { kept, dropped: Dropped::Deleted, blocked: false, forward_only: false }
+    }
+
+    /// The runtimes' whole-list tools: canceled todos are the dialect's business (`kept`);
+    /// finished todos left out are kept as history.
+    pub const fn runtime(kept: Kept) -> Rules {
+        Rules { kept, dropped: Dropped::FinishedKept, blocked: false, forward_only: false }
     }
 }
 
@@ -42,16 +78,30 @@ pub fn stored(scope: &Scope, conversation: &str, kept: Kept) -> Vec<Todo> {
     todos
 }
 
+/// The place in the forward order pending → in_progress → completed (blocked counts as
+/// pending); None for canceled.
+fn forward_rank(s: Status) -> Option<u8> {
+    match s {
+        Status::Pending | Status::Blocked => Some(0),
+        Status::InProgress => Some(1),
+        Status::Completed => Some(2),
+        Status::Canceled => None,
+    }
+}
+
 /// Replaces conversation `conversation`'s list with `items`; their ids, in order. Locks,
 /// in the one order: the list (two replaces of one list never interleave: the second reads
 /// the list the first wrote), a range of ids with room for every item (when there are
 /// items), every todo of the conversation by id; then deletes the stored todos no item took, moves the matched
 /// ones whose new status the lifecycle cannot reach in one step through pending, updates
 /// the ones that change (status, place, a column) in one statement and inserts the new ones
-/// (ids reserved at once) in one. Places: the positions the list's todos held (new ones:
-/// their ids) are handed out again in list order, so the list keeps its place among the
-/// conversation's other todos. Errors: `Rejected` when the table refuses a value or a claim.
-pub fn replace(scope: &Scope, conversation: &str, kept: Kept, items: &[Item]) -> Result<Vec<i64>, Error> {
+/// (ids reserved at once) in one; the stored todos no item took are deleted or archived
+/// (`rules.dropped`). Places: the positions the list's todos held (new ones: their ids) are
+/// handed out again in list order, so the list keeps its place among the conversation's
+/// other todos. Errors: `Invalid` for a backward move under `rules.forward_only` (nothing
+/// written); `Rejected` when the table refuses a value or a claim.
+pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) -> Result<Vec<i64>, Error> {
+    let kept = rules.kept;
     let tenant = scope.tenant.as_str();
     store::locks::lock_list(tenant, conversation);
     if !items.is_empty() {
@@ -63,12 +113,41 @@ pub fn replace(scope: &Scope, conversation: &str, kept: Kept, items: &[Item]) ->
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
         &items.iter().map(|i| Incoming { id: i.id, content: i.content.clone() }).collect::<Vec<_>>(),
     );
-    store::write::delete_many(tenant, &plan.removed);
+    let found: Vec<Option<&Todo>> =
+        plan.matched.iter().map(|m| m.and_then(|id| stored.iter().find(|t| t.id == id))).collect();
+    // the status each item ends with: a blocked todo sent back as pending by a dialect
+    // that cannot say blocked stays blocked
+    let statuses: Vec<Status> = items
+        .iter()
+        .zip(&found)
+        .map(|(item, f)| match f {
+            Some(t) if !rules.blocked && t.status == Status::Blocked && item.status == Status::Pending => Status::Blocked,
+            _ => item.status,
+        })
+        .collect();
+    if rules.forward_only {
+        for (i, (f, to)) in found.iter().zip(&statuses).enumerate() {
+            if let Some(t) = f {
+                if forward_rank(*to) < forward_rank(t.status) {
+                    return Err(Error::Invalid(format!(
+                        "item {} \"{}\" cannot move from {} back to {}: only forward moves (pending → in_progress → completed) are allowed",
+                        i + 1,
+                        items[i].content,
+                        t.status,
+                        to
+                    )));
+                }
+            }
+        }
+    }
+    let (archived, deleted): (Vec<i64>, Vec<i64>) = plan.removed.iter().partition(|id| {
+        rules.dropped == Dropped::FinishedKept && stored.iter().any(|t| t.id == **id && t.status.is_terminal())
+    });
+    store::write::delete_many(tenant, &deleted);
+    store::write::archive_many(tenant, &archived);
     // the columns every item sets: its own, and its content as the subject
     let mut names: Vec<&str> = items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
     names.push("subject");
-    let found: Vec<Option<&Todo>> =
-        plan.matched.iter().map(|m| m.and_then(|id| stored.iter().find(|t| t.id == id))).collect();
     let fresh = found.iter().filter(|f| f.is_none()).count() as i64;
     let mut next = if fresh > 0 { store::ids::reserve_todo_ids(tenant, fresh) } else { 0 };
     let (mut ids, mut slots) = (Vec::with_capacity(items.len()), Vec::with_capacity(items.len()));
@@ -88,19 +167,19 @@ pub fn replace(scope: &Scope, conversation: &str, kept: Kept, items: &[Item]) ->
     for (i, item) in items.iter().enumerate() {
         let mut row = item.columns.clone();
         row.insert("id".into(), json!(ids[i]));
-        row.insert("status".into(), json!(item.status.as_str()));
+        row.insert("status".into(), json!(statuses[i].as_str()));
         row.insert("position".into(), json!(slots[i]));
         row.insert("subject".into(), json!(item.content));
         match found[i] {
             None => inserts.push(Value::Object(row)),
             Some(t) => {
                 let current = columns_of(t);
-                let changed = t.status != item.status
+                let changed = t.status != statuses[i]
                     || t.position != slots[i]
                     || t.subject != item.content
                     || item.columns.iter().any(|(k, v)| current.get(k) != Some(v));
                 if changed {
-                    if check_transition(t.status, item.status).is_err() {
+                    if check_transition(t.status, statuses[i]).is_err() {
                         reopen.push(t.id);
                     }
                     updates.push(Value::Object(row));

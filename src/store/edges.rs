@@ -59,3 +59,21 @@ pub fn remove_dependency(tenant: &str, id: i64, on: i64) -> bool {
         &[tenant.into(), id.into(), on.into()],
     ) == 1
 }
+
+/// The dependencies that touch any of `ids` (todos of `tenant`), as (todo, waits for, the
+/// awaited todo is open), in (todo, waits for) order.
+pub fn touching(tenant: &str, ids: &[i64]) -> Vec<(i64, i64, bool)> {
+    super::with_plan(
+        "SELECT d.todo_id, d.depends_on, b.status IN ('pending', 'in_progress', 'blocked')
+           FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+          WHERE d.tenant_id = $1 AND (d.todo_id = ANY($2) OR d.depends_on = ANY($2))
+          ORDER BY d.todo_id, d.depends_on",
+        &[tenant.into(), ids.to_vec().into()],
+        false,
+        |table| {
+            table
+                .map(|r| Ok((r.get(1)?.unwrap_or(0), r.get(2)?.unwrap_or(0), r.get(3)?.unwrap_or(false))))
+                .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+        },
+    )
+}

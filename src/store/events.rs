@@ -6,13 +6,14 @@ use serde_json::{Map, Value};
 
 use super::exec;
 
-/// `changes`: the JSON object `$8` and, for each of the four timestamp columns whose flag is
+/// `changes`: the JSON object `$8` and, for each of the five timestamp columns whose flag is
 /// set, its value (in PostgreSQL's own JSON spelling of a timestamp, in the session's time zone).
 const CHANGES: &str = "$8::jsonb
     || CASE WHEN $9 THEN jsonb_build_object('created_at', $10::timestamptz) ELSE '{}' END
     || CASE WHEN $11 THEN jsonb_build_object('started_at', $12::timestamptz) ELSE '{}' END
     || CASE WHEN $13 THEN jsonb_build_object('completed_at', $14::timestamptz) ELSE '{}' END
-    || CASE WHEN $15 THEN jsonb_build_object('lease_expires_at', $16::timestamptz) ELSE '{}' END";
+    || CASE WHEN $15 THEN jsonb_build_object('lease_expires_at', $16::timestamptz) ELSE '{}' END
+    || CASE WHEN $18 THEN jsonb_build_object('archived_at', $19::timestamptz) ELSE '{}' END";
 
 fn insert_sql(action: &str) -> String {
     format!(
@@ -50,21 +51,24 @@ impl Key {
 }
 
 /// What an event says changed: the columns other than timestamps as a JSON object, and the
-/// timestamps to add to it (`created_at`, `started_at`, `completed_at`, `lease_expires_at`;
-/// `Some(None)`: the column, as null).
+/// timestamps to add to it (`created_at`, `started_at`, `completed_at`, `lease_expires_at`,
+/// `archived_at`; `Some(None)`: the column, as null).
 pub struct Changes {
     pub values: Map<String, Value>,
-    pub stamps: [Option<Option<TimestampWithTimeZone>>; 4],
+    pub stamps: [Option<Option<TimestampWithTimeZone>>; 5],
 }
 
 fn write(sql: &str, key: &Key, old_status: Option<&str>, new_status: &str, changes: Changes) {
     let mut args = key.args(old_status);
     args.push(pgrx::JsonB(Value::Object(changes.values)).into());
-    for stamp in changes.stamps {
+    let [first @ .., archived] = changes.stamps;
+    for stamp in first {
         args.push(stamp.is_some().into());
         args.push(stamp.flatten().into());
     }
     args.push(new_status.into());
+    args.push(archived.is_some().into());
+    args.push(archived.flatten().into());
     exec(sql, &args);
 }
 

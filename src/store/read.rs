@@ -33,7 +33,7 @@ const ROW_PLAIN: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
 const MARKS: &str = "SELECT i.id,
     (SELECT array_agg(d.depends_on ORDER BY d.depends_on)
        FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-      WHERE d.tenant_id = $1 AND d.todo_id = i.id AND b.status IN ('pending', 'in_progress')),
+      WHERE d.tenant_id = $1 AND d.todo_id = i.id AND b.status IN ('pending', 'in_progress', 'blocked')),
     (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
        FROM todo.todos c WHERE c.tenant_id = $1 AND c.parent_id = i.id)
   FROM unnest($2::int8[]) WITH ORDINALITY AS i(id, ord) ORDER BY i.ord";
@@ -93,7 +93,7 @@ pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Ro
     let sql = format!(
         "SELECT {ROW_COLUMNS} FROM todo.todos t
           WHERE t.{SCOPE} {} ORDER BY t.position, t.id",
-        if all { "" } else { "AND t.status IN ('pending', 'in_progress')" }
+        if all { "" } else { "AND t.status IN ('pending', 'in_progress', 'blocked')" }
     );
     rows(tenant, &sql, &[tenant.into(), conversation.into()])
 }
@@ -108,7 +108,7 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
 /// and their RETURNING).
 pub(super) const TODO_COLUMNS: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
     status, priority, position, completion_criteria, agent_type, outcome,
-    created_at, updated_at, started_at, completed_at";
+    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id, archived_at IS NOT NULL";
 
 /// The `Todo` in `TODO_COLUMNS` of a row, from its first column on.
 pub(super) fn todo_at(r: &SpiHeapTupleData<'_>) -> Result<Todo, pgrx::spi::Error> {
@@ -132,6 +132,10 @@ pub(super) fn todo_at(r: &SpiHeapTupleData<'_>) -> Result<Todo, pgrx::spi::Error
         updated_us: stamp(15)?.unwrap_or_default(),
         started_us: stamp(16)?,
         completed_us: stamp(17)?,
+        owner: r.get(18)?,
+        metadata: r.get(19)?,
+        external_id: r.get(20)?,
+        archived: r.get(21)?.unwrap_or(false),
     })
 }
 
@@ -151,8 +155,8 @@ pub enum Filter<'a> {
     Id(i64),
     /// one conversation's own rows (not the tenant-wide pool)
     Conversation(&'a str),
-    /// one turn's rows
-    Turn(&'a str),
+    /// one turn's rows: a turn of a conversation (None: of no conversation)
+    Turn { conversation: Option<&'a str>, turn: &'a str },
     /// seed 000's REST list: a conversation plus the pool (Some), the pool only (None),
     /// or every row (no filter); optional status and agent
     Rest { conversation: Option<Option<&'a str>>, status: Option<&'a str>, agent: Option<&'a str>, limit: i64 },
@@ -167,9 +171,9 @@ pub fn todos(tenant: &str, filter: Filter<'_>) -> Vec<Todo> {
             &format!("{base} AND t.conversation_id = $2 ORDER BY t.position, t.id"),
             &[tenant.into(), c.into()],
         ),
-        Filter::Turn(turn) => todo_rows(
-            &format!("{base} AND t.turn_id = $2 ORDER BY t.position, t.id"),
-            &[tenant.into(), turn.into()],
+        Filter::Turn { conversation, turn } => todo_rows(
+            &format!("{base} AND t.turn_id = $2 AND t.conversation_id IS NOT DISTINCT FROM $3 ORDER BY t.position, t.id"),
+            &[tenant.into(), turn.into(), conversation.into()],
         ),
         Filter::Rest { conversation, status, agent, limit } => {
             let scope = match conversation {
@@ -181,8 +185,8 @@ pub fn todos(tenant: &str, filter: Filter<'_>) -> Vec<Todo> {
             todo_rows(
                 &format!(
                     "{base} AND {scope} AND ($3::text IS NULL OR t.status = $3) AND ($4::text IS NULL OR t.agent_id = $4)
-                     ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'pending' THEN 1 ELSE 2 END,
-                              CASE WHEN t.status IN ('pending', 'in_progress') THEN t.position END,
+                     ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'pending' THEN 1 WHEN 'blocked' THEN 1 ELSE 2 END,
+                              CASE WHEN t.status IN ('pending', 'in_progress', 'blocked') THEN t.position END,
                               t.updated_at DESC, t.id
                      LIMIT $5"
                 ),
@@ -208,11 +212,11 @@ pub(super) const READY: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR 
         NOT EXISTS (SELECT 1 FROM todo.dependencies d
                       JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
                      WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
-                       AND b.status IN ('pending', 'in_progress')) ELSE true END
+                       AND b.status IN ('pending', 'in_progress', 'blocked')) ELSE true END
     AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)) THEN
         NOT EXISTS (SELECT 1 FROM todo.todos c
                      WHERE c.tenant_id = t.tenant_id AND c.parent_id = t.id
-                       AND c.status IN ('pending', 'in_progress')) ELSE true END";
+                       AND c.status IN ('pending', 'in_progress', 'blocked')) ELSE true END";
 
 /// Claim order: priority (high, then medium or unset, then low), then position, then id.
 pub(super) const CLAIM_ORDER: &str = "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END, t.position, t.id";
@@ -232,26 +236,27 @@ pub enum Find<'a> {
     Anywhere,
     /// one conversation's own todos, not the pool (whole-list dialects)
     Conversation(&'a str),
-    /// one turn's todos (the plan tools)
-    Turn(&'a str),
+    /// one turn of one conversation (None: of no conversation): the plan tools
+    Turn { conversation: Option<&'a str>, turn: &'a str },
 }
 
 impl Find<'_> {
-    /// The condition on `todo.todos t` with its argument as `$3`.
+    /// The condition on `todo.todos t` with its arguments as `$3` and `$4`.
     fn condition(&self) -> &'static str {
         match self {
-            Find::InScope(_) => "(t.conversation_id = $3 OR t.conversation_id IS NULL)",
-            Find::Anywhere => "$3::text IS NULL",
-            Find::Conversation(_) => "t.conversation_id = $3",
-            Find::Turn(_) => "t.turn_id = $3",
+            Find::InScope(_) => "(t.conversation_id = $3 OR t.conversation_id IS NULL) AND $4::text IS NULL",
+            Find::Anywhere => "$3::text IS NULL AND $4::text IS NULL",
+            Find::Conversation(_) => "t.conversation_id = $3 AND $4::text IS NULL",
+            Find::Turn { .. } => "t.conversation_id IS NOT DISTINCT FROM $3 AND t.turn_id = $4",
         }
     }
 
-    fn argument(&self) -> Option<&str> {
+    fn arguments(&self) -> [Option<&str>; 2] {
         match *self {
-            Find::InScope(c) => c,
-            Find::Anywhere => None,
-            Find::Conversation(c) | Find::Turn(c) => Some(c),
+            Find::InScope(c) => [c, None],
+            Find::Anywhere => [None, None],
+            Find::Conversation(c) => [Some(c), None],
+            Find::Turn { conversation, turn } => [conversation, Some(turn)],
         }
     }
 }
@@ -276,15 +281,16 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
         if delete { "UPDATE" } else { "NO KEY UPDATE" }
     );
     let id: DatumWithOid<'_> = if ids.len() == 1 { ids[0].into() } else { ids.to_vec().into() };
-    let args: [DatumWithOid<'_>; 3] = [tenant.into(), id, find.argument().into()];
+    let [a, b] = find.arguments();
+    let args: [DatumWithOid<'_>; 4] = [tenant.into(), id, a.into(), b.into()];
     with_plan(&sql, &args, true, |table| {
         table
             .map(|r| {
                 let todo = todo_at(&r)?;
-                let holder: Option<String> = r.get(18)?;
-                let expires: Option<i64> = r.get::<TimestampWithTimeZone>(19)?.map(unix_us);
+                let holder: Option<String> = r.get(22)?;
+                let expires: Option<i64> = r.get::<TimestampWithTimeZone>(23)?.map(unix_us);
                 let claim = holder.zip(expires).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
-                let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.get(20)?.unwrap_or(0) };
+                let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.get(24)?.unwrap_or(0) };
                 Ok(Locked { todo, claim: state })
             })
             .collect::<Result<Vec<_>, pgrx::spi::Error>>()

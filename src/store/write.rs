@@ -11,8 +11,20 @@ use crate::todo::Todo;
 /// The columns a surface may write, in `todo.todos` spelling.
 pub const WRITABLE: &[&str] = &[
     "conversation_id", "turn_id", "agent_id", "subject", "description", "active_form", "status",
-    "priority", "position", "completion_criteria", "agent_type", "outcome",
+    "priority", "position", "completion_criteria", "agent_type", "outcome", "owner", "metadata",
+    "external_id", "archived_at",
 ];
+
+/// The SQL type of a writable column in a record of `jsonb_to_recordset` (text, but for
+/// these).
+fn column_type(name: &str) -> &'static str {
+    match name {
+        "metadata" => "jsonb",
+        "archived_at" => "timestamptz",
+        "position" => "bigint",
+        _ => "text",
+    }
+}
 
 /// The keys of `fields` that are writable columns, checked against `WRITABLE`.
 fn columns(fields: &Map<String, Value>) -> Vec<&str> {
@@ -66,7 +78,7 @@ fn written_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
 fn record_columns(names: &[&str]) -> (String, String) {
     assert!(names.iter().all(|n| WRITABLE.contains(n)), "writable columns only");
     let set = names.iter().map(|c| format!(", {c} = r.{c}")).collect::<String>();
-    let types = names.iter().map(|c| format!(", {c} text")).collect::<String>();
+    let types = names.iter().map(|c| format!(", {c} {}", column_type(c))).collect::<String>();
     (set, types)
 }
 
@@ -74,6 +86,16 @@ fn record_columns(names: &[&str]) -> (String, String) {
 pub fn delete_many(tenant: &str, ids: &[i64]) {
     if !ids.is_empty() {
         exec("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = ANY($2) RETURNING id", &[tenant.into(), ids.to_vec().into()]);
+    }
+}
+
+/// Archives these (finished) todos of the tenant: off every list, kept as history.
+pub fn archive_many(tenant: &str, ids: &[i64]) {
+    if !ids.is_empty() {
+        exec(
+            "UPDATE todo.todos SET archived_at = now() WHERE tenant_id = $1 AND id = ANY($2) RETURNING id",
+            &[tenant.into(), ids.to_vec().into()],
+        );
     }
 }
 

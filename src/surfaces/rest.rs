@@ -18,7 +18,7 @@ use crate::time::epoch_seconds;
 use crate::todo::Todo;
 use crate::runner;
 
-const STATUS_ERROR: &str = "status must be one of: pending, in_progress, completed, canceled";
+const STATUS_ERROR: &str = "status must be one of: pending, in_progress, completed, canceled, blocked";
 const DEFAULT_LIMIT: i64 = 200;
 const MAX_LIMIT: i64 = 500;
 const MAX_BULK: usize = 500;
@@ -226,7 +226,7 @@ fn patch(scope: &Scope, id: i64, body: Option<&Value>) -> Reply {
     };
     let status = fields.remove("status").and_then(|s| s.as_str().and_then(Status::parse));
     writing(|| {
-        let changed = single::change(scope, Find::Anywhere, id, Change { status, via_reopen: false, fields })?;
+        let changed = single::change(scope, Find::Anywhere, id, Change { status, via_reopen: false, fields, ..Change::default() })?;
         Ok(reply(200, json!({ "todo": todo_json(&changed.after) })))
     })
 }

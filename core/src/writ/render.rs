@@ -166,32 +166,34 @@ fn row_line(r: &Row) -> String {
         Status::InProgress => "▶ ",
         Status::Completed => "✓ ",
         Status::Canceled => "✗ ",
-        Status::Pending => "",
+        Status::Pending | Status::Blocked => "",
     };
     let scope = if r.tenant_wide { " (tenant-wide)" } else { "" };
     format!("{marker}#{} [{}] {}{}{scope}", r.id, r.status, fold(&r.subject), r.marks.suffix())
 }
 
-/// The list body: the counts line, then in_progress rows, then pending rows, (with `all`)
-/// then completed and canceled rows; each group keeps the order given (position order).
+/// The list body: the counts line, then in_progress rows, then pending and blocked rows,
+/// (with `all`) then completed and canceled rows; each group keeps the order given
+/// (position order). The counts name blocked todos only when there are some.
 /// `(no todos)` when there is nothing to show.
 pub fn list_body(rows: &[Row], all: bool) -> String {
     let count = |s: Status| rows.iter().filter(|r| r.status == s).count();
-    let (running, pending) = (count(Status::InProgress), count(Status::Pending));
+    let (running, pending, blocked) = (count(Status::InProgress), count(Status::Pending), count(Status::Blocked));
     let (done, canceled) = (count(Status::Completed), count(Status::Canceled));
-    let shown = if all { rows.len() } else { running + pending };
+    let shown = if all { rows.len() } else { running + pending + blocked };
     if shown == 0 {
         return "(no todos)".into();
     }
-    let mut out = format!("{} open ({running} in progress, {pending} pending)", running + pending);
+    let waiting = if blocked > 0 { format!(", {blocked} blocked") } else { String::new() };
+    let mut out = format!("{} open ({running} in progress, {pending} pending{waiting})", running + pending + blocked);
     if all {
         out.push_str(&format!(", {done} done, {canceled} canceled"));
     }
     out.push(':');
     let groups: &[&[Status]] = if all {
-        &[&[Status::InProgress], &[Status::Pending], &[Status::Completed, Status::Canceled]]
+        &[&[Status::InProgress], &[Status::Pending, Status::Blocked], &[Status::Completed, Status::Canceled]]
     } else {
-        &[&[Status::InProgress], &[Status::Pending]]
+        &[&[Status::InProgress], &[Status::Pending, Status::Blocked]]
     };
     for group in groups {
         for r in rows.iter().filter(|r| group.contains(&r.status)) {

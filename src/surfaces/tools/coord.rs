@@ -36,6 +36,8 @@ static CLAIM: Tool = Tool {
     precheck: None,
     run: claim,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static HEARTBEAT: Tool = Tool {
@@ -52,6 +54,8 @@ static HEARTBEAT: Tool = Tool {
     precheck: None,
     run: heartbeat,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static RELEASE: Tool = Tool {
@@ -68,6 +72,8 @@ static RELEASE: Tool = Tool {
     precheck: None,
     run: release,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static FINISH: Tool = Tool {
@@ -89,6 +95,8 @@ static FINISH: Tool = Tool {
     precheck: None,
     run: finish,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 fn edge_schema() -> Value {
@@ -107,6 +115,8 @@ static BLOCK: Tool = Tool {
     precheck: None,
     run: block,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static UNBLOCK: Tool = Tool {
@@ -116,6 +126,8 @@ static UNBLOCK: Tool = Tool {
     precheck: None,
     run: unblock,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static READY: Tool = Tool {
@@ -131,6 +143,8 @@ static READY: Tool = Tool {
     precheck: None,
     run: ready,
     writes: false,
+    text: None,
+    accepts: None,
 };
 
 static SUBTASK: Tool = Tool {
@@ -151,6 +165,8 @@ static SUBTASK: Tool = Tool {
     precheck: None,
     run: subtask,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 fn int(args: &Value, key: &str) -> Option<i64> {

@@ -3,9 +3,15 @@
 //! rendering that speaks its seed's JSON exactly; changes are operations (`ops`), run by
 //! `runner::attempt` (one per call).
 
+pub mod claude_tasks;
+pub mod claude_todowrite;
+pub mod codex;
 pub mod coord;
+pub mod cursor;
+pub mod gemini;
 pub mod opencode;
 pub mod plan;
+pub mod roo;
 pub mod tasks;
 pub mod todolist;
 
@@ -32,20 +38,44 @@ pub struct Tool {
     pub run: fn(&Scope, &Value) -> Answer,
     /// whether it may write (then it runs through `runner::attempt`)
     pub writes: bool,
+    /// the text the model reads for an output (or error) object, for the runtimes whose
+    /// tools show the model words rather than the object; None: the object's JSON text
+    pub text: Option<fn(&Value) -> String>,
+    /// the schema arguments are checked against when it differs from the one listed (a
+    /// runtime whose listed schema is stricter than what it accepts)
+    pub accepts: Option<fn() -> Value>,
 }
 
 /// Every tool with its dialect (`dialects::DIALECTS`), in catalog order.
 pub fn catalog() -> Vec<(&'static str, &'static Tool)> {
-    [plan::TOOLS, opencode::TOOLS, todolist::TOOLS, tasks::TOOLS, coord::TOOLS]
-        .into_iter()
+    [
+        plan::TOOLS,
+        opencode::TOOLS,
+        todolist::TOOLS,
+        tasks::TOOLS,
+        coord::TOOLS,
+        claude_tasks::TOOLS,
+        claude_todowrite::TOOLS,
+        codex::TOOLS,
+        gemini::TOOLS,
+        cursor::TOOLS,
+        roo::TOOLS,
+    ]
+    .into_iter()
         .zip(dialects::DIALECTS.iter().map(|(name, _, _)| *name))
         .flat_map(|(tools, dialect)| tools.iter().map(move |t| (dialect, *t)))
         .collect()
 }
 
-/// Every tool, in catalog order.
-pub fn registry() -> Vec<&'static Tool> {
-    catalog().into_iter().map(|(_, t)| t).collect()
+/// The tool a name means: a bare name (the first of that name in catalog order), or
+/// `dialect/name` for one dialect's tool (the dialect by its name or alias), for when two
+/// dialects use one name.
+pub fn find(name: &str) -> Option<&'static Tool> {
+    let (dialect, bare) = match name.split_once('/') {
+        Some((d, n)) => (Some(dialects::canonical(d)?), n),
+        None => (None, name),
+    };
+    catalog().into_iter().find(|(d, t)| t.name == bare && dialect.is_none_or(|want| want == *d)).map(|(_, t)| t)
 }
 
 /// The dispatcher's own error object (an unknown tool, arguments that break the schema, a
@@ -134,6 +164,107 @@ COMMENT ON FUNCTION todo.call(text, jsonb) IS
     requires = [call_json]
 );
 
+/// Runs one tool like `todo.call` and returns its answer as an MCP `CallToolResult`:
+/// `{"content": [{"type": "text", "text"}], "structuredContent"?, "isError"}`. The text is
+/// what the tool's runtime shows its model (Claude Code's `Task #1 created successfully: …`,
+/// Codex's `Plan updated`, Gemini's list); for the seeds' dialects, the output's JSON. An
+/// output object is also the structured content. `isError` marks the catalog's error shapes
+/// (`{"error": {…}}`, `{"ok": false, …}`, seed 004's `Error: …` text); a result a runtime
+/// gives as a normal answer (Claude Code's `Task not found`) is not one. SQL:
+/// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb`, a wrapper over this.
+///
+/// Errors (SQL): those of `todo.call`.
+#[pg_extern(volatile, parallel_unsafe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn call_mcp_json(tool: &str, args: Option<&str>) -> JsonB {
+    let out = match parse_args(tool, args) {
+        Ok(args) => dispatch(tool, &args),
+        Err(e) => e,
+    };
+    JsonB(mcp_result(find(tool), out))
+}
+
+extension_sql!(
+    r#"
+CREATE FUNCTION todo.call_mcp(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, todo, pg_temp
+AS $$ SELECT todo.call_mcp_json(tool, args::text) $$;
+COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
+    'Runs one tool of todo.tools() like todo.call and returns an MCP CallToolResult: the text its runtime shows the model, the output object as structured content, and isError.';
+"#,
+    name = "call_mcp",
+    requires = [call_mcp_json]
+);
+
+/// A conversation's list (in the context's tenant) as a runtime's tools show it, so that a
+/// list written through any dialect can be read in another's shape: `claude-tasks` →
+/// TaskList's `{"tasks"}`; `claude-todowrite` → `{"todos": [{content, status,
+/// activeForm}]}`; `codex` → the `turn/plan/updated` notification's `{"explanation",
+/// "plan"}`; `gemini` → `{"todos": [{description, status}]}`; `cursor` → `{"todos": [{id,
+/// content, status}]}`; `roo` → the markdown checklist, as a JSON string. Each shows what
+/// its runtime can: a blocked todo is pending where there is no blocked status; canceled
+/// todos only where there is a canceled one; archived todos nowhere.
+///
+/// Errors: 22023 for a dialect that is not one of these (the seeds' dialects have read
+/// tools: `todo.call`), or when no tenant is in context.
+#[pg_extern(stable, parallel_safe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn list_as(dialect: &str, conversation: &str) -> JsonB {
+    let scope = Scope { tenant: crate::context::tenant(), conversation: Some(conversation.to_string()), agent: None, turn: None };
+    let rows = |kept| crate::ops::whole_list::stored(&scope, conversation, kept);
+    use crate::ops::whole_list::Kept;
+    JsonB(match dialects::canonical(dialect) {
+        Some("claude-tasks") => claude_tasks::task_list(&scope, conversation),
+        Some("claude-todowrite") => json!({ "todos": claude_todowrite::todos(&rows(Kept::Uncanceled)) }),
+        Some("codex") => codex::plan(&rows(Kept::Uncanceled)),
+        Some("gemini") => gemini::todos(&rows(Kept::All)),
+        Some("cursor") => cursor::todos(&rows(Kept::All)),
+        Some("roo") => json!(roo::checklist(&rows(Kept::Uncanceled))),
+        _ => crate::errors::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("todo.list_as: no list shape for dialect \"{dialect}\""),
+            "use claude-tasks, claude-todowrite, codex, gemini, cursor or roo (the seeds' dialects read their lists with their own tools through todo.call)",
+        ),
+    })
+}
+
+extension_sql!(
+    r#"
+COMMENT ON FUNCTION todo.list_as(text, text) IS
+    'A conversation''s list in a runtime''s shape: claude-tasks, claude-todowrite, codex, gemini, cursor or roo.';
+"#,
+    name = "list_as_comment",
+    requires = [list_as]
+);
+
+/// Whether an output is one of the catalog's error shapes.
+fn is_error(out: &Value) -> bool {
+    out.get("error").is_some_and(Value::is_object)
+        || out.get("ok") == Some(&Value::Bool(false))
+        || out.as_str().is_some_and(|s| s.starts_with("Error:"))
+}
+
+/// An output as MCP's `CallToolResult` (see `call_mcp_json`).
+pub fn mcp_result(tool: Option<&Tool>, out: Value) -> Value {
+    let text = match (tool.and_then(|t| t.text), &out) {
+        (Some(render), _) => render(&out),
+        (None, Value::String(s)) => s.clone(),
+        (None, other) => other.to_string(),
+    };
+    let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": is_error(&out) });
+    if out.is_object() {
+        result["structuredContent"] = out;
+    }
+    result
+}
+
+/// The message of an error object (`{"error": {"message"}}`), for the runtimes that show
+/// the model an error's words only.
+pub fn error_message(out: &Value) -> Option<&str> {
+    out.get("error")?.get("message")?.as_str()
+}
+
 /// 0.1.0's `todo.call(text, jsonb)` was this C function (symbol `call_wrapper`). Kept, with
 /// no SQL of its own, so that a database still at 0.1.0 keeps working with this library until
 /// `ALTER EXTENSION pg_todos UPDATE` replaces it with the wrapper above.
@@ -156,14 +287,14 @@ fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
 /// Runs tool `name` with `args` in the context's scope; its output or error object.
 pub fn dispatch(name: &str, args: &Value) -> Value {
     runner::call(|| {
-        let Some(tool) = registry().into_iter().find(|t| t.name == name) else {
+        let Some(tool) = find(name) else {
             return error("unknown_tool", format!("unknown tool \"{name}\"; todo.tools() lists the tools"));
         };
         let scope = Scope::from_context();
         if let Some(found) = tool.precheck.and_then(|check| check(args)) {
             return found;
         }
-        if let Err(why) = schema::validate(&(tool.input_schema)(), args) {
+        if let Err(why) = schema::validate(&(tool.accepts.unwrap_or(tool.input_schema))(), args) {
             return error("invalid_arguments", format!("{name}: {why}"));
         }
         let answer =

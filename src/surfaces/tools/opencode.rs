@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::{error, failed, parse_string_id, session, str_arg, Answer, Tool};
 use crate::context;
-use crate::ops::whole_list::{self, Item, Kept};
+use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
 use crate::store::{self, read::Filter};
@@ -48,6 +48,8 @@ static WRITE: Tool = Tool {
     precheck: None,
     run: write,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static READ: Tool = Tool {
@@ -57,6 +59,8 @@ static READ: Tool = Tool {
     precheck: None,
     run: read,
     writes: false,
+    text: None,
+    accepts: None,
 };
 
 /// One todo as OpenCode stores it; the field order is the order its `output` prints.
@@ -110,7 +114,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
             columns: [("priority".to_string(), t["priority"].clone())].into_iter().collect(),
         })
         .collect();
-    let ids = whole_list::replace(scope, conv, Kept::All, &items).map_err(failed)?;
+    let ids = whole_list::replace(scope, conv, Rules::seeds(Kept::All), &items).map_err(failed)?;
     // the session's list is now exactly the list written, with these ids
     let written: Vec<Shown<'_>> = wanted
         .iter()
@@ -127,7 +131,8 @@ fn write(scope: &Scope, args: &Value) -> Answer {
 
 /// The session's list as the `update` of an Agent Client Protocol v1 `session/update`
 /// notification: `{"sessionUpdate": "plan", "entries": [{"content", "priority", "status"}]}`.
-/// ACP v1 has no cancelled status: a canceled todo is shown `completed`. An in-progress todo
+/// ACP v1 has no cancelled or blocked status: a canceled todo is shown `completed`, a
+/// blocked one `pending`. An in-progress todo
 /// with an active form is shown by it (as ACP adapters show Claude Code's TodoWrite);
 /// priority defaults to `medium`.
 ///
@@ -145,6 +150,7 @@ fn acp_plan(conversation: &str) -> JsonB {
             };
             let status = match t.status {
                 Status::Canceled => "completed",
+                Status::Blocked => "pending",
                 s => s.as_str(),
             };
             json!({"content": content, "priority": t.priority.as_deref().unwrap_or("medium"), "status": status})

@@ -1,6 +1,7 @@
 //! The plan dialect (seed 001): the supervisor's per-turn plan. `create_todo` (batch, `order` = 1-indexed place),
 //! `list_todo` (status filter, items and summary), `complete_todo` (outcome, remaining), all
-//! scoped to the turn in context (`todo.turn`). Ids are strings; `cancelled` is spelled so;
+//! scoped to the turn in context (`todo.turn`) of the conversation in context (runtimes
+//! number turns per conversation: two conversations' turn "1" are two plans). Ids are strings; `cancelled` is spelled so;
 //! `priority` is the 0-indexed place in the turn's plan; timestamps are ISO 8601 (UTC).
 
 use serde_json::{json, Value};
@@ -46,6 +47,8 @@ static CREATE: Tool = Tool {
     precheck: None,
     run: create,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static LIST: Tool = Tool {
@@ -63,6 +66,8 @@ static LIST: Tool = Tool {
     precheck: None,
     run: list,
     writes: false,
+    text: None,
+    accepts: None,
 };
 
 static COMPLETE: Tool = Tool {
@@ -83,12 +88,16 @@ static COMPLETE: Tool = Tool {
     precheck: None,
     run: complete,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
-/// Seed 001 spells canceled `cancelled`.
+/// Seed 001 spells canceled `cancelled` and has no blocked status: a blocked todo is
+/// pending to it (and stays blocked when it is sent back so).
 pub fn status_name(s: Status) -> &'static str {
     match s {
         Status::Canceled => "cancelled",
+        Status::Blocked => "pending",
         s => s.as_str(),
     }
 }
@@ -119,8 +128,9 @@ fn item(t: &Todo, priority: usize) -> Value {
     })
 }
 
+/// How many of `rows` the seed calls `s` (a blocked todo counts as pending).
 fn count(rows: &[Todo], s: Status) -> usize {
-    rows.iter().filter(|t| t.status == s).count()
+    rows.iter().filter(|t| status_name(t.status) == status_name(s)).count()
 }
 
 fn create(scope: &Scope, args: &Value) -> Answer {
@@ -129,7 +139,7 @@ fn create(scope: &Scope, args: &Value) -> Answer {
     if let Some(i) = items.iter().position(|it| str_arg(it, "title").trim().is_empty()) {
         return Err(error("invalid_arguments", format!("create_todo: items[{i}].title: must not be blank")));
     }
-    let mut order: Vec<i64> = store::read::todos(&scope.tenant, Filter::Turn(turn)).iter().map(|t| t.id).collect();
+    let mut order: Vec<i64> = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn }).iter().map(|t| t.id).collect();
     let mut created = Vec::new();
     for it in &items {
         let fields = json_fields([
@@ -146,7 +156,7 @@ fn create(scope: &Scope, args: &Value) -> Answer {
         created.push(t);
     }
     single::reorder(scope, &order);
-    let rows = store::read::todos(&scope.tenant, Filter::Turn(turn));
+    let rows = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn });
     let place = |id: i64| order.iter().position(|o| *o == id).unwrap_or(0) + 1;
     Ok(json!({
         "created": created.iter().map(|t| json!({"id": t.id.to_string(), "title": t.subject, "order": place(t.id)})).collect::<Vec<_>>(),
@@ -166,7 +176,7 @@ fn summary(rows: &[Todo]) -> Value {
 
 fn list(scope: &Scope, args: &Value) -> Answer {
     let turn = turn(scope, "list_todo")?;
-    let rows = store::read::todos(&scope.tenant, Filter::Turn(turn));
+    let rows = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn });
     let wanted = |s: Status| match args.get("status").and_then(Value::as_str) {
         None => s.is_open(),
         Some("all") => true,
@@ -183,8 +193,8 @@ fn complete(scope: &Scope, args: &Value) -> Answer {
     let not_found = || error("not_found", format!("no todo \"{todo_id}\" in this turn"));
     let id = parse_string_id(todo_id).ok_or_else(not_found)?;
     let to = if str_arg(args, "status") == "cancelled" { Status::Canceled } else { Status::Completed };
-    let change = Change { status: Some(to), via_reopen: false, fields: json_fields([("outcome", args["outcome"].clone())]) };
-    let done = match single::change(scope, Find::Turn(turn), id, change) {
+    let change = Change { status: Some(to), fields: json_fields([("outcome", args["outcome"].clone())]), ..Change::default() };
+    let done = match single::change(scope, Find::Turn { conversation: scope.conv(), turn }, id, change) {
         Ok(changed) => changed.after,
         Err(Error::NotFound { .. }) => return Err(not_found()),
         Err(Error::Transition { forbidden, .. }) => {
@@ -195,7 +205,7 @@ fn complete(scope: &Scope, args: &Value) -> Answer {
         }
         Err(e) => return Err(failed(e)),
     };
-    let remaining = store::read::todos(&scope.tenant, Filter::Turn(turn)).iter().filter(|t| t.status.is_open()).count();
+    let remaining = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn }).iter().filter(|t| t.status.is_open()).count();
     Ok(json!({
         "id": done.id.to_string(),
         "title": done.subject,

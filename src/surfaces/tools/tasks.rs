@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::{failed, parse_string_id, str_arg, Answer, Tool};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
-use crate::ops::whole_list::{self, Item, Kept};
+use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::{Find, Scope};
 use crate::status::Status;
 use crate::todo::Todo;
@@ -36,6 +36,8 @@ static LIST: Tool = Tool {
     precheck: None,
     run: list,
     writes: false,
+    text: None,
+    accepts: None,
 };
 
 static ADD: Tool = Tool {
@@ -55,6 +57,8 @@ static ADD: Tool = Tool {
     precheck: None,
     run: add,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static COMPLETE: Tool = Tool {
@@ -64,6 +68,8 @@ static COMPLETE: Tool = Tool {
     precheck: None,
     run: complete,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static UNCOMPLETE: Tool = Tool {
@@ -73,6 +79,8 @@ static UNCOMPLETE: Tool = Tool {
     precheck: None,
     run: uncomplete,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 static DELETE: Tool = Tool {
@@ -82,6 +90,8 @@ static DELETE: Tool = Tool {
     precheck: None,
     run: delete,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 fn task(t: &Todo) -> Value {
@@ -214,7 +224,7 @@ fn import_tasks(conversation: &str, file_json: JsonB) -> JsonB {
                 columns: json_fields([("description", json!(description))]),
             });
         }
-        whole_list::replace(&scope, conversation, Kept::Uncanceled, &items).unwrap_or_else(|e| errors::raise_error(&e));
+        whole_list::replace(&scope, conversation, Rules::seeds(Kept::Uncanceled), &items).unwrap_or_else(|e| errors::raise_error(&e));
         JsonB(file(&scope, conversation))
     })
 }

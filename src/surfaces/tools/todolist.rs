@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::{error, failed, session, str_arg, Answer, Tool};
-use crate::ops::whole_list::{self, Item, Kept};
+use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
 
@@ -21,6 +21,8 @@ static GET: Tool = Tool {
     precheck: None,
     run: get,
     writes: false,
+    text: None,
+    accepts: None,
 };
 
 static SET: Tool = Tool {
@@ -51,6 +53,8 @@ static SET: Tool = Tool {
     precheck: Some(check),
     run: set,
     writes: true,
+    text: None,
+    accepts: None,
 };
 
 /// The seed's validation, before the generic schema check: the first item with a problem
@@ -88,8 +92,17 @@ fn check(args: &Value) -> Option<Value> {
     })
 }
 
+/// The seed's spelling: it has no blocked status (a blocked todo is pending to it, and
+/// stays blocked when sent back so).
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Blocked => "pending",
+        s => s.as_str(),
+    }
+}
+
 fn summary(statuses: &[Status]) -> Value {
-    let count = |s: Status| statuses.iter().filter(|t| **t == s).count();
+    let count = |s: Status| statuses.iter().filter(|t| status_name(**t) == s.as_str()).count();
     json!({
         "total": statuses.len(),
         "pending": count(Status::Pending),
@@ -106,7 +119,7 @@ fn get(scope: &Scope, _args: &Value) -> Answer {
         .map(|t| {
             json!({
                 "content": t.subject,
-                "status": t.status.as_str(),
+                "status": status_name(t.status),
                 "activeForm": t.active_form.as_deref().unwrap_or(&t.subject),
             })
         })
@@ -128,7 +141,7 @@ fn set(scope: &Scope, args: &Value) -> Answer {
             columns: [("active_form".to_string(), t["activeForm"].clone())].into_iter().collect(),
         })
         .collect();
-    whole_list::replace(scope, conv, Kept::Uncanceled, &items).map_err(failed)?;
+    whole_list::replace(scope, conv, Rules::seeds(Kept::Uncanceled), &items).map_err(failed)?;
     // the session's list is now exactly the list written
     Ok(json!({ "summary": summary(&items.iter().map(|i| i.status).collect::<Vec<_>>()) }))
 }

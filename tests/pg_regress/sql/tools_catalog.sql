@@ -47,7 +47,13 @@ SELECT t->'inputSchema' = '{"type": "object", "additionalProperties": false, "pr
   FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'todolist__get';
 -- an unknown tool
 SELECT todo.call('nope', '{}');
-SELECT todo.call('TodoWrite', '{}');
+SELECT todo.call('todo_Write', '{}');
+-- a name qualified by its dialect (for when two dialects share a name); a wrong dialect
+SELECT todo.call('gemini/write_todos', '{}');
+SELECT todo.call('codex/write_todos', '{}');
+SELECT todo.call('nosuch/write_todos', '{}');
+-- every tool name is one tool: the bare names are unambiguous
+SELECT t->>'name' AS name, count(*) FROM jsonb_array_elements(todo.tools()) t GROUP BY 1 HAVING count(*) > 1;
 -- arguments that break the schema: wrong types, missing and extra fields, not an object
 SELECT todo.call('create_todo', '{}');
 SELECT todo.call('create_todo', '{"items": "x"}');

@@ -1,0 +1,105 @@
+//! The claude-todowrite dialect: Claude Code's `TodoWrite` (its current form), the whole
+//! list of `{content, status, activeForm}` sent each time. The list is the conversation's
+//! todos that are not canceled or archived; the result is `{"oldTodos", "newTodos"}` and
+//! the model reads Claude Code's confirmation. Claude Code itself forgets a list once every
+//! item is completed; here a completed item the list leaves out is archived (kept in the
+//! store as history, on no list), never lost. An open item left out is deleted.
+
+use serde_json::{json, Value};
+
+use super::{error, error_message, failed, session, str_arg, Answer, Tool};
+use crate::ops::whole_list::{self, Item, Kept, Rules};
+use crate::ops::Scope;
+use crate::status::Status;
+use crate::todo::Todo;
+
+pub static TOOLS: &[&Tool] = &[&WRITE];
+
+/// What Claude Code's TodoWrite tells the model after a write.
+const WRITTEN: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
+
+static WRITE: Tool = Tool {
+    name: "TodoWrite",
+    description: "Use this tool to create and manage a structured task list for your current coding session. The list you send replaces the whole list: each item has content (imperative form), activeForm (present continuous form) and a status; keep exactly one task in_progress while working and mark tasks completed as soon as they are done.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["todos"],
+            "properties": {
+                "todos": {
+                    "type": "array",
+                    "description": "The updated todo list",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["content", "status", "activeForm"],
+                        "properties": {
+                            "content": {"type": "string", "minLength": 1},
+                            "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
+                            "activeForm": {"type": "string", "minLength": 1}
+                        }
+                    }
+                }
+            }
+        })
+    },
+    precheck: None,
+    run: write,
+    writes: true,
+    text: Some(text),
+    accepts: None,
+};
+
+/// Claude Code's spelling of a status (no blocked, no canceled).
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Pending | Status::Blocked => "pending",
+        Status::InProgress => "in_progress",
+        Status::Completed | Status::Canceled => "completed",
+    }
+}
+
+/// The conversation's list in TodoWrite's item shape.
+pub fn todos(rows: &[Todo]) -> Vec<Value> {
+    rows.iter()
+        .map(|t| {
+            json!({
+                "content": t.subject,
+                "status": status_name(t.status),
+                "activeForm": t.active_form.as_deref().unwrap_or(&t.subject),
+            })
+        })
+        .collect()
+}
+
+fn write(scope: &Scope, args: &Value) -> Answer {
+    let conv = session(scope, "TodoWrite")?;
+    let wanted = args["todos"].as_array().cloned().unwrap_or_default();
+    for (i, t) in wanted.iter().enumerate() {
+        for key in ["content", "activeForm"] {
+            if str_arg(t, key).trim().is_empty() {
+                return Err(error("invalid_arguments", format!("TodoWrite: todos[{i}].{key}: must not be blank")));
+            }
+        }
+    }
+    let old = todos(&whole_list::stored(scope, conv, Kept::Uncanceled));
+    let items: Vec<Item> = wanted
+        .iter()
+        .map(|t| Item {
+            id: None,
+            content: str_arg(t, "content").to_string(),
+            status: Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending),
+            columns: [("active_form".to_string(), t["activeForm"].clone())].into_iter().collect(),
+        })
+        .collect();
+    whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
+    Ok(json!({ "oldTodos": old, "newTodos": wanted }))
+}
+
+fn text(out: &Value) -> String {
+    match error_message(out) {
+        Some(m) => m.to_string(),
+        None => WRITTEN.to_string(),
+    }
+}

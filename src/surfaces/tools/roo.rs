@@ -1,0 +1,97 @@
+//! The roo dialect: Roo Code's `update_todo_list`, the whole list as a markdown checklist,
+//! one item a line in execution order: `[ ]` pending, `[x]` completed, `[-]` or `[~]` in
+//! progress, an optional leading `- `; other lines are ignored, as Roo ignores them. The
+//! list is the conversation's todos that are not canceled or archived, matched by content;
+//! a matched todo only moves forward (pending → in_progress → completed, or stays). A
+//! finished item the list leaves out is archived (history), an open one deleted. The model
+//! reads `Todo list updated successfully.`.
+
+use serde_json::{json, Value};
+
+use super::{error, error_message, failed, session, str_arg, Answer, Tool};
+use crate::error::Error;
+use crate::ops::whole_list::{self, Dropped, Item, Kept, Rules};
+use crate::ops::Scope;
+use crate::status::Status;
+use crate::todo::Todo;
+
+pub static TOOLS: &[&Tool] = &[&UPDATE_TODO_LIST];
+
+static UPDATE_TODO_LIST: Tool = Tool {
+    name: "update_todo_list",
+    description: "Replace the entire TODO list with an updated checklist reflecting the current state. Always provide the full list; the system will overwrite the previous one. One item a line, in execution order: [ ] pending, [x] completed, [-] in progress. Status moves only forward: pending, then in progress, then completed.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["todos"],
+            "properties": {"todos": {"type": "string", "description": "Full markdown checklist in execution order, using [ ] for pending, [x] for completed, and [-] for in progress"}}
+        })
+    },
+    precheck: None,
+    run: update,
+    writes: true,
+    text: Some(text),
+    accepts: None,
+};
+
+/// The checklist's items: (content, status), in order. A line is an item when, trimmed, it
+/// is `[<mark>] <content>` with an optional leading `-`, spaces allowed inside the brackets.
+pub fn parse_checklist(md: &str) -> Vec<(String, Status)> {
+    md.lines()
+        .filter_map(|line| {
+            let mut rest = line.trim();
+            if let Some(r) = rest.strip_prefix('-') {
+                rest = r.trim_start();
+            }
+            let inner = rest.strip_prefix('[')?;
+            let close = inner.find(']')?;
+            if close == 0 {
+                return None;
+            }
+            let mut marks = inner[..close].chars().filter(|c| !c.is_whitespace());
+            let status = match (marks.next(), marks.next()) {
+                (None, None) => Status::Pending,
+                (Some('x' | 'X'), None) => Status::Completed,
+                (Some('-' | '~'), None) => Status::InProgress,
+                _ => return None,
+            };
+            let after = &inner[close + 1..];
+            let content = after.trim();
+            (after.starts_with(char::is_whitespace) && !content.is_empty()).then(|| (content.to_string(), status))
+        })
+        .collect()
+}
+
+/// The list as Roo writes it: `[ ]`, `[-]`, `[x]` lines (a blocked todo is pending).
+pub fn checklist(rows: &[Todo]) -> String {
+    rows.iter()
+        .map(|t| {
+            let mark = match t.status {
+                Status::InProgress => "[-]",
+                Status::Completed | Status::Canceled => "[x]",
+                Status::Pending | Status::Blocked => "[ ]",
+            };
+            format!("{mark} {}", t.subject)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn update(scope: &Scope, args: &Value) -> Answer {
+    let conv = session(scope, "update_todo_list")?;
+    let items: Vec<Item> = parse_checklist(str_arg(args, "todos"))
+        .into_iter()
+        .map(|(content, status)| Item { id: None, content, status, columns: Default::default() })
+        .collect();
+    let rules = Rules { kept: Kept::Uncanceled, dropped: Dropped::FinishedKept, blocked: false, forward_only: true };
+    match whole_list::replace(scope, conv, rules, &items) {
+        Ok(_) => Ok(json!("Todo list updated successfully.")),
+        Err(Error::Invalid(m)) => Err(error("invalid_move", m)),
+        Err(e) => Err(failed(e)),
+    }
+}
+
+fn text(out: &Value) -> String {
+    error_message(out).map_or_else(|| out.as_str().unwrap_or_default().to_string(), str::to_string)
+}
