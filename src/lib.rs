@@ -15,7 +15,7 @@
 
 use pgrx::prelude::*;
 
-pub use pg_todos_core::{claims, dialects, error, replace, route, schema, status, todo, writ};
+pub use pg_todos_core::{checklist, claims, dialects, error, replace, route, schema, status, todo, writ};
 
 pub mod context;
 pub mod errors;

@@ -249,6 +249,21 @@ mod tests {
         Row { id, subject: subject.into(), status, tenant_wide, marks: Marks::default() }
     }
 
+    #[test]
+    fn blocked_rows_are_open_and_counted_only_when_there_are_some() {
+        let rows = vec![
+            row(3, Status::Blocked, "wait for the key", false),
+            row(4, Status::Pending, "ship", false),
+            row(5, Status::InProgress, "test", false),
+        ];
+        assert_eq!(
+            list_body(&rows, false),
+            "3 open (1 in progress, 1 pending, 1 blocked):\n▶ #5 [in_progress] test\n#3 [blocked] wait for the key\n#4 [pending] ship"
+        );
+        assert!(!list_body(&rows[1..], false).contains("blocked"), "no blocked todo, no blocked count");
+        assert!(!open_block(&rows[..1]).is_empty(), "a blocked todo is open");
+    }
+
     fn seed_rows() -> Vec<Row> {
         vec![
             row(15, Status::Pending, "write the post-mortem", false),

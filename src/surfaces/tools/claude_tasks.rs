@@ -100,7 +100,7 @@ static UPDATE: Tool = Tool {
 };
 
 /// Claude Code's spelling of a status (it has no blocked or canceled).
-fn status_name(s: Status) -> &'static str {
+pub fn status_name(s: Status) -> &'static str {
     match s {
         Status::Pending | Status::Blocked => "pending",
         Status::InProgress => "in_progress",

@@ -7,10 +7,10 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, session, str_arg, Answer, Tool};
-use crate::ops::whole_list::{self, Item, Kept, Rules};
+use super::claude_tasks::status_name;
+use super::{error, error_message, failed, list_items, session, str_arg, Answer, Tool};
+use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
-use crate::status::Status;
 use crate::todo::Todo;
 
 pub static TOOLS: &[&Tool] = &[&WRITE];
@@ -51,14 +51,6 @@ static WRITE: Tool = Tool {
     accepts: None,
 };
 
-/// Claude Code's spelling of a status (no blocked, no canceled).
-fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Pending | Status::Blocked => "pending",
-        Status::InProgress => "in_progress",
-        Status::Completed | Status::Canceled => "completed",
-    }
-}
 
 /// The conversation's list in TodoWrite's item shape.
 pub fn todos(rows: &[Todo]) -> Vec<Value> {
@@ -84,15 +76,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
         }
     }
     let old = todos(&whole_list::stored(scope, conv, Kept::Uncanceled));
-    let items: Vec<Item> = wanted
-        .iter()
-        .map(|t| Item {
-            id: None,
-            content: str_arg(t, "content").to_string(),
-            status: Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending),
-            columns: [("active_form".to_string(), t["activeForm"].clone())].into_iter().collect(),
-        })
-        .collect();
+    let items = list_items(&args["todos"], "content", &[("active_form", "activeForm")]);
     whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
     Ok(json!({ "oldTodos": old, "newTodos": wanted }))
 }

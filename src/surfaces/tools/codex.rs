@@ -7,8 +7,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, session, str_arg, Answer, Tool};
-use crate::ops::whole_list::{self, Item, Kept, Rules};
+use super::{error, error_message, failed, list_items, session, Answer, Tool};
+use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
 use crate::todo::Todo;
@@ -71,18 +71,7 @@ fn check(args: &Value) -> Option<Value> {
 
 fn update_plan(scope: &Scope, args: &Value) -> Answer {
     let conv = session(scope, "update_plan")?;
-    let items: Vec<Item> = args["plan"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .map(|t| Item {
-            id: None,
-            content: str_arg(t, "step").to_string(),
-            status: Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending),
-            columns: Default::default(),
-        })
-        .collect();
+    let items = list_items(&args["plan"], "step", &[]);
     whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
     Ok(json!("Plan updated"))
 }

@@ -7,8 +7,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, session, str_arg, Answer, Tool};
-use crate::ops::whole_list::{self, Dropped, Item, Kept, Rules};
+use super::{error, error_message, failed, list_items, session, str_arg, Answer, Tool};
+use crate::ops::whole_list::{self, Dropped, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
 use crate::todo::Todo;
@@ -88,19 +88,10 @@ pub fn todos(rows: &[Todo]) -> Value {
 
 fn write(scope: &Scope, args: &Value) -> Answer {
     let conv = session(scope, "write_todos")?;
-    let wanted = args["todos"].as_array().cloned().unwrap_or_default();
-    let items: Vec<Item> = wanted
-        .iter()
-        .map(|t| Item {
-            id: None,
-            content: str_arg(t, "description").to_string(),
-            status: Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending),
-            columns: Default::default(),
-        })
-        .collect();
+    let items = list_items(&args["todos"], "description", &[]);
     let rules = Rules { kept: Kept::All, dropped: Dropped::FinishedKept, blocked: true, forward_only: false };
     whole_list::replace(scope, conv, rules, &items).map_err(failed)?;
-    Ok(json!({ "todos": wanted }))
+    Ok(json!({ "todos": args["todos"] }))
 }
 
 /// What Gemini CLI tells the model: the list it now holds, or that it was cleared; a

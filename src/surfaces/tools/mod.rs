@@ -95,6 +95,23 @@ pub fn str_arg<'a>(args: &'a Value, key: &str) -> &'a str {
     args.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
+/// The items of a whole list sent as a JSON array (`list`; not an array: none), each with
+/// no id, its content from `content`, its status (validated before; pending if absent) and
+/// the columns `column` names from its other keys (`(column, key)` pairs).
+pub fn list_items(list: &Value, content: &str, columns: &[(&str, &str)]) -> Vec<crate::ops::whole_list::Item> {
+    list.as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| crate::ops::whole_list::Item {
+            id: None,
+            content: str_arg(t, content).to_string(),
+            status: crate::status::Status::parse(str_arg(t, "status")).unwrap_or(crate::status::Status::Pending),
+            columns: columns.iter().map(|(column, key)| (column.to_string(), t[*key].clone())).collect(),
+        })
+        .collect()
+}
+
 /// A stored id as the dialects spell ids: a string.
 pub fn parse_string_id(s: &str) -> Option<i64> {
     crate::writ::parse::parse_id(s).filter(|id| *id > 0)

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::{error, error_message, failed, session, str_arg, Answer, Tool};
 use crate::error::Error;
+use crate::checklist::parse_checklist;
 use crate::ops::whole_list::{self, Dropped, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -34,34 +35,6 @@ static UPDATE_TODO_LIST: Tool = Tool {
     text: Some(text),
     accepts: None,
 };
-
-/// The checklist's items: (content, status), in order. A line is an item when, trimmed, it
-/// is `[<mark>] <content>` with an optional leading `-`, spaces allowed inside the brackets.
-pub fn parse_checklist(md: &str) -> Vec<(String, Status)> {
-    md.lines()
-        .filter_map(|line| {
-            let mut rest = line.trim();
-            if let Some(r) = rest.strip_prefix('-') {
-                rest = r.trim_start();
-            }
-            let inner = rest.strip_prefix('[')?;
-            let close = inner.find(']')?;
-            if close == 0 {
-                return None;
-            }
-            let mut marks = inner[..close].chars().filter(|c| !c.is_whitespace());
-            let status = match (marks.next(), marks.next()) {
-                (None, None) => Status::Pending,
-                (Some('x' | 'X'), None) => Status::Completed,
-                (Some('-' | '~'), None) => Status::InProgress,
-                _ => return None,
-            };
-            let after = &inner[close + 1..];
-            let content = after.trim();
-            (after.starts_with(char::is_whitespace) && !content.is_empty()).then(|| (content.to_string(), status))
-        })
-        .collect()
-}
 
 /// The list as Roo writes it: `[ ]`, `[-]`, `[x]` lines (a blocked todo is pending).
 pub fn checklist(rows: &[Todo]) -> String {

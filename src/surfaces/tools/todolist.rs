@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error, failed, session, str_arg, Answer, Tool};
-use crate::ops::whole_list::{self, Item, Kept, Rules};
+use super::{error, failed, list_items, session, Answer, Tool};
+use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
 
@@ -129,18 +129,7 @@ fn get(scope: &Scope, _args: &Value) -> Answer {
 
 fn set(scope: &Scope, args: &Value) -> Answer {
     let conv = session(scope, "todolist__set")?;
-    let items: Vec<Item> = args["todos"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .map(|t| Item {
-            id: None,
-            content: str_arg(t, "content").to_string(),
-            status: Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending),
-            columns: [("active_form".to_string(), t["activeForm"].clone())].into_iter().collect(),
-        })
-        .collect();
+    let items = list_items(&args["todos"], "content", &[("active_form", "activeForm")]);
     whole_list::replace(scope, conv, Rules::seeds(Kept::Uncanceled), &items).map_err(failed)?;
     // the session's list is now exactly the list written
     Ok(json!({ "summary": summary(&items.iter().map(|i| i.status).collect::<Vec<_>>()) }))
