@@ -153,7 +153,7 @@ fn todo_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
 pub enum Filter<'a> {
     /// one todo of the tenant, any conversation
     Id(i64),
-    /// one conversation's own rows (not the tenant-wide pool)
+    /// one conversation's list: its own rows (not the tenant-wide pool), not archived
     Conversation(&'a str),
     /// one turn's rows: a turn of a conversation (None: of no conversation)
     Turn { conversation: Option<&'a str>, turn: &'a str },
@@ -168,7 +168,7 @@ pub fn todos(tenant: &str, filter: Filter<'_>) -> Vec<Todo> {
     match filter {
         Filter::Id(id) => todo_rows(&format!("{base} AND t.id = $2"), &[tenant.into(), id.into()]),
         Filter::Conversation(c) => todo_rows(
-            &format!("{base} AND t.conversation_id = $2 ORDER BY t.position, t.id"),
+            &format!("{base} AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.position, t.id"),
             &[tenant.into(), c.into()],
         ),
         Filter::Turn { conversation, turn } => todo_rows(
@@ -297,11 +297,15 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
     })
 }
 
-/// Locks every todo of one conversation (not the pool) in ascending id order, `FOR UPDATE`
-/// (a whole-list replace may delete any of them), and returns them in position order.
+/// Locks every todo of one conversation's list (not the pool, not archived: history is
+/// never changed by a replace) in ascending id order, `FOR UPDATE` (a whole-list replace
+/// may delete any of them), and returns them in position order.
 pub fn lock_conversation(tenant: &str, conversation: &str) -> Vec<Todo> {
     let mut todos = with_plan(
-        &format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.conversation_id = $2 ORDER BY t.id FOR UPDATE"),
+        &format!(
+            "SELECT {TODO_COLUMNS} FROM todo.todos t
+              WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id FOR UPDATE"
+        ),
         &[tenant.into(), conversation.into()],
         true,
         parse_todos,

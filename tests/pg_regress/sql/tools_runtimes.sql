@@ -178,6 +178,9 @@ SELECT todo.call('TodoWrite', '{"todos": [{"content": "x", "status": "pending", 
 -- an archived todo reopened through the writ is on the list again
 SELECT todo.todo_writ('/todo reopen ' || min(id)) FROM todo.todos WHERE tenant_id = 'acme' AND conversation_id = 'claude-chat';
 SELECT todo.list_as('claude-todowrite', 'claude-chat');
+-- archived todos are on no list: OpenCode's and ACP's views of the same conversation
+SELECT todo.call('todoread', '{}') -> 'metadata' -> 'todos' AS opencode_sees;
+SELECT todo.acp_plan('claude-chat') -> 'entries' AS acp_sees;
 
 -- ========== Codex's update_plan ==========
 SELECT todo.set_context('acme', 'codex-thread', 'codex@s4') \gset
