@@ -22,15 +22,15 @@ fn get<'t, T>(row: &'t PgHeapTuple<'_, impl pgrx::WhoAllocated>, col: &str) -> O
 where
     T: FromDatum + IntoDatum + pgrx::datum::UnboxDatum<As<'t> = T> + 't,
 {
-    row.get_by_name::<T>(col).unwrap_or_else(|e| {
-        errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("todo.todos.{col}: {e}"), "")
-    })
+    row.get_by_name::<T>(col).unwrap_or_else(|e| column_error(col, e))
+}
+
+fn column_error(col: &str, e: impl std::fmt::Display) -> ! {
+    errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("todo.todos.{col}: {e}"), "")
 }
 
 fn set<T: IntoDatum>(row: &mut Tuple<'_>, col: &str, value: T) {
-    row.set_by_name(col, value).unwrap_or_else(|e| {
-        errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("todo.todos.{col}: {e}"), "")
-    })
+    row.set_by_name(col, value).unwrap_or_else(|e| column_error(col, e))
 }
 
 /// Reads NEW.status, accepting `cancelled`, and stores the internal spelling back.
@@ -272,8 +272,9 @@ where
     T: FromDatum + IntoDatum + pgrx::datum::UnboxDatum<As<'t> = T> + 't,
 {
     match row.get_by_name::<T>(col) {
+        Ok(value) => value,
         Err(pgrx::datum::TryFromDatumError::NoSuchAttributeName(_)) => None,
-        _ => get(row, col),
+        Err(e) => column_error(col, e),
     }
 }
 

@@ -28,6 +28,4 @@ pub struct Todo {
     pub metadata: Option<String>,
     /// the caller's own id for the todo within its list (Cursor's `todo_write` ids)
     pub external_id: Option<String>,
-    /// a finished todo a whole-list writer left off its list: kept as history, on no list
-    pub archived: bool,
 }

@@ -21,7 +21,8 @@ pub struct Item {
     pub columns: Map<String, Value>,
 }
 
-/// Which of the conversation's todos form its list (never the archived ones: history).
+/// Which of the conversation's todos form its list (archived ones never do: the store reads
+/// a conversation's list without them).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Kept {
     All,
@@ -30,8 +31,8 @@ pub enum Kept {
 }
 
 impl Kept {
-    pub fn keeps(self, t: &Todo) -> bool {
-        !t.archived && (self == Kept::All || t.status != Status::Canceled)
+    fn keeps(self, t: &Todo) -> bool {
+        self == Kept::All || t.status != Status::Canceled
     }
 }
 

@@ -13,13 +13,13 @@ const CHANGES: &str = "$8::jsonb
     || CASE WHEN $11 THEN jsonb_build_object('started_at', $12::timestamptz) ELSE '{}' END
     || CASE WHEN $13 THEN jsonb_build_object('completed_at', $14::timestamptz) ELSE '{}' END
     || CASE WHEN $15 THEN jsonb_build_object('lease_expires_at', $16::timestamptz) ELSE '{}' END
-    || CASE WHEN $18 THEN jsonb_build_object('archived_at', $19::timestamptz) ELSE '{}' END";
+    || CASE WHEN $17 THEN jsonb_build_object('archived_at', $18::timestamptz) ELSE '{}' END";
 
 fn insert_sql(action: &str) -> String {
     format!(
         "INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
                                   agent_id, turn_id, old_status, new_status, changes)
-         VALUES ($1, $2, $3, '{action}', $4, $5, $6, $7, $17, {CHANGES})"
+         VALUES ($1, $2, $3, '{action}', $4, $5, $6, $7, $19, {CHANGES})"
     )
 }
 
@@ -61,14 +61,11 @@ pub struct Changes {
 fn write(sql: &str, key: &Key, old_status: Option<&str>, new_status: &str, changes: Changes) {
     let mut args = key.args(old_status);
     args.push(pgrx::JsonB(Value::Object(changes.values)).into());
-    let [first @ .., archived] = changes.stamps;
-    for stamp in first {
+    for stamp in changes.stamps {
         args.push(stamp.is_some().into());
         args.push(stamp.flatten().into());
     }
     args.push(new_status.into());
-    args.push(archived.is_some().into());
-    args.push(archived.flatten().into());
     exec(sql, &args);
 }
 

@@ -108,7 +108,7 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
 /// and their RETURNING).
 pub(super) const TODO_COLUMNS: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
     status, priority, position, completion_criteria, agent_type, outcome,
-    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id, archived_at IS NOT NULL";
+    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id";
 
 /// The `Todo` in `TODO_COLUMNS` of a row, from its first column on.
 pub(super) fn todo_at(r: &SpiHeapTupleData<'_>) -> Result<Todo, pgrx::spi::Error> {
@@ -135,7 +135,6 @@ pub(super) fn todo_at(r: &SpiHeapTupleData<'_>) -> Result<Todo, pgrx::spi::Error
         owner: r.get(18)?,
         metadata: r.get(19)?,
         external_id: r.get(20)?,
-        archived: r.get(21)?.unwrap_or(false),
     })
 }
 
@@ -287,10 +286,10 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
         table
             .map(|r| {
                 let todo = todo_at(&r)?;
-                let holder: Option<String> = r.get(22)?;
-                let expires: Option<i64> = r.get::<TimestampWithTimeZone>(23)?.map(unix_us);
+                let holder: Option<String> = r.get(21)?;
+                let expires: Option<i64> = r.get::<TimestampWithTimeZone>(22)?.map(unix_us);
                 let claim = holder.zip(expires).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
-                let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.get(24)?.unwrap_or(0) };
+                let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.get(23)?.unwrap_or(0) };
                 Ok(Locked { todo, claim: state })
             })
             .collect::<Result<Vec<_>, pgrx::spi::Error>>()

@@ -197,15 +197,16 @@ fn create_text(out: &Value) -> String {
     }
 }
 
-/// The task `taskId` names in the conversation's list, if any.
-fn find(scope: &Scope, conv: &str, task_id: &str) -> Option<Todo> {
+/// The task `task_id` names in the list, if any.
+fn find<'a>(list: &'a [Todo], task_id: &str) -> Option<&'a Todo> {
     let id = parse_string_id(task_id)?;
-    tasks(scope, conv).into_iter().find(|t| t.id == id)
+    list.iter().find(|t| t.id == id)
 }
 
 fn get(scope: &Scope, args: &Value) -> Answer {
     let conv = session(scope, "TaskGet")?;
-    let Some(t) = find(scope, conv, str_arg(args, "taskId")) else {
+    let list = tasks(scope, conv);
+    let Some(t) = find(&list, str_arg(args, "taskId")) else {
         return Ok(json!({"task": null}));
     };
     let edges = Edges::of(scope, &[t.id]);
@@ -278,7 +279,7 @@ fn task_ids(args: &Value, key: &str, list: &[Todo], task_id: &str) -> Result<Vec
     let mut ids = Vec::new();
     for v in args.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
         let s = v.as_str().unwrap_or("");
-        match parse_string_id(s).filter(|id| list.iter().any(|t| t.id == *id)) {
+        match find(list, s).map(|t| t.id) {
             Some(id) if !ids.contains(&id) => ids.push(id),
             Some(_) => {}
             None => return Err(refused(task_id, format!("Task #{s} not found"))),
@@ -291,7 +292,7 @@ fn update(scope: &Scope, args: &Value) -> Answer {
     let conv = session(scope, "TaskUpdate")?;
     let task_id = str_arg(args, "taskId");
     let list = tasks(scope, conv);
-    let Some(t) = parse_string_id(task_id).and_then(|id| list.iter().find(|t| t.id == id)).cloned() else {
+    let Some(t) = find(&list, task_id).cloned() else {
         return Err(refused(task_id, "Task not found"));
     };
     let status = args.get("status").and_then(Value::as_str);

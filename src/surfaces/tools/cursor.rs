@@ -12,6 +12,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
+use super::plan::status_name; // `cancelled`, and no blocked: Cursor spells them so too
 use super::{error, failed, session, str_arg, Answer, Tool};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
@@ -78,14 +79,6 @@ static TODO_WRITE: Tool = Tool {
     }),
 };
 
-/// Cursor's spelling of a status (no blocked).
-fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Canceled => "cancelled",
-        Status::Blocked => "pending",
-        s => s.as_str(),
-    }
-}
 
 /// A todo's id as Cursor sees it: the caller's, else the store's.
 fn cursor_id(t: &Todo) -> String {

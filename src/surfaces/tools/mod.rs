@@ -162,10 +162,7 @@ fn tools() -> JsonB {
 #[pg_extern(volatile, parallel_unsafe)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn call_json(tool: &str, args: Option<&str>) -> JsonB {
-    match parse_args(tool, args) {
-        Ok(args) => JsonB(dispatch(tool, &args)),
-        Err(e) => JsonB(e),
-    }
+    JsonB(run_text(find(tool), tool, args))
 }
 
 extension_sql!(
@@ -194,11 +191,8 @@ COMMENT ON FUNCTION todo.call(text, jsonb) IS
 #[pg_extern(volatile, parallel_unsafe)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn call_mcp_json(tool: &str, args: Option<&str>) -> JsonB {
-    let out = match parse_args(tool, args) {
-        Ok(args) => dispatch(tool, &args),
-        Err(e) => e,
-    };
-    JsonB(mcp_result(find(tool), out))
+    let found = find(tool);
+    JsonB(mcp_result(found, run_text(found, tool, args)))
 }
 
 extension_sql!(
@@ -301,10 +295,25 @@ fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
     }
 }
 
+/// Runs tool `name` (found as `tool`) with arguments handed over as text; its output or
+/// error object (arguments nested too deeply: `invalid_arguments`).
+fn run_text(tool: Option<&'static Tool>, name: &str, args: Option<&str>) -> Value {
+    match parse_args(name, args) {
+        Ok(args) => answer(tool, name, &args),
+        Err(e) => e,
+    }
+}
+
 /// Runs tool `name` with `args` in the context's scope; its output or error object.
 pub fn dispatch(name: &str, args: &Value) -> Value {
+    answer(find(name), name, args)
+}
+
+/// Runs `tool` (what `name` found) with `args` in the context's scope; its output or error
+/// object.
+fn answer(tool: Option<&'static Tool>, name: &str, args: &Value) -> Value {
     runner::call(|| {
-        let Some(tool) = find(name) else {
+        let Some(tool) = tool else {
             return error("unknown_tool", format!("unknown tool \"{name}\"; todo.tools() lists the tools"));
         };
         let scope = Scope::from_context();
