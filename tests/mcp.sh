@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mcp: builds the MCP server (mcp/, a workspace member), then on a throwaway cluster with the
+# mcp: builds the MCP server (cli/, a workspace member), then on a throwaway cluster with the
 # extension, two tenants and the plain role agent_login:
 #   - tests/mcp_client.py drives it with the official MCP Python SDK (tools/list, seed 003's
 #     example session, two tenants, one dialect, each runtime's dialect alone, the text the
@@ -13,7 +13,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 PORT=${PGTODOS_MCP_PORT:-54324}
-cargo build -p pg_todos_mcp >/tmp/pg_todos-mcp-build.log 2>&1 || { cat /tmp/pg_todos-mcp-build.log >&2; exit 1; }
+cargo build -p pg_todos_cli >/tmp/pg_todos-mcp-build.log 2>&1 || { cat /tmp/pg_todos-mcp-build.log >&2; exit 1; }
 server="$REPO/target/debug/pg_todos_mcp"
 . bin/lib/throwaway.sh
 throwaway mcp "$PORT"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""mcp_client: drives the pg_todos MCP server (mcp/, binary pg_todos_mcp) over stdio with the
+"""mcp_client: drives the pg_todos MCP server (cli/, binary pg_todos_mcp = pg_todos mcp) over stdio with the
 official MCP Python SDK's client (a client this project did not write), as the plain role
 agent_login:
   - tools/list is todo.tools(), tool for tool (names, descriptions, schemas, dialects);

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 pub const USAGE: &str = "\
-usage: pg_todos_mcp --tenant <id> [--conversation <id> | --session-list] [--agent <id>]
+usage: pg_todos mcp --tenant <id> [--conversation <id> | --session-list] [--agent <id>]
                     [--turn <id>] [--tools <dialects>] [--database-url <postgres://…>]
 
 Speaks MCP over stdio; every tool call runs todo.call_mcp(name, args) in its own transaction

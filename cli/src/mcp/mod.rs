@@ -1,4 +1,5 @@
-//! pg_todos_mcp: an MCP server over stdio whose tools are the pg_todos catalog.
+//! `pg_todos mcp` (also installed as `pg_todos_mcp`): an MCP server over stdio whose tools
+//! are the pg_todos catalog.
 //!
 //! - `tools/list` is `todo.tools()`, read from the database on each request (no second copy of
 //!   any schema), kept to the dialects asked for (`--tools`, by each tool's
@@ -19,7 +20,7 @@
 //! - Each call has a lock timeout (10 s) and a statement timeout (60 s). Serialization
 //!   failures and deadlocks are retried.
 
-mod config;
+pub mod config;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
@@ -176,7 +177,7 @@ impl ServerHandler for Server {
 }
 
 fn fail(message: String) -> ! {
-    eprintln!("pg_todos_mcp: {message}");
+    eprintln!("pg_todos mcp: {message}");
     std::process::exit(2)
 }
 
@@ -188,7 +189,7 @@ async fn connect(config: &Config) -> Client {
         .unwrap_or_else(|e| fail(format!("cannot connect to the database: {}", db_error(&e))));
     tokio::spawn(async move {
         if let Err(e) = connection.await {
-            eprintln!("pg_todos_mcp: database connection lost: {e}");
+            eprintln!("pg_todos mcp: database connection lost: {e}");
             std::process::exit(2);
         }
     });
@@ -212,9 +213,9 @@ async fn connect(config: &Config) -> Client {
     client
 }
 
-#[tokio::main]
-async fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+/// Runs the MCP server with the command line's arguments (after `mcp`) until the client
+/// closes stdin; exits with status 2 and a message on a configuration or database error.
+pub async fn main(args: Vec<String>) {
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{}", config::USAGE);
         return;

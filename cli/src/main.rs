@@ -1,0 +1,24 @@
+//! `pg_todos mcp …` runs the MCP server over stdio; `pg_todos serve …` the HTTP service.
+
+const USAGE: &str = "usage: pg_todos <command> [options]
+
+commands:
+  mcp     an MCP server over stdio for one tenant (pg_todos mcp --help)
+  serve   the HTTP service: /v1/todos, /v1/events and the board (pg_todos serve --help)";
+
+#[tokio::main]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    match args.next().as_deref() {
+        Some("mcp") => pg_todos_cli::mcp::main(args.collect()).await,
+        Some("-h" | "--help" | "help") => println!("{USAGE}"),
+        Some(other) => {
+            eprintln!("pg_todos: unknown command \"{other}\"\n\n{USAGE}");
+            std::process::exit(2)
+        }
+        None => {
+            eprintln!("{USAGE}");
+            std::process::exit(2)
+        }
+    }
+}
