@@ -131,12 +131,15 @@ CREATE TABLE todo.events (
     new_status      text,
     changes         jsonb,
     event_at        timestamptz NOT NULL DEFAULT now(),
+    xact            xid8 DEFAULT pg_current_xact_id(),
     PRIMARY KEY (tenant_id, todo_id, version)
 );
 COMMENT ON TABLE todo.events IS 'Append-only change log of todo.todos, written by its triggers.';
 COMMENT ON COLUMN todo.events.agent_id IS 'The acting agent (todo.agent in context; on insert, the row''s agent_id when unset).';
 COMMENT ON COLUMN todo.events.changes IS 'insert: the new row''s non-NULL fields; update: the new values of the changed fields; delete: NULL.';
+COMMENT ON COLUMN todo.events.xact IS 'The writing transaction: todo.changes_since finds the events a cursor (a snapshot) did not see. NULL for events written before 0.6.0.';
 CREATE INDEX events_tenant_time ON todo.events (tenant_id, event_at);
+CREATE INDEX events_tenant_xact ON todo.events (tenant_id, xact);
 
 -- The event log, written AFTER each row change (so it records what was really stored): the
 -- Rust trigger function todo.todos_log_event() (src/triggers.rs).
@@ -211,6 +214,8 @@ BEGIN
     EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', role);
     EXECUTE format('GRANT SELECT, INSERT ON todo.events TO %s', role);
     EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', role);
+    EXECUTE format('GRANT SELECT ON todo.needs_attention TO %s', role);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION todo.authenticate(text) TO %s', role);
 END
 $fn$;
 COMMENT ON FUNCTION todo.grant_usage(regrole) IS

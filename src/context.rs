@@ -15,6 +15,8 @@ static AGENT: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(N
 static TURN: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static LEASE_DEFAULT: GucSetting<i32> = GucSetting::<i32>::new(300);
 static LEASE_MAX: GucSetting<i32> = GucSetting::<i32>::new(3600);
+static ATTENTION_IDLE: GucSetting<i32> = GucSetting::<i32>::new(900);
+static ATTENTION_BLOCKED: GucSetting<i32> = GucSetting::<i32>::new(3600);
 
 /// Registers the four settings, so they show in `pg_settings` with a description.
 pub fn init() {
@@ -48,6 +50,22 @@ pub fn init() {
         c"Only a superuser sets it (ALTER DATABASE/ROLE ... SET, or postgresql.conf): agents cannot raise their own cap.",
         &LEASE_MAX,
         GucContext::Suset,
+    );
+    // read by the view todo.needs_attention (as current_setting, with these defaults when
+    // the library is not loaded in the session)
+    lease(
+        c"todo.attention_idle",
+        c"An in-progress todo unchanged this long (no heartbeat) needs attention.",
+        c"Read by the view todo.needs_attention; any role may set it.",
+        &ATTENTION_IDLE,
+        GucContext::Userset,
+    );
+    lease(
+        c"todo.attention_blocked",
+        c"A todo blocked this long needs attention.",
+        c"Read by the view todo.needs_attention; any role may set it.",
+        &ATTENTION_BLOCKED,
+        GucContext::Userset,
     );
 }
 

@@ -42,6 +42,12 @@ pub fn touched(tenant: &str, conversation: Option<&str>, id: i64) {
     CALLS.with(|c| c.borrow_mut().touched.push((tenant.to_string(), conversation.map(str::to_string), id)));
 }
 
+/// Whether a pg_todos function call is running (its notifications are sent when it returns);
+/// outside one, a write is plain SQL and the row trigger notifies for it.
+pub fn in_call() -> bool {
+    CALLS.with(|c| c.borrow().depth > 0)
+}
+
 /// Runs one SQL function call and then sends its notifications: one per tenant channel,
 /// `{"conversation_id": <the conversation every touched todo is in, else null>, "ids":
 /// [<each touched id once, in the order touched>]}` (a call that touched so many todos that

@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::errors;
 use crate::ops::claiming::granting;
 use crate::status::{self, Status};
+use crate::runner;
 use crate::store;
 use crate::time::{now_us, unix_us};
 
@@ -397,7 +398,16 @@ fn todos_log_event<'a>(
             let key = event_key(&old, get::<i32>(&old, "version").unwrap_or(0) + 1, agent, turn);
             store::events::deleted(&key, &status(&old));
         }
-        (None, None) => {}
+        (None, None) => return Ok(None),
+    }
+    // a write by plain SQL (not through a pg_todos function, which notifies once per call
+    // when it returns) notifies the tenant's listeners itself, row by row
+    if !runner::in_call() {
+        if let Some(row) = trigger.new().or_else(|| trigger.old()) {
+            if let (Some(tenant), Some(id)) = (get::<String>(&row, "tenant_id"), get::<i64>(&row, "id")) {
+                store::channel::notify(&tenant, get::<String>(&row, "conversation_id").as_deref(), &[id]);
+            }
+        }
     }
     Ok(None)
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# upgrade: a database created at each released version (0.1.0, 0.2.0, 0.3.0, 0.4.0) and updated with
+# upgrade: a database created at each released version (bin/lib/released.sh: 0.1.0 to 0.5.0) and updated with
 # ALTER EXTENSION pg_todos UPDATE keeps all its data, ends with exactly the objects of a fresh
 # install of this version, and passes the same pg_regress suite as a fresh install.
 set -euo pipefail
@@ -9,7 +9,8 @@ PORT=${PGTODOS_UPGRADE_PORT:-54320}
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 cargo pgrx install --pg-config "$PG_CONFIG" >/tmp/pg_todos-install.log 2>&1 \
   || { cat /tmp/pg_todos-install.log >&2; exit 1; }
-cp sql/pg_todos--0.1.0.sql sql/pg_todos--0.2.0.sql sql/pg_todos--0.3.0.sql sql/pg_todos--0.4.0.sql "$($PG_CONFIG --sharedir)/extension/"
+. bin/lib/released.sh
+install_released "$PG_CONFIG"
 . bin/lib/throwaway.sh
 throwaway upgrade "$PORT"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
@@ -89,7 +90,7 @@ SELECT 'events', count(*), md5(string_agg(e::text, '|' ORDER BY tenant_id, todo_
 SQL
 }
 
-for from in 0.1.0 0.2.0 0.3.0 0.4.0; do
+for from in $RELEASED; do
   db="from_${from//./_}"
   createdb "$db"
   q -d "$db" -c "CREATE EXTENSION pg_todos VERSION '$from'"
@@ -132,7 +133,7 @@ bin/cluster stop upgrade
 trap - EXIT
 
 # the same suite as a fresh install, on databases created at each released version and updated
-for from in 0.1.0 0.2.0 0.3.0 0.4.0; do
+for from in $RELEASED; do
   echo "==> pg_regress on a database upgraded from $from"
   PGTODOS_UPGRADE_FROM=$from bin/installcheck || failed=$((failed + 1))
 done

@@ -90,3 +90,27 @@ pub fn updated(key: &Key, old_status: &str, new_status: &str, changes: Changes) 
 pub fn deleted(key: &Key, old_status: &str) {
     exec(DELETE, &key.args(Some(old_status)));
 }
+
+/// Where a reader of the log stands: the snapshot of the statement that reads (as text, e.g.
+/// `783:790:785`), and the conversations (None: the tenant-wide pool) with an event that
+/// `since` (a cursor an earlier call returned) did not see: written by a transaction that was
+/// not committed, or had not begun, when `since` was taken. Each event records its
+/// transaction (`xact`), so a transaction that commits late is still found; a conversation
+/// may come again in the next call (readers get whole lists: that is harmless), never be
+/// missed. `since` None: no conversations, only the cursor. A malformed `since` raises 22P02.
+pub fn changed_since(tenant: &str, since: Option<&str>) -> (String, Vec<Option<String>>) {
+    // the cursor is taken first: every list read after it is at least as new
+    let cursor: String = super::one("SELECT pg_catalog.pg_current_snapshot()::text", &[], false)
+        .expect("a statement has a snapshot");
+    let Some(since) = since else { return (cursor, Vec::new()) };
+    let conversations = super::with_plan(
+        "SELECT DISTINCT e.conversation_id FROM todo.events e
+          WHERE e.tenant_id = $1 AND e.xact >= pg_catalog.pg_snapshot_xmin($2::pg_snapshot)
+            AND NOT pg_catalog.pg_visible_in_snapshot(e.xact, $2::pg_snapshot)
+          ORDER BY 1 NULLS FIRST",
+        &[tenant.into(), since.into()],
+        false,
+        |rows| rows.map(|r| r.get::<String>(1)).collect::<Result<Vec<_>, _>>(),
+    );
+    (cursor, conversations)
+}

@@ -154,6 +154,8 @@ pub enum Filter<'a> {
     Id(i64),
     /// one conversation's list: its own rows (not the tenant-wide pool), not archived
     Conversation(&'a str),
+    /// the tenant-wide pool: the rows of no conversation, not archived
+    Pool,
     /// one turn's rows: a turn of a conversation (None: of no conversation)
     Turn { conversation: Option<&'a str>, turn: &'a str },
     /// seed 000's REST list: a conversation plus the pool (Some), the pool only (None),
@@ -169,6 +171,10 @@ pub fn todos(tenant: &str, filter: Filter<'_>) -> Vec<Todo> {
         Filter::Conversation(c) => todo_rows(
             &format!("{base} AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.position, t.id"),
             &[tenant.into(), c.into()],
+        ),
+        Filter::Pool => todo_rows(
+            &format!("{base} AND t.conversation_id IS NULL AND t.archived_at IS NULL ORDER BY t.position, t.id"),
+            &[tenant.into()],
         ),
         Filter::Turn { conversation, turn } => todo_rows(
             &format!("{base} AND t.turn_id = $2 AND t.conversation_id IS NOT DISTINCT FROM $3 ORDER BY t.position, t.id"),

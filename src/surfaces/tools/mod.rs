@@ -209,7 +209,8 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 );
 
 /// A conversation's list (in the context's tenant) as a runtime's tools show it, so that a
-/// list written through any dialect can be read in another's shape: `claude-tasks` →
+/// list written through any dialect can be read in another's shape: `opencode` → OpenCode's
+/// todos `[{content, status, priority, id}]` (its `GET /session/:id/todo`); `claude-tasks` →
 /// TaskList's `{"tasks"}`; `claude-todowrite` → `{"todos": [{content, status,
 /// activeForm}]}`; `codex` → the `turn/plan/updated` notification's `{"explanation",
 /// "plan"}`; `gemini` → `{"todos": [{description, status}]}`; `cursor` → `{"todos": [{id,
@@ -226,6 +227,7 @@ fn list_as(dialect: &str, conversation: &str) -> JsonB {
     let rows = |kept| crate::ops::whole_list::stored(&scope, conversation, kept);
     use crate::ops::whole_list::Kept;
     JsonB(match dialects::canonical(dialect) {
+        Some("opencode") => opencode::list(&scope.tenant, Some(conversation)),
         Some("claude-tasks") => claude_tasks::task_list(&scope, conversation),
         Some("claude-todowrite") => json!({ "todos": claude_todowrite::todos(&rows(Kept::Uncanceled)) }),
         Some("codex") => codex::plan(&rows(Kept::Uncanceled)),
@@ -235,7 +237,7 @@ fn list_as(dialect: &str, conversation: &str) -> JsonB {
         _ => crate::errors::raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
             format!("todo.list_as: no list shape for dialect \"{dialect}\""),
-            "use claude-tasks, claude-todowrite, codex, gemini, cursor or roo (the seeds' dialects read their lists with their own tools through todo.call)",
+            "use opencode, claude-tasks, claude-todowrite, codex, gemini, cursor or roo (the other seeds' dialects read their lists with their own tools through todo.call)",
         ),
     })
 }
@@ -243,7 +245,7 @@ fn list_as(dialect: &str, conversation: &str) -> JsonB {
 extension_sql!(
     r#"
 COMMENT ON FUNCTION todo.list_as(text, text) IS
-    'A conversation''s list in a runtime''s shape: claude-tasks, claude-todowrite, codex, gemini, cursor or roo.';
+    'A conversation''s list in a runtime''s shape: opencode, claude-tasks, claude-todowrite, codex, gemini, cursor or roo.';
 "#,
     name = "list_as_comment",
     requires = [list_as]

@@ -129,6 +129,43 @@ fn write(scope: &Scope, args: &Value) -> Answer {
     Ok(result(&written))
 }
 
+/// A conversation's list (None: the tenant-wide pool) as OpenCode's todos, the items of
+/// `todoread`: `[{"content", "status", "priority", "id"}]`.
+pub fn list(tenant: &str, conversation: Option<&str>) -> Value {
+    let rows = store::read::todos(tenant, conversation.map_or(Filter::Pool, Filter::Conversation));
+    json!(items(&rows))
+}
+
+/// What changed since a cursor, for the HTTP service's `todo.updated` events (seed 002's bus
+/// event, which carries a session's whole list): `{"cursor": <text>, "changes":
+/// [{"conversation_id": <text, or null for the tenant-wide pool>, "todos": <the list as
+/// OpenCode's todos>}]}` for the tenant in context. `since` is a cursor an earlier call
+/// returned (NULL: no changes, only the cursor). Every conversation with a change committed
+/// after `since` was taken is in it, a transaction that committed late included; one may be
+/// repeated in the next call, never left out. Deleted todos show as missing from their list.
+///
+/// Errors: 22023 when no tenant is in context; 22P02 for a `since` that is not a cursor.
+#[pg_extern(stable, parallel_safe)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn changes_since(since: Option<&str>) -> JsonB {
+    let tenant = context::tenant();
+    let (cursor, conversations) = store::events::changed_since(&tenant, since);
+    let changes: Vec<Value> = conversations
+        .iter()
+        .map(|c| json!({ "conversation_id": c, "todos": list(&tenant, c.as_deref()) }))
+        .collect();
+    JsonB(json!({ "cursor": cursor, "changes": changes }))
+}
+
+extension_sql!(
+    r#"
+COMMENT ON FUNCTION todo.changes_since(text) IS
+    'The conversations changed since a cursor, each with its whole list as OpenCode todos, and the new cursor: {"cursor", "changes": [{"conversation_id", "todos"}]} (the HTTP service''s todo.updated events).';
+"#,
+    name = "changes_since_comment",
+    requires = [changes_since]
+);
+
 /// The session's list as the `update` of an Agent Client Protocol v1 `session/update`
 /// notification: `{"sessionUpdate": "plan", "entries": [{"content", "priority", "status"}]}`.
 /// ACP v1 has no cancelled or blocked status: a canceled todo is shown `completed`, a

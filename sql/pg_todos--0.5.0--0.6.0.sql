@@ -1,0 +1,200 @@
+-- pg_todos 0.5.0 → 0.6.0: what the HTTP service (`pg_todos serve`) and its board need.
+-- Bearer tokens (todo.tokens, todo.create_token, todo.revoke_token, todo.authenticate), the
+-- view todo.needs_attention, todo.board(), todo.changes_since() over a new column
+-- todo.events.xact (the writing transaction), todo.list_as('opencode', …), and
+-- notifications for writes by plain SQL. Run todo.grant_usage(role) again for the app roles
+-- (it now grants todo.authenticate and the view). Each ALTER TABLE does one thing.
+\echo Use "ALTER EXTENSION pg_todos UPDATE TO '0.6.0'" to load this file. \quit
+
+-- events written before this version have no transaction (NULL): no table rewrite
+ALTER TABLE todo.events ADD COLUMN xact xid8;
+ALTER TABLE todo.events ALTER COLUMN xact SET DEFAULT pg_current_xact_id();
+COMMENT ON COLUMN todo.events.xact IS 'The writing transaction: todo.changes_since finds the events a cursor (a snapshot) did not see. NULL for events written before 0.6.0.';
+CREATE INDEX events_tenant_xact ON todo.events (tenant_id, xact);
+
+CREATE OR REPLACE FUNCTION todo.grant_usage(role regrole) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+BEGIN
+    EXECUTE format('GRANT SELECT ON todo.tenants TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE ON todo.counters TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE ON todo.id_ranges TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT ON todo.events TO %s', role);
+    EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', role);
+    EXECUTE format('GRANT SELECT ON todo.needs_attention TO %s', role);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION todo.authenticate(text) TO %s', role);
+END
+$fn$;
+
+CREATE FUNCTION todo.changes_since(
+	"since" TEXT
+) RETURNS jsonb
+STABLE PARALLEL SAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c
+AS 'MODULE_PATHNAME', 'changes_since_wrapper';
+COMMENT ON FUNCTION todo.changes_since(text) IS
+    'The conversations changed since a cursor, each with its whole list as OpenCode todos, and the new cursor: {"cursor", "changes": [{"conversation_id", "todos"}]} (the HTTP service''s todo.updated events).';
+
+COMMENT ON FUNCTION todo.list_as(text, text) IS
+    'A conversation''s list in a runtime''s shape: opencode, claude-tasks, claude-todowrite, codex, gemini, cursor or roo.';
+
+-- What the HTTP service (`pg_todos serve`) and the people watching need: bearer tokens, the
+-- "needs attention" rows, and the board's data. The service only calls these; it holds no
+-- rule of its own.
+
+-- Bearer tokens of the HTTP service. Each belongs to one tenant; only its SHA-256 is stored
+-- (the secret is shown once, by todo.create_token). Not tenant-keyed, unlike every other
+-- table: a request is looked up by its token before its tenant is known (with Citus, a
+-- reference table). No role but the owner reads it: todo.authenticate answers for it.
+-- Row-level security is on with no policy: a role given SELECT by mistake still sees nothing.
+CREATE TABLE todo.tokens (
+    token_id    uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    tenant_id   text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
+    label       text NOT NULL CONSTRAINT tokens_label_check CHECK (btrim(label) <> ''),
+    secret_hash bytea NOT NULL UNIQUE,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    revoked_at  timestamptz
+);
+COMMENT ON TABLE todo.tokens IS 'Bearer tokens of the HTTP service: one tenant each, stored as a SHA-256 hash; todo.create_token makes one, todo.revoke_token ends it.';
+COMMENT ON COLUMN todo.tokens.label IS 'Who or what the token is for; the actor recorded for its writes (person:<label> from the board).';
+COMMENT ON COLUMN todo.tokens.secret_hash IS 'sha256 of the token''s text; the token itself is never stored.';
+COMMENT ON COLUMN todo.tokens.revoked_at IS 'When todo.revoke_token ended it; a revoked token authenticates nothing.';
+CREATE INDEX tokens_tenant ON todo.tokens (tenant_id);
+REVOKE ALL ON todo.tokens FROM PUBLIC;
+ALTER TABLE todo.tokens ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.tokens FORCE ROW LEVEL SECURITY;
+SELECT pg_catalog.pg_extension_config_dump('todo.tokens', '');
+
+CREATE FUNCTION todo.create_token(tenant text, label text)
+RETURNS TABLE (token_id uuid, token text)
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+DECLARE
+    secret text := 'pgt_' || replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', '');
+BEGIN
+    IF create_token.label IS NULL OR btrim(create_token.label) = '' THEN
+        RAISE EXCEPTION 'todo.create_token: the label must not be blank'
+            USING ERRCODE = '22023', HINT = 'Name who or what the token is for, e.g. ''ci-agent'' or ''Ada''.';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM todo.tenants t WHERE t.tenant_id = create_token.tenant) THEN
+        RAISE EXCEPTION 'todo.create_token: tenant "%" is not registered', create_token.tenant
+            USING ERRCODE = '42704', HINT = 'INSERT INTO todo.tenants (tenant_id) VALUES (...) first.';
+    END IF;
+    INSERT INTO todo.tokens AS k (tenant_id, label, secret_hash)
+    VALUES (create_token.tenant, create_token.label, sha256(convert_to(secret, 'UTF8')))
+    RETURNING k.token_id INTO create_token.token_id;
+    token := secret;
+    RETURN NEXT;
+END
+$fn$;
+COMMENT ON FUNCTION todo.create_token(text, text) IS
+    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). Errors: 22023 blank label, 42704 unknown tenant.';
+REVOKE EXECUTE ON FUNCTION todo.create_token(text, text) FROM PUBLIC;
+
+CREATE FUNCTION todo.revoke_token(token_id uuid) RETURNS boolean
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+BEGIN
+    UPDATE todo.tokens k SET revoked_at = now()
+     WHERE k.token_id = revoke_token.token_id AND k.revoked_at IS NULL;
+    RETURN FOUND;
+END
+$fn$;
+COMMENT ON FUNCTION todo.revoke_token(uuid) IS
+    'Revokes a bearer token at once (its next request gets 401); true when it was active, false when unknown or already revoked.';
+REVOKE EXECUTE ON FUNCTION todo.revoke_token(uuid) FROM PUBLIC;
+
+CREATE FUNCTION todo.authenticate(token text) RETURNS TABLE (tenant_id text, label text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+    SELECT k.tenant_id, k.label FROM todo.tokens k
+     WHERE k.secret_hash = pg_catalog.sha256(pg_catalog.convert_to(authenticate.token, 'UTF8'))
+       AND k.revoked_at IS NULL
+$fn$;
+COMMENT ON FUNCTION todo.authenticate(text) IS
+    'The tenant and label of an active bearer token; no row for an unknown, malformed or revoked one. For the HTTP service (todo.grant_usage grants it).';
+REVOKE EXECUTE ON FUNCTION todo.authenticate(text) FROM PUBLIC;
+
+-- Todos a person should look at, for the board, psql and dashboards (Grafana reads it as a
+-- table). With security_invoker, an app role sees its tenant's rows (row-level security); an
+-- administrator sees every tenant's. Thresholds: the settings todo.attention_idle (15min)
+-- and todo.attention_blocked (1h).
+CREATE VIEW todo.needs_attention WITH (security_invoker = true) AS
+SELECT t.tenant_id, t.id AS todo_id, t.conversation_id, t.subject, t.status, t.claimed_by,
+       a.reason, a.since,
+       floor(extract(epoch FROM now() - a.since))::bigint AS for_seconds
+  FROM todo.todos t
+ CROSS JOIN LATERAL (
+       SELECT 'lease_lapsed'::text AS reason, t.lease_expires_at AS since
+        WHERE t.claimed_by IS NOT NULL AND t.lease_expires_at < now()
+       UNION ALL
+       SELECT 'no_heartbeat', t.updated_at
+        WHERE t.status = 'in_progress'
+          AND NOT (t.claimed_by IS NOT NULL AND t.lease_expires_at < now())
+          AND t.updated_at < now() - coalesce(current_setting('todo.attention_idle', true), '15min')::interval
+       UNION ALL
+       SELECT 'blocked', t.updated_at
+        WHERE (t.status = 'blocked'
+               OR (t.status = 'pending' AND EXISTS (
+                   SELECT 1 FROM todo.dependencies d
+                     JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                    WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
+                      AND b.status IN ('pending', 'in_progress', 'blocked'))))
+          AND t.updated_at < now() - coalesce(current_setting('todo.attention_blocked', true), '1h')::interval
+       ) a
+ WHERE t.archived_at IS NULL;
+COMMENT ON VIEW todo.needs_attention IS
+    'Todos that need a person: reason lease_lapsed (a claim whose lease ran out), no_heartbeat (in progress, unchanged for todo.attention_idle), blocked (blocked or waiting on open todos for todo.attention_blocked); since when and for how many seconds.';
+COMMENT ON COLUMN todo.needs_attention.reason IS 'lease_lapsed, no_heartbeat or blocked.';
+COMMENT ON COLUMN todo.needs_attention.since IS 'When the lease ran out, or the todo last changed.';
+
+CREATE FUNCTION todo.board() RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+WITH shown AS (
+    SELECT t.*,
+           (SELECT coalesce(jsonb_agg(d.depends_on ORDER BY d.depends_on), '[]')
+              FROM todo.dependencies d
+              JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+             WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
+               AND b.status IN ('pending', 'in_progress', 'blocked')) AS blocked_by,
+           (SELECT jsonb_build_object('done', count(*) FILTER (WHERE s.status = 'completed'), 'total', count(*))
+              FROM todo.todos s
+             WHERE s.tenant_id = t.tenant_id AND s.parent_id = t.id
+               AND s.status <> 'canceled' AND s.archived_at IS NULL
+            HAVING count(*) > 0) AS subtasks
+      FROM todo.todos t
+     WHERE t.tenant_id = todo.current_tenant() AND t.archived_at IS NULL
+), lists AS (
+    SELECT conversation_id, max(updated_at) AS active,
+           jsonb_agg(jsonb_build_object(
+               'id', id, 'subject', subject, 'active_form', active_form, 'status', status,
+               'priority', priority, 'owner', owner, 'agent_id', agent_id, 'claimed_by', claimed_by,
+               'lease_expires_at', lease_expires_at,
+               'lease_seconds_left', CASE WHEN claimed_by IS NOT NULL
+                   THEN greatest(0, ceil(extract(epoch FROM lease_expires_at - now())))::bigint END,
+               'blocked_by', blocked_by, 'parent_id', parent_id, 'subtasks', subtasks,
+               'updated_at', updated_at)
+               ORDER BY position, id) AS todos
+      FROM shown
+     GROUP BY conversation_id
+)
+SELECT jsonb_build_object(
+    'tenant', todo.current_tenant(),
+    'now', now(),
+    'conversations', coalesce((SELECT jsonb_agg(jsonb_build_object('conversation_id', l.conversation_id, 'todos', l.todos)
+                                                ORDER BY l.conversation_id IS NOT NULL, l.active DESC, l.conversation_id)
+                                 FROM lists l), '[]'),
+    'attention', coalesce((SELECT jsonb_agg(to_jsonb(a) - 'tenant_id' ORDER BY a.since, a.todo_id)
+                             FROM todo.needs_attention a
+                            WHERE a.tenant_id = todo.current_tenant()), '[]'))
+$fn$;
+COMMENT ON FUNCTION todo.board() IS
+    'The board of the tenant in context: {"tenant", "now", "conversations": [{"conversation_id", "todos"}] (the tenant-wide pool first, then the most recently active), "attention": the needs_attention rows}. Errors: 22023 when no tenant is in context.';

@@ -1,0 +1,155 @@
+-- service: what the HTTP service and its board call. Bearer tokens (created by an
+-- administrator, stored as a hash, revocable, unreadable by the app role); the change feed
+-- todo.changes_since (a cursor, the conversations changed since, a rollback never shows);
+-- OpenCode's list shape of todo.list_as; the view todo.needs_attention; todo.board().
+-- The change feed needs committed transactions, so this file commits and deletes its
+-- tenants at the end.
+INSERT INTO todo.tenants (tenant_id) VALUES ('svc_a'), ('svc_b');
+
+-- ========== tokens ==========
+SELECT token_id AS ada_id, token AS ada FROM todo.create_token('svc_a', 'Ada') \gset
+SELECT token AS bot FROM todo.create_token('svc_a', 'ci-bot') \gset
+SELECT token AS bee FROM todo.create_token('svc_b', 'Bee') \gset
+SELECT :'ada' ~ '^pgt_[0-9a-f]{64}$' AS token_format, :'ada' <> :'bot' AS distinct_tokens;
+-- only the hash is kept: no column holds the token
+SELECT count(*) AS rows_with_hash FROM todo.tokens WHERE secret_hash = sha256(convert_to(:'ada', 'UTF8'));
+SELECT count(*) AS rows_with_token FROM todo.tokens t WHERE position(:'ada' IN t::text) > 0;
+SELECT * FROM todo.authenticate(:'ada');
+SELECT * FROM todo.authenticate(:'bee');
+-- unknown, malformed, empty, NULL: no row
+SELECT count(*) AS unknown FROM todo.authenticate('pgt_' || repeat('0', 64));
+SELECT count(*) AS malformed FROM todo.authenticate('Bearer ' || :'ada');
+SELECT count(*) AS empty FROM todo.authenticate('');
+SELECT count(*) AS null_token FROM todo.authenticate(NULL);
+-- revoked at once, once
+SELECT todo.revoke_token(token_id) AS revoked FROM todo.tokens WHERE label = 'ci-bot';
+SELECT count(*) AS after_revoke FROM todo.authenticate(:'bot');
+SELECT todo.revoke_token(token_id) AS revoked_again FROM todo.tokens WHERE label = 'ci-bot';
+SELECT todo.revoke_token('00000000-0000-0000-0000-000000000000') AS unknown_id;
+-- refusals
+\set VERBOSITY sqlstate
+SELECT * FROM todo.create_token('svc_a', '  ');
+SELECT * FROM todo.create_token('nobody', 'Ada');
+\set VERBOSITY default
+SELECT * FROM todo.create_token('nobody', 'Ada');
+-- the app role authenticates, and can neither read tokens nor make or revoke them
+\connect - agent_login
+SELECT * FROM todo.authenticate(:'ada');
+SELECT * FROM todo.tokens;
+SELECT * FROM todo.create_token('svc_a', 'mallory');
+SELECT todo.revoke_token(:'ada_id');
+\connect - postgres
+SELECT count(*) AS still_valid FROM todo.authenticate(:'ada');
+
+-- ========== OpenCode's list shape ==========
+BEGIN;
+SELECT todo.set_context('svc_a', 'ses_1', 'agent-1');
+SELECT todo.call('todowrite', '{"todos": [{"content": "Plan", "status": "completed", "priority": "high", "id": "a"},
+  {"content": "Build", "status": "in_progress", "priority": "medium", "id": "b"},
+  {"content": "Ship", "status": "pending", "priority": "low", "id": "c"}]}') IS NOT NULL AS written;
+SELECT todo.list_as('opencode', 'ses_1') = (todo.call('todoread', '{}')->'metadata'->'todos') AS same_as_todoread;
+SELECT jsonb_pretty(todo.list_as('opencode', 'ses_1'));
+SELECT todo.list_as('opencode', 'no-such-session') AS unknown_session;
+COMMIT;
+
+-- ========== the change feed ==========
+BEGIN;
+SELECT todo.set_context('svc_a');
+SELECT todo.changes_since(NULL) - 'cursor' AS no_cursor_no_changes;
+SELECT todo.changes_since(NULL)->>'cursor' AS c0 \gset
+SELECT :'c0' ~ '^\d+:\d+:[\d,]*$' AS cursor_is_a_snapshot;
+COMMIT;
+-- two conversations and the pool change, in two transactions
+BEGIN;
+SELECT todo.set_context('svc_a', 'ses_2', 'agent-2');
+SELECT todo.todo_writ('/todo add write the feed test') IS NOT NULL AS added;
+COMMIT;
+BEGIN;
+SELECT todo.set_context('svc_a', 'ses_1', 'agent-1');
+SELECT count(*) AS started FROM todo.rest('PATCH', '/v1/todos/3', '{"status": "in_progress"}');
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "tenant-wide chore", "conversation_id": null}')->'status' AS pool_add;
+COMMIT;
+BEGIN;
+SELECT todo.set_context('svc_a');
+SELECT jsonb_pretty(todo.changes_since(:'c0') - 'cursor');
+SELECT todo.changes_since(:'c0')->>'cursor' AS c1 \gset
+SELECT todo.changes_since(:'c1')->'changes' AS nothing_since_c1;
+COMMIT;
+-- a rolled-back change is not in the feed; another tenant's is not either
+BEGIN;
+SELECT todo.set_context('svc_a', 'ses_1', 'agent-1');
+SELECT todo.todo_writ('/todo add never committed') IS NOT NULL AS added;
+ROLLBACK;
+BEGIN;
+SELECT todo.set_context('svc_b', 'ses_1', 'agent-b');
+SELECT todo.todo_writ('/todo add other tenant') IS NOT NULL AS added;
+COMMIT;
+BEGIN;
+SELECT todo.set_context('svc_a');
+SELECT todo.changes_since(:'c1')->'changes' AS after_rollback_and_other_tenant;
+COMMIT;
+-- plain SQL is in the feed too, and a delete shows as the list without the todo
+BEGIN;
+SELECT todo.set_context('svc_a', 'ses_2', 'agent-2');
+INSERT INTO todo.todos (subject) VALUES ('added by plain SQL');
+DELETE FROM todo.todos WHERE subject = 'write the feed test';
+COMMIT;
+BEGIN;
+SELECT todo.set_context('svc_a');
+SELECT jsonb_pretty(todo.changes_since(:'c1')->'changes');
+-- refusals
+\set VERBOSITY sqlstate
+SELECT todo.changes_since('not a cursor');
+\set VERBOSITY default
+ROLLBACK;
+SELECT todo.changes_since(NULL);
+
+-- ========== needs attention, and the board ==========
+BEGIN;
+SELECT todo.set_context('svc_a', 'ses_3', 'agent-3');
+SELECT todo.todo_writ('/todo add lapsed claim
+/todo add quiet worker
+/todo add waiting on a vendor
+/todo add waits for the quiet worker
+/todo add parent') IS NOT NULL AS added;
+SELECT id, subject FROM todo.todos WHERE tenant_id = 'svc_a' AND conversation_id = 'ses_3' ORDER BY id;
+SELECT id, subject FROM todo.claim(7, 60);
+SELECT todo.set_context('svc_a', 'ses_3', 'agent-4');
+SELECT id, subject FROM todo.claim(8, 600);
+UPDATE todo.todos SET status = 'blocked' WHERE id = 9;
+SELECT todo.block(10, 8);
+INSERT INTO todo.todos (subject, parent_id) VALUES ('child one', 11), ('child two', 11);
+UPDATE todo.todos SET status = 'completed' WHERE subject = 'child one';
+-- time passes: the lease of #7 ran out, #8 has been quiet 20 minutes, #9 and #10 have waited 2 hours
+UPDATE todo.todos SET lease_expires_at = now() - interval '1 minute' WHERE id = 7;
+UPDATE todo.todos SET updated_at = now() - interval '20 minutes' WHERE id = 8;
+UPDATE todo.todos SET updated_at = now() - interval '2 hours' WHERE id IN (9, 10);
+SELECT todo_id, conversation_id, subject, status, claimed_by, reason, for_seconds >= 60 AS aged
+  FROM todo.needs_attention WHERE tenant_id = 'svc_a' ORDER BY todo_id, reason;
+-- the thresholds are settings
+SET LOCAL todo.attention_idle = '1h';
+SET LOCAL todo.attention_blocked = '3h';
+SELECT todo_id, reason FROM todo.needs_attention WHERE tenant_id = 'svc_a' ORDER BY todo_id, reason;
+SET LOCAL todo.attention_idle = '15min';
+SET LOCAL todo.attention_blocked = '1h';
+SELECT b->>'tenant' AS tenant, jsonb_array_length(b->'attention') AS attention,
+       (SELECT jsonb_agg(c->'conversation_id') FROM jsonb_array_elements(b->'conversations') c) AS conversations
+  FROM todo.board() b;
+SELECT jsonb_pretty(t - 'updated_at' - 'lease_expires_at')
+  FROM jsonb_array_elements(todo.board()->'conversations') c, jsonb_array_elements(c->'todos') t
+ WHERE c->>'conversation_id' = 'ses_3';
+COMMIT;
+-- as the app role: its own tenant's rows only
+\connect - agent_login
+BEGIN;
+SELECT todo.set_context('svc_b');
+SELECT count(*) AS other_tenants_attention FROM todo.needs_attention;
+SELECT todo.board()->'conversations'->0->'todos'->0->>'subject' AS own_board;
+SELECT todo.set_context('svc_a');
+SELECT count(*) AS own_attention FROM todo.needs_attention;
+ROLLBACK;
+\connect - postgres
+
+-- leave nothing behind
+DELETE FROM todo.tenants WHERE tenant_id IN ('svc_a', 'svc_b');
+SELECT count(*) AS tokens_left FROM todo.tokens WHERE tenant_id IN ('svc_a', 'svc_b');
