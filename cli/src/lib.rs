@@ -3,4 +3,6 @@
 //! - `pg_todos mcp`: an MCP server over stdio (`mcp`), also installed as `pg_todos_mcp`.
 //! - `pg_todos serve`: the HTTP service and the board (`http`).
 
+pub mod db;
+pub mod http;
 pub mod mcp;

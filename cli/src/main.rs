@@ -11,6 +11,7 @@ async fn main() {
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
         Some("mcp") => pg_todos_cli::mcp::main(args.collect()).await,
+        Some("serve") => pg_todos_cli::http::main(args.collect()).await,
         Some("-h" | "--help" | "help") => println!("{USAGE}"),
         Some(other) => {
             eprintln!("pg_todos: unknown command \"{other}\"\n\n{USAGE}");

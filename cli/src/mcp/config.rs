@@ -109,25 +109,6 @@ fn env_bool(env: &dyn Fn(&str) -> Option<String>, var: &str) -> Result<bool, Str
     }
 }
 
-/// libpq's environment as a key=value connection string (values quoted), with libpq's
-/// defaults where it has them: the Debian socket directory and the login name.
-fn libpq_env(env: &dyn Fn(&str) -> Option<String>) -> String {
-    let quote = |v: &str| format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"));
-    let get = |var: &str| env(var).filter(|v| !v.is_empty());
-    [
-        ("host", get("PGHOST").or_else(|| Some("/var/run/postgresql".into()))),
-        ("port", get("PGPORT")),
-        ("dbname", get("PGDATABASE")),
-        ("user", get("PGUSER").or_else(|| get("USER"))),
-        ("password", get("PGPASSWORD")),
-        ("application_name", get("PGAPPNAME").or_else(|| Some("pg_todos_mcp".into()))),
-    ]
-    .into_iter()
-    .filter_map(|(key, value)| value.map(|v| format!("{key}={}", quote(&v))))
-    .collect::<Vec<_>>()
-    .join(" ")
-}
-
 /// The list, by the order in the module's docs. `cwd` is the canonical absolute working
 /// directory, or why it could not be had; only the project default needs it.
 fn conversation(args: &[String], env: &dyn Fn(&str) -> Option<String>, cwd: Result<&Path, &str>) -> Result<Option<String>, String> {
@@ -202,7 +183,7 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>, cwd: Result<
         agent: pick(args, "agent", env, &["PG_TODOS_AGENT"])?,
         turn: pick(args, "turn", env, &["PG_TODOS_TURN"])?,
         dialects,
-        connection: pick(args, "database-url", env, &["PG_TODOS_DATABASE_URL", "DATABASE_URL"])?.unwrap_or_else(|| libpq_env(env)),
+        connection: pick(args, "database-url", env, &["PG_TODOS_DATABASE_URL", "DATABASE_URL"])?.unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_mcp")),
     })
 }
 

@@ -48,12 +48,7 @@ struct Server {
 /// SQLSTATEs worth a retry: serialization failure, deadlock.
 const RETRYABLE: [&str; 2] = ["40001", "40P01"];
 
-fn db_error(e: &tokio_postgres::Error) -> String {
-    match e.as_db_error() {
-        Some(d) => format!("{}: {}", d.code().code(), d.message()),
-        None => e.to_string(),
-    }
-}
+use crate::db::error_text as db_error;
 
 impl Server {
     /// `todo.tools()`, kept to the configured dialects.

@@ -1,0 +1,55 @@
+//! What the services share about the database: the connection string from libpq's
+//! environment and an error's text. Pure, unit-tested.
+
+/// libpq's environment (`PGHOST`, `PGPORT`, `PGDATABASE`, `PGUSER`, `PGPASSWORD`,
+/// `PGAPPNAME`) as a key=value connection string, values quoted, with libpq's defaults where it
+/// has them (the Debian socket directory, the login name) and `application` as the
+/// application name unless `PGAPPNAME` names one. Never fails: unset variables are left out.
+pub fn libpq_env(env: &dyn Fn(&str) -> Option<String>, application: &str) -> String {
+    let quote = |v: &str| format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"));
+    let get = |var: &str| env(var).filter(|v| !v.is_empty());
+    [
+        ("host", get("PGHOST").or_else(|| Some("/var/run/postgresql".into()))),
+        ("port", get("PGPORT")),
+        ("dbname", get("PGDATABASE")),
+        ("user", get("PGUSER").or_else(|| get("USER"))),
+        ("password", get("PGPASSWORD")),
+        ("application_name", get("PGAPPNAME").or_else(|| Some(application.into()))),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| value.map(|v| format!("{key}={}", quote(&v))))
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// An error's text: `SQLSTATE: message` for an error the server sent, else the client's own
+/// description (a refused connection, a closed one).
+pub fn error_text(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(d) => format!("{}: {}", d.code().code(), d.message()),
+        None => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libpq_variables_quoted_with_defaults() {
+        let env = |k: &str| match k {
+            "PGHOST" => Some("/tmp/sock".to_string()),
+            "PGPORT" => Some("5433".to_string()),
+            "PGPASSWORD" => Some("it's \\ here".to_string()),
+            "USER" => Some("me".to_string()),
+            "PGDATABASE" => Some(String::new()),
+            _ => None,
+        };
+        assert_eq!(
+            libpq_env(&env, "pg_todos_serve"),
+            "host='/tmp/sock' port='5433' user='me' password='it\\'s \\\\ here' application_name='pg_todos_serve'"
+        );
+        let named = |k: &str| (k == "PGAPPNAME").then(|| "mine".to_string());
+        assert_eq!(libpq_env(&named, "pg_todos_serve"), "host='/var/run/postgresql' application_name='mine'");
+    }
+}

@@ -1,0 +1,111 @@
+//! Who a request acts for: the tenant and label of its bearer token (`todo.authenticate`),
+//! and the agent recorded on what it writes (`X-Agent-Id`, `X-Actor: person`). The header
+//! parsing is pure and unit-tested; the token is never logged.
+
+use axum::http::HeaderMap;
+use deadpool_postgres::Client;
+
+use super::errors::ApiError;
+
+/// A token's tenant and label, as `todo.authenticate` answers them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub tenant: String,
+    pub label: String,
+}
+
+/// Longest token sent to the database; a longer one is refused unread.
+const MAX_TOKEN: usize = 512;
+
+/// The token of an `Authorization: Bearer <token>` header (scheme in any case, spaces around
+/// the token ignored); None when the header is missing, not text, of another scheme, empty or
+/// longer than 512 bytes.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty() && token.len() <= MAX_TOKEN).then_some(token)
+}
+
+/// The agent a request acts as: `person:<label>` with `X-Actor: person` (the board sends it),
+/// else `X-Agent-Id` when present and not blank, else the token's label. Errors (400): an
+/// `X-Agent-Id` starting with `person:` (only the board's header makes a person), an
+/// `X-Actor` other than `person` or `agent`, a header that is not text.
+pub fn actor(headers: &HeaderMap, label: &str) -> Result<String, ApiError> {
+    let text = |name: &str| match headers.get(name) {
+        None => Ok(None),
+        Some(v) => v.to_str().map(|s| Some(s.trim().to_string())).map_err(|_| ApiError::BadRequest(format!("{name} must be text"))),
+    };
+    let agent = text("x-agent-id")?.filter(|a| !a.is_empty());
+    if agent.as_deref().is_some_and(|a| a.starts_with("person:")) {
+        return Err(ApiError::BadRequest("X-Agent-Id may not start with person:".into()));
+    }
+    match text("x-actor")?.map(|a| a.to_ascii_lowercase()).as_deref() {
+        Some("person") => Ok(format!("person:{label}")),
+        None | Some("" | "agent") => Ok(agent.unwrap_or_else(|| label.to_string())),
+        Some(_) => Err(ApiError::BadRequest("X-Actor must be person or agent".into())),
+    }
+}
+
+/// The identity of the request's bearer token, through `todo.authenticate` on `db`.
+/// Errors: 401 (`ApiError::Unauthorized`, the same for every cause) when there is no bearer
+/// token or the database knows no live token of it; a database error's answer (503/500) when
+/// the check itself fails.
+pub async fn authenticate(db: &Client, headers: &HeaderMap) -> Result<Identity, ApiError> {
+    let token = bearer(headers).ok_or(ApiError::Unauthorized)?;
+    let row = db
+        .query_opt("SELECT tenant_id, label FROM todo.authenticate($1)", &[&token])
+        .await
+        .map_err(|e| ApiError::from_db(&e))?
+        .ok_or(ApiError::Unauthorized)?;
+    Ok(Identity { tenant: row.get(0), label: row.get::<_, Option<String>>(1).unwrap_or_default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn bearer_tokens() {
+        let t = "pgt_".to_string() + &"ab".repeat(32);
+        assert_eq!(bearer(&headers(&[("authorization", &format!("Bearer {t}"))])), Some(t.as_str()));
+        assert_eq!(bearer(&headers(&[("authorization", &format!("bearer   {t} "))])), Some(t.as_str()));
+        assert_eq!(bearer(&headers(&[])), None);
+        assert_eq!(bearer(&headers(&[("authorization", "Basic dXNlcjpwYXNz")])), None);
+        assert_eq!(bearer(&headers(&[("authorization", "Bearer")])), None);
+        assert_eq!(bearer(&headers(&[("authorization", "Bearer   ")])), None);
+        assert_eq!(bearer(&headers(&[("authorization", &format!("Bearer {}", "x".repeat(513)))])), None);
+        let mut odd = HeaderMap::new();
+        odd.insert("authorization", HeaderValue::from_bytes(b"Bearer \xff\xfe").unwrap());
+        assert_eq!(bearer(&odd), None);
+    }
+
+    #[test]
+    fn actors() {
+        assert_eq!(actor(&headers(&[]), "ci-bot").unwrap(), "ci-bot");
+        assert_eq!(actor(&headers(&[("x-agent-id", "planner")]), "ci-bot").unwrap(), "planner");
+        assert_eq!(actor(&headers(&[("x-agent-id", "  ")]), "ci-bot").unwrap(), "ci-bot");
+        assert_eq!(actor(&headers(&[("x-actor", "person")]), "alice").unwrap(), "person:alice");
+        assert_eq!(actor(&headers(&[("x-actor", "Person"), ("x-agent-id", "planner")]), "alice").unwrap(), "person:alice");
+        assert_eq!(actor(&headers(&[("x-actor", "agent"), ("x-agent-id", "planner")]), "alice").unwrap(), "planner");
+        assert_eq!(
+            actor(&headers(&[("x-agent-id", "person:bob")]), "alice").unwrap_err(),
+            ApiError::BadRequest("X-Agent-Id may not start with person:".into())
+        );
+        // even with the board's header: the agent id is refused, not overridden
+        assert!(actor(&headers(&[("x-agent-id", "person:bob"), ("x-actor", "person")]), "alice").is_err());
+        assert_eq!(
+            actor(&headers(&[("x-actor", "robot")]), "alice").unwrap_err(),
+            ApiError::BadRequest("X-Actor must be person or agent".into())
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! The service's error answers, each a JSON body `{"error": …}` with its status, and which
+//! database errors are the caller's to retry (503) rather than the service's fault (500).
+//! The classification is pure and unit-tested.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+/// Why a request got no answer from the extension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApiError {
+    /// 401 `{"error":"unauthorized"}` with `WWW-Authenticate: Bearer`, the same for every
+    /// cause (no header, another scheme, an unknown or revoked token)
+    Unauthorized,
+    /// 400 `{"error": <message>}`
+    BadRequest(String),
+    /// 413 `{"error":"request body is larger than N bytes"}`
+    TooLarge(usize),
+    /// 404 `{"error":"not found"}`
+    NotFound,
+    /// 503 `{"error": <text>}` with `Retry-After: 1`: the database is busy, timed out or
+    /// away; nothing was committed
+    Unavailable(String),
+    /// 500 `{"error":"internal error"}`; the cause is logged, never sent
+    Internal(String),
+}
+
+/// What to do with a database error, by its SQLSTATE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// a serialization failure or deadlock: run the transaction again
+    Retry,
+    /// not the caller's data: a cancel or statement timeout (57014), a lock timeout (55P03),
+    /// out of resources (53…), a connection failure (08…), the server going away (57P0x)
+    Unavailable,
+    /// anything else: a fault of the service or the extension
+    Internal,
+}
+
+/// The class of a SQLSTATE (five characters).
+pub fn classify(sqlstate: &str) -> Class {
+    match sqlstate {
+        "40001" | "40P01" => Class::Retry,
+        "57014" | "55P03" => Class::Unavailable,
+        s if s.starts_with("53") || s.starts_with("08") || s.starts_with("57P0") => Class::Unavailable,
+        _ => Class::Internal,
+    }
+}
+
+impl ApiError {
+    /// The answer for a database error after the retries are spent: 503 for what is not the
+    /// caller's data (a retryable error included, since its retries ran out), and for a
+    /// connection the client library saw fail (no SQLSTATE: refused, closed, timed out); 500
+    /// otherwise.
+    pub fn from_db(e: &tokio_postgres::Error) -> ApiError {
+        match e.code() {
+            Some(code) => match classify(code.code()) {
+                Class::Retry | Class::Unavailable => ApiError::Unavailable(crate::db::error_text(e)),
+                Class::Internal => ApiError::Internal(crate::db::error_text(e)),
+            },
+            // no SQLSTATE: the connection failed (refused, closed, an I/O error, a timeout),
+            // unless the error wraps something else: a value that did not convert, ours
+            None => match std::error::Error::source(e) {
+                Some(inner) if !inner.is::<std::io::Error>() => ApiError::Internal(e.to_string()),
+                _ => ApiError::Unavailable(format!("database unavailable: {e}")),
+            },
+        }
+    }
+
+    /// The answer for a pool that could not hand out a connection in time (or could not open
+    /// one): 503.
+    pub fn from_pool(e: &deadpool_postgres::PoolError) -> ApiError {
+        match e {
+            deadpool_postgres::PoolError::Backend(e) => ApiError::from_db(e),
+            other => ApiError::Unavailable(format!("database unavailable: {other}")),
+        }
+    }
+
+    /// The status and the JSON body sent.
+    pub fn parts(&self) -> (StatusCode, Value) {
+        match self {
+            ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, json!({"error": "unauthorized"})),
+            ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, json!({ "error": m })),
+            ApiError::TooLarge(n) => (StatusCode::PAYLOAD_TOO_LARGE, json!({ "error": format!("request body is larger than {n} bytes") })),
+            ApiError::NotFound => (StatusCode::NOT_FOUND, json!({"error": "not found"})),
+            ApiError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": m })),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, json!({"error": "internal error"})),
+        }
+    }
+}
+
+/// A JSON response: `status` and `body` serialized compactly, `Content-Type: application/json`.
+pub fn json_response(status: StatusCode, body: &Value) -> Response {
+    let mut r = (status, body.to_string()).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Internal(cause) = &self {
+            eprintln!("pg_todos serve: internal error: {cause}");
+        }
+        let (status, body) = self.parts();
+        let mut r = json_response(status, &body);
+        match self {
+            ApiError::Unauthorized => {
+                r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            ApiError::Unavailable(_) => {
+                r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            _ => {}
+        }
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlstates() {
+        for s in ["40001", "40P01"] {
+            assert_eq!(classify(s), Class::Retry, "{s}");
+        }
+        for s in ["57014", "55P03", "53000", "53100", "53200", "53300", "53400", "08000", "08006", "08P01", "57P01", "57P02", "57P03", "57P04", "57P05"] {
+            assert_eq!(classify(s), Class::Unavailable, "{s}");
+        }
+        // the caller's data or the service's fault
+        for s in ["22023", "42704", "22P02", "23505", "42883", "55000", "55006", "57000", "XX000", "P0001"] {
+            assert_eq!(classify(s), Class::Internal, "{s}");
+        }
+    }
+
+    #[test]
+    fn bodies() {
+        assert_eq!(ApiError::Unauthorized.parts(), (StatusCode::UNAUTHORIZED, json!({"error": "unauthorized"})));
+        assert_eq!(ApiError::TooLarge(100).parts().1, json!({"error": "request body is larger than 100 bytes"}));
+        assert_eq!(ApiError::NotFound.parts(), (StatusCode::NOT_FOUND, json!({"error": "not found"})));
+        // the cause of an internal error is not sent
+        assert_eq!(ApiError::Internal("XX000: secret".into()).parts().1, json!({"error": "internal error"}));
+        let r = ApiError::Unavailable("57014: canceling statement due to statement timeout".into()).into_response();
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(r.headers()[header::RETRY_AFTER], "1");
+        assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
+        let r = ApiError::Unauthorized.into_response();
+        assert_eq!(r.headers()[header::WWW_AUTHENTICATE], "Bearer");
+    }
+}

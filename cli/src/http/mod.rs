@@ -1,0 +1,142 @@
+//! `pg_todos serve`: the HTTP service over the pg_todos extension, for agents that speak HTTP
+//! (seed 000's `/v1/todos`, OpenCode's `session.todo()`), the board, and a Server-Sent Events
+//! stream of every committed change.
+//!
+//! - Every route but `/`, `/healthz` and `/readyz` needs `Authorization: Bearer <token>`
+//!   (`todo.authenticate`); the tenant comes from the token alone (`auth`).
+//! - Each request runs one statement in its own transaction on a pooled connection, with a
+//!   lock timeout (10 s), a statement timeout (30 s) and the token's tenant and agent in
+//!   context; serialization failures and deadlocks run again (`work`). What is not the
+//!   caller's data (timeouts, cancels, the database away) is 503 with `Retry-After: 1`;
+//!   anything else unexpected is 500 (`errors`).
+//! - `/v1/events` reads changes by cursor (`todo.changes_since`) when the tenant's channel is
+//!   notified, on one LISTEN connection for the server (`listener`, `hub`, `events`).
+//! - SIGTERM or SIGINT: no new connections, in-flight requests finish, event streams end, exit
+//!   0; after `--shutdown-grace` seconds, exit 1 anyway.
+
+pub mod auth;
+pub mod config;
+pub mod errors;
+pub mod events;
+pub mod hub;
+pub mod listener;
+pub mod routes;
+pub mod work;
+
+use std::str::FromStr;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
+use tokio::sync::watch;
+use tokio_postgres::NoTls;
+
+use crate::db::error_text;
+use config::{Command, Config};
+
+fn fail(message: String) -> ! {
+    eprintln!("pg_todos serve: {message}");
+    std::process::exit(2)
+}
+
+/// Connects once and checks the extension is there with the functions this service calls;
+/// returns the extension's version and the database's name. Errors (a message): the database
+/// cannot be reached, the extension is not installed, or it is older than 0.6.0.
+async fn check(connection: &str) -> Result<(String, String), String> {
+    let (client, conn) =
+        tokio_postgres::connect(connection, NoTls).await.map_err(|e| format!("cannot connect to the database: {}", error_text(&e)))?;
+    let driver = tokio::spawn(conn);
+    let result = async {
+        let db: String = client.query_one("SELECT current_database()", &[]).await.map_err(|e| error_text(&e))?.get(0);
+        let version = client
+            .query_opt("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'", &[])
+            .await
+            .map_err(|e| error_text(&e))?
+            .map(|r| r.get::<_, String>(0))
+            .ok_or_else(|| format!("the pg_todos extension is not installed in database \"{db}\": CREATE EXTENSION pg_todos"))?;
+        let has: bool = client
+            .query_one("SELECT to_regprocedure('todo.authenticate(text)') IS NOT NULL AND to_regprocedure('todo.changes_since(text)') IS NOT NULL", &[])
+            .await
+            .map_err(|e| error_text(&e))?
+            .get(0);
+        if !has {
+            return Err(format!(
+                "pg_todos {version} in database \"{db}\" has no todo.authenticate or todo.changes_since (0.6.0 or later needed): ALTER EXTENSION pg_todos UPDATE"
+            ));
+        }
+        Ok((version, db))
+    }
+    .await;
+    drop(client);
+    let _ = driver.await;
+    result
+}
+
+/// The pool: `size` connections at most, a connection waited for at most 10 s and opened in
+/// at most 5 s. Errors: a connection string libpq's syntax does not read.
+fn pool(config: &Config) -> Result<Pool, String> {
+    let pg = tokio_postgres::Config::from_str(&config.connection).map_err(|e| format!("--database-url: {e}"))?;
+    let manager = Manager::from_config(pg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    let timeouts = Timeouts {
+        wait: Some(std::time::Duration::from_secs(10)),
+        create: Some(std::time::Duration::from_secs(5)),
+        recycle: Some(std::time::Duration::from_secs(5)),
+    };
+    Pool::builder(manager)
+        .max_size(config.pool_size)
+        .timeouts(timeouts)
+        .runtime(Runtime::Tokio1)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// SIGTERM or SIGINT, whichever comes first.
+async fn terminated() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).unwrap_or_else(|e| fail(format!("cannot handle SIGTERM: {e}")));
+    let mut int = signal(SignalKind::interrupt()).unwrap_or_else(|e| fail(format!("cannot handle SIGINT: {e}")));
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+}
+
+/// Runs the service with the command line's arguments (after `serve`) until SIGTERM/SIGINT;
+/// exits with status 2 and a message on a configuration error, a database that cannot be
+/// reached or lacks the extension, or an address it cannot listen on.
+pub async fn main(args: Vec<String>) {
+    let config = match config::parse(&args, &|k| std::env::var(k).ok()) {
+        Ok(Command::Help) => {
+            println!("{}", config::USAGE);
+            return;
+        }
+        Ok(Command::Serve(c)) => c,
+        Err(e) => fail(format!("{e}\n\n{}", config::USAGE)),
+    };
+    let (version, db) = check(&config.connection).await.unwrap_or_else(|e| fail(e));
+    let pool = pool(&config).unwrap_or_else(|e| fail(e));
+    let socket = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .unwrap_or_else(|e| fail(format!("cannot listen on {}: {e}", config.listen)));
+    let address = socket.local_addr().map_or_else(|_| config.listen.to_string(), |a| a.to_string());
+    eprintln!("pg_todos serve: listening on http://{address} (pg_todos {version}, database \"{db}\")");
+
+    let (shutdown, shutdown_rx) = watch::channel(false);
+    let listener = listener::Listener::start(config.connection.clone());
+    let hubs = hub::Hubs::new(pool.clone(), listener, shutdown_rx);
+    let app = routes::router(routes::AppState { pool, hubs, max_body: config.max_body });
+    let grace = config.shutdown_grace;
+    let stop = async move {
+        terminated().await;
+        eprintln!("pg_todos serve: shutting down: finishing requests in flight (at most {}s)", grace.as_secs());
+        // every event stream ends; the server stops accepting and waits for the rest
+        let _ = shutdown.send(true);
+        tokio::spawn(async move {
+            tokio::time::sleep(grace).await;
+            eprintln!("pg_todos serve: requests still in flight after {}s; exiting", grace.as_secs());
+            std::process::exit(1);
+        });
+    };
+    if let Err(e) = axum::serve(socket, app).with_graceful_shutdown(stop).await {
+        fail(format!("server error: {e}"));
+    }
+    eprintln!("pg_todos serve: stopped");
+}

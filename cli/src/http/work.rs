@@ -1,0 +1,95 @@
+//! One request's work in the database: a pooled connection, one transaction with time limits
+//! and the tenant's context, one statement, COMMIT; serialization failures and deadlocks run
+//! again.
+
+use std::time::Duration;
+
+use deadpool_postgres::Pool;
+use tokio_postgres::types::{FromSqlOwned, ToSql};
+
+use super::errors::{classify, ApiError, Class};
+
+/// Runs after a serialization failure or a deadlock, at most this many times.
+const RETRIES: u32 = 5;
+
+/// A statement that failed: its SQLSTATE when the server sent one, and the answer for it.
+#[derive(Debug)]
+pub struct Failure {
+    pub sqlstate: Option<String>,
+    pub answer: ApiError,
+}
+
+impl From<Failure> for ApiError {
+    fn from(f: Failure) -> ApiError {
+        f.answer
+    }
+}
+
+/// The first column of the one row `sql` returns, run on a pooled connection in its own
+/// transaction: `lock_timeout` 10 s, `statement_timeout` 30 s, `todo.set_context(tenant,
+/// NULL, agent)`, the statement, COMMIT. A serialization failure (40001) or deadlock (40P01)
+/// runs the whole transaction again, up to 5 more times, after a short pause. Errors: no
+/// connection from the pool (503), or the statement's error classified by `ApiError::from_db`
+/// (503 for what is not the caller's data, 500 otherwise), with its SQLSTATE; nothing is
+/// committed then.
+pub async fn one<T: FromSqlOwned>(
+    pool: &Pool,
+    tenant: &str,
+    agent: Option<&str>,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<T, Failure> {
+    let mut db = pool.get().await.map_err(|e| Failure { sqlstate: None, answer: ApiError::from_pool(&e) })?;
+    let mut retries = 0;
+    loop {
+        let attempt = async {
+            let tx = db.transaction().await?;
+            let setup = tx
+                .prepare_cached(
+                    "SELECT set_config('lock_timeout', '10s', true), set_config('statement_timeout', '30s', true), \
+                     todo.set_context($1, NULL, $2)",
+                )
+                .await?;
+            tx.execute(&setup, &[&tenant, &agent]).await?;
+            let statement = tx.prepare_cached(sql).await?;
+            let value: T = tx.query_one(&statement, params).await?.try_get(0)?;
+            tx.commit().await?;
+            Ok::<T, tokio_postgres::Error>(value)
+        };
+        match attempt.await {
+            Ok(value) => return Ok(value),
+            Err(e) => {
+                let sqlstate = e.code().map(|c| c.code().to_string());
+                if retries < RETRIES && sqlstate.as_deref().is_some_and(|s| classify(s) == Class::Retry) {
+                    retries += 1;
+                    tokio::time::sleep(pause(retries)).await;
+                    continue;
+                }
+                return Err(Failure { answer: ApiError::from_db(&e), sqlstate });
+            }
+        }
+    }
+}
+
+/// The pause before the `n`th retry: 10 ms doubling, plus up to as much again of jitter (from
+/// the clock's nanoseconds) so that two transactions that failed each other do not meet again.
+fn pause(n: u32) -> Duration {
+    let base = 10u64 << n.min(6);
+    let jitter = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| u64::from(d.subsec_nanos())) % base;
+    Duration::from_millis(base + jitter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pauses_grow_and_stay_bounded() {
+        for n in 1..=5 {
+            let p = pause(n).as_millis() as u64;
+            let base = 10u64 << n;
+            assert!((base..2 * base).contains(&p), "retry {n}: {p} ms");
+        }
+        assert!(pause(60) < Duration::from_secs(2));
+    }
+}
