@@ -86,7 +86,8 @@ SELECT 'counters', md5(string_agg(c::text, '|' ORDER BY tenant_id)) FROM todo.co
 SELECT 'todos', count(*), md5(string_agg(row(tenant_id, id, conversation_id, turn_id, agent_id, subject, description,
        active_form, status, priority, position, completion_criteria, agent_type, outcome, version, created_at,
        updated_at, started_at, completed_at)::text, '|' ORDER BY tenant_id, id)) FROM todo.todos t;
-SELECT 'events', count(*), md5(string_agg(e::text, '|' ORDER BY tenant_id, todo_id, version)) FROM todo.events e;
+SELECT 'events', count(*), md5(string_agg(row(tenant_id, todo_id, version, action, conversation_id, agent_id, turn_id,
+       old_status, new_status, changes, event_at)::text, '|' ORDER BY tenant_id, todo_id, version)) FROM todo.events e;
 SQL
 }
 
