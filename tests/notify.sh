@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # notify: every committed call of a pg_todos function that writes sends one notification on
-# the tenant's channel (todo.channel()), carrying ids only; a rolled-back write sends nothing,
+# the tenant's channel (todo.channel()), carrying ids only; a write by plain SQL sends one per
+# row (the row trigger), once committed; a rolled-back write sends nothing,
 # and a listener on another tenant's channel hears nothing. Two psql sessions: a listener
 # and a writer; the listener's output is compared with the expected notifications.
 set -euo pipefail
@@ -54,6 +55,19 @@ BEGIN;
 SELECT todo.set_context('acme', 'conv-1', 'agent');
 SELECT todo.rest('POST', '/v1/todos', '{"subject": "pool", "conversation_id": null}');
 COMMIT;
+-- plain SQL: the row trigger notifies for each row changed, after commit only
+BEGIN;
+SELECT todo.set_context('globex', 'conv-9', 'agent');
+INSERT INTO todo.todos (subject) VALUES ('by SQL one'), ('by SQL two');
+COMMIT;
+BEGIN;
+SELECT todo.set_context('globex', 'conv-9', 'agent');
+INSERT INTO todo.todos (subject) VALUES ('rolled back');
+ROLLBACK;
+BEGIN;
+SELECT todo.set_context('globex');
+UPDATE todo.todos SET status = 'completed' WHERE subject = 'by SQL two';
+COMMIT;
 -- a failed command writes nothing and notifies nothing
 BEGIN;
 SELECT todo.set_context('acme', 'conv-1', 'agent');
@@ -65,10 +79,13 @@ got=$(sed -n 's/^Asynchronous notification "\([^"]*\)" with payload "\(.*\)" rec
       | sed "s/$chan_acme/acme/; s/$chan_globex/globex/")
 expected='acme {"conversation_id":"conv-1","ids":[1,2]}
 acme {"conversation_id":"conv-1","ids":[1,3,2]}
-acme {"conversation_id":null,"ids":[4]}'
+acme {"conversation_id":null,"ids":[4]}
+globex {"conversation_id":"conv-9","ids":[1]}
+globex {"conversation_id":"conv-9","ids":[2]}
+globex {"conversation_id":"conv-9","ids":[2]}'
 rm -f "$out"
 if [ "$got" = "$expected" ]; then
-  echo "ok: notifications after commit, none after rollback, none on another tenant's channel"
+  echo "ok: notifications after commit (per call, or per row of plain SQL), none after rollback, none on another tenant's channel"
   echo "1 passed, 0 failed"
 else
   printf 'FAILED: notifications\n--- expected\n%s\n--- got\n%s\n' "$expected" "$got"
