@@ -67,11 +67,11 @@ impl ApiError {
         }
     }
 
-    /// The answer for a pool that could not hand out a connection in time (or could not open
-    /// one): 503.
+    /// The answer for a pool that could not hand out a connection in time or could not open
+    /// one: 503, whatever the server said (a database not accepting connections says 55000).
     pub fn from_pool(e: &deadpool_postgres::PoolError) -> ApiError {
         match e {
-            deadpool_postgres::PoolError::Backend(e) => ApiError::from_db(e),
+            deadpool_postgres::PoolError::Backend(e) if e.as_db_error().is_some() => ApiError::Unavailable(crate::db::error_text(e)),
             other => ApiError::Unavailable(format!("database unavailable: {other}")),
         }
     }

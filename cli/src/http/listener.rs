@@ -73,7 +73,7 @@ async fn connect(connection: &str) -> Result<(Client, mpsc::UnboundedReceiver<St
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    eprintln!("pg_todos serve: LISTEN connection: {e}");
+                    eprintln!("pg_todos serve: LISTEN connection: {}", crate::db::error_text(&e));
                     return;
                 }
             }
