@@ -1,0 +1,544 @@
+"""The live board in a real browser (run by tests/board.sh, which sets the environment).
+
+Headless Chromium, driven by Selenium through Debian's chromedriver, opens the board that
+`pg_todos serve` serves at /, while psycopg writes as agents (the plain role agent_login, with
+todo.set_context). Each check is counted; the last line is `N passed, N failed`.
+
+Environment: BOARD_SERVER (the pg_todos binary), BOARD_LISTEN (host:port for it), BOARD_DB,
+BOARD_TOKEN (a token of tenant acme labelled Ada), BOARD_DEMO_TOKEN (one of tenant
+northwind), BOARD_SCREENSHOT (where to save the realistic board; empty: a temporary file),
+and libpq's PGHOST / PGPORT of the throwaway cluster (its superuser is postgres).
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+import psycopg
+from selenium import webdriver
+from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
+                                        StaleElementReferenceException, WebDriverException)
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+SERVER = os.environ["BOARD_SERVER"]
+LISTEN = os.environ["BOARD_LISTEN"]
+BASE = "http://" + LISTEN
+DB = os.environ["BOARD_DB"]
+TOKEN = os.environ["BOARD_TOKEN"]
+DEMO_TOKEN = os.environ["BOARD_DEMO_TOKEN"]
+SHOT = os.environ.get("BOARD_SCREENSHOT") or os.path.join(tempfile.gettempdir(), "pg_todos-board.png")
+TENANT = "acme"
+
+passed = failed = 0
+
+
+def check(name, fn):
+    global passed, failed
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - every failure is reported and counted
+        failed += 1
+        print(f"FAIL {name}: {type(e).__name__}: {e}")
+        if os.environ.get("BOARD_TRACE"):
+            traceback.print_exc()
+    else:
+        passed += 1
+        print(f"ok   {name}")
+
+
+def wait_for(what, fn, timeout=5.0, interval=0.1):
+    """fn's first truthy answer within timeout seconds; stale elements count as not yet."""
+    end = time.monotonic() + timeout
+    last = None
+    while True:
+        try:
+            got = fn()
+            if got:
+                return got
+            last = got
+        except (StaleElementReferenceException, LookupError) as e:
+            last = e
+        if time.monotonic() > end:
+            raise AssertionError(f"{what}: not within {timeout:g} s (last: {last!r})")
+        time.sleep(interval)
+
+
+# ---- the database, as agents --------------------------------------------------------------
+
+def agent(conversation, agent_id, sql, params=(), tenant=TENANT):
+    """Run sql in one transaction as agent_login with the context set; the rows it returns."""
+    with psycopg.connect(dbname=DB, user="agent_login") as conn:
+        conn.execute("SELECT todo.set_context(%s, %s, %s)", (tenant, conversation, agent_id))
+        cur = conn.execute(sql, params)
+        return cur.fetchall() if cur.description else []
+
+
+def superuser(sql, params=()):
+    with psycopg.connect(dbname=DB, user="postgres", autocommit=True) as conn:
+        cur = conn.execute(sql, params)
+        return cur.fetchall() if cur.description else []
+
+
+def add_todo(conversation, subject, agent_id="agent-1", tenant=TENANT, **cols):
+    names = ["subject"] + list(cols)
+    sql = (f"INSERT INTO todo.todos ({', '.join(names)}) VALUES ({', '.join(['%s'] * len(names))}) RETURNING id")
+    return agent(conversation, agent_id, sql, [subject] + list(cols.values()), tenant=tenant)[0][0]
+
+
+def row(todo_id, tenant=TENANT):
+    got = agent(None, "checker", "SELECT status, conversation_id, claimed_by FROM todo.todos WHERE id = %s",
+                (todo_id,), tenant=tenant)
+    return got[0] if got else None
+
+
+def db_status(todo_id):
+    r = row(todo_id)
+    return r[0] if r else None
+
+
+def last_event_agent(todo_id):
+    got = agent(None, "checker",
+                "SELECT agent_id, new_status FROM todo.events WHERE todo_id = %s ORDER BY version DESC LIMIT 1",
+                (todo_id,))
+    return got[0] if got else None
+
+
+# ---- the service ---------------------------------------------------------------------------
+
+class Server:
+    def __init__(self):
+        self.proc = None
+        self.log = open(os.path.join(tempfile.gettempdir(), "pg_todos-board-serve.log"), "ab")
+
+    def start(self):
+        env = dict(os.environ, PGUSER="agent_login", PGDATABASE=DB)
+        env.pop("DATABASE_URL", None)
+        self.proc = subprocess.Popen([SERVER, "serve", "--listen", LISTEN, "--shutdown-grace", "1"],
+                                     env=env, stdout=self.log, stderr=self.log)
+        def ready():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"pg_todos serve exited with {self.proc.returncode} (see {self.log.name})")
+            try:
+                with urllib.request.urlopen(BASE + "/readyz", timeout=2) as r:
+                    return r.status == 200
+            except (urllib.error.URLError, ConnectionError, OSError):
+                return False
+        wait_for("pg_todos serve ready", ready, timeout=30, interval=0.2)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+# ---- the browser ---------------------------------------------------------------------------
+
+def browser():
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--window-size=1280,900", "--force-color-profile=srgb", "--hide-scrollbars",
+              "--disable-extensions", "--no-first-run", "--lang=en-US"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    viewport(d, 1280, 900)
+    d.set_page_load_timeout(30)
+    return d
+
+
+def viewport(d, width, height):
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def todo_el(d, todo_id):
+    found = d.find_elements(By.CSS_SELECTOR, f'.todo[data-todo-id="{todo_id}"]')
+    if not found:
+        raise LookupError(f"no row for #{todo_id}")
+    return found[0]
+
+
+def has_todo(d, todo_id):
+    return bool(d.find_elements(By.CSS_SELECTOR, f'.todo[data-todo-id="{todo_id}"]'))
+
+
+def dom_status(d, todo_id):
+    try:
+        return todo_el(d, todo_id).get_attribute("data-status")
+    except (LookupError, StaleElementReferenceException):
+        return None
+
+
+def click(d, todo_id, action):
+    """Click a row's button; the row is re-rendered on every refresh, so retry a stale one."""
+    def go():
+        btns = todo_el(d, todo_id).find_elements(By.CSS_SELECTOR, f'button[data-action="{action}"]')
+        if not btns:
+            raise LookupError(f"#{todo_id} has no {action} button")
+        if not btns[0].is_enabled():
+            return False
+        try:
+            btns[0].click()
+        except (ElementNotInteractableException, ElementClickInterceptedException) as e:
+            # a row re-rendered, or moved by the layout, under the pointer: try again
+            print(f"     (click {action} on #{todo_id}: {e.msg.splitlines()[0]}; retrying)")
+            return False
+        return True
+    wait_for(f"click {action} on #{todo_id}", go, timeout=5)
+
+
+def actions_of(d, todo_id):
+    return sorted(b.get_attribute("data-action")
+                  for b in todo_el(d, todo_id).find_elements(By.CSS_SELECTOR, "button[data-action]"))
+
+
+def text_of(d, css):
+    found = d.find_elements(By.CSS_SELECTOR, css)
+    return found[0].text if found else ""
+
+
+def visible(d, element_id):
+    found = d.find_elements(By.ID, element_id)
+    return bool(found) and found[0].is_displayed()
+
+
+def live_state(d):
+    return d.find_element(By.ID, "live").get_attribute("data-state")
+
+
+def js_errors(d):
+    """Script errors in the page's console (failed requests, e.g. a refused action's 409, are
+    the checks' business, not errors of the page)."""
+    return [e for e in d.get_log("browser") if e.get("level") == "SEVERE" and e.get("source") != "network"]
+
+
+def events_requests(d):
+    """The /v1/events requests the page made since the last call, with their headers."""
+    out = []
+    for entry in d.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg.get("method") == "Network.requestWillBeSent":
+            req = msg["params"]["request"]
+            if req["url"].endswith("/v1/events"):
+                out.append({k.lower(): v for k, v in req.get("headers", {}).items()})
+    return out
+
+
+# ---- the checks ----------------------------------------------------------------------------
+
+def main():
+    server = Server()
+    server.start()
+    d = browser()
+    try:
+        run(d, server)
+        demo(d)
+    finally:
+        d.quit()
+        server.stop()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def run(d, server):
+    c1_a = add_todo("c1", "review the canary deploy", priority="high")
+    c1_b = add_todo("c1", "write the post-mortem")
+    pool = add_todo(None, "rotate the API tokens", agent_id="ops")
+    state = {}
+
+    def loads():
+        d.get(f"{BASE}/#token={TOKEN}")
+        wait_for("tenant shown", lambda: d.find_element(By.ID, "tenant").text == TENANT)
+        for i in (c1_a, c1_b, pool):
+            wait_for(f"#{i} shown", lambda i=i: has_todo(d, i))
+        assert "token" not in d.current_url, f"the token stays in the address bar: {d.current_url}"
+        assert d.find_element(By.CSS_SELECTOR, f'.todo[data-todo-id="{c1_a}"]').get_attribute("data-status") == "pending"
+        names = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".conv > h2 .name")]
+        assert "c1" in names and "Tenant-wide" in names, f"conversation cards: {names}"
+        assert todo_el(d, pool).get_attribute("data-conversation") == "", "the pool's todo is in the tenant-wide card"
+        assert "review the canary deploy" in todo_el(d, c1_a).text
+        assert "high" in text_of(d, f'.todo[data-todo-id="{c1_a}"] [data-role=priority]').lower()
+        assert actions_of(d, c1_a) == ["cancel", "done", "start"], actions_of(d, c1_a)
+        wait_for("live indicator", lambda: live_state(d) == "live")
+        errs = js_errors(d)
+        assert not errs, errs
+    check("1. the page loads with #token=…, drops the token from the address bar and shows the tenant and its todos", loads)
+
+    def reload_keeps_token():
+        d.get(f"{BASE}/")
+        wait_for("tenant shown after a reload", lambda: d.find_element(By.ID, "tenant").text == TENANT)
+        wait_for("todos after a reload", lambda: has_todo(d, c1_a))
+        assert not visible(d, "token-panel"), "the token form is shown though sessionStorage has the token"
+        wait_for("live again", lambda: live_state(d) == "live")
+    check("1b. a reload reads the token from sessionStorage", reload_keeps_token)
+
+    def live_insert():
+        t0 = time.monotonic()
+        state["sql"] = add_todo("c1", "todo added through SQL")
+        wait_for("the SQL todo on the board", lambda: has_todo(d, state["sql"]), timeout=5)
+        took = time.monotonic() - t0
+        assert todo_el(d, state["sql"]).get_attribute("data-conversation") == "c1"
+        print(f"     (shown {took:.2f} s after its commit, without a reload)")
+    check("2. a todo added through SQL appears without a reload within 5 s", live_insert)
+
+    def done_button():
+        i = state["sql"]
+        click(d, i, "done")
+        wait_for("completed in the database", lambda: db_status(i) == "completed")
+        ev = last_event_agent(i)
+        assert ev == ("person:Ada", "completed"), f"latest event of #{i}: {ev}"
+        wait_for("completed on the board", lambda: dom_status(d, i) == "completed")
+        wait_for("only reopen offered", lambda: actions_of(d, i) == ["reopen"])
+    check("3. clicking done completes the todo in the database, as person:Ada", done_button)
+
+    def start_cancel_reopen():
+        i = c1_b
+        for action, status, after in (("start", "in_progress", ["cancel", "done"]),
+                                       ("cancel", "canceled", ["reopen"]),
+                                       ("reopen", "pending", ["cancel", "done", "start"])):
+            click(d, i, action)
+            wait_for(f"{action}: {status} in the database", lambda: db_status(i) == status)
+            assert last_event_agent(i) == ("person:Ada", status), last_event_agent(i)
+            wait_for(f"{action}: {status} on the board", lambda: dom_status(d, i) == status)
+            wait_for(f"{action}: buttons {after}", lambda: actions_of(d, i) == after)
+    check("4. start, cancel and reopen change the database (and only allowed buttons are shown)", start_cancel_reopen)
+
+    def add_form():
+        for conv, subject in (("c1", "added from the board"), (None, "a pool todo from the board")):
+            key = conv or ""
+            form = d.find_element(By.CSS_SELECTOR, f'form.add[data-conversation="{key}"]')
+            box = form.find_element(By.CSS_SELECTOR, "input[name=subject]")
+            box.clear()
+            box.send_keys(subject)
+            form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            got = wait_for(f"{subject!r} in the database", lambda: agent(
+                None, "checker", "SELECT id, conversation_id, agent_id FROM todo.todos WHERE subject = %s", (subject,)))
+            todo_id, conversation, agent_id = got[0]
+            assert conversation == conv, f"{subject!r} went to conversation {conversation!r}, not {conv!r}"
+            assert agent_id == "person:Ada", f"{subject!r} was written by {agent_id!r}"
+            wait_for(f"#{todo_id} on the board", lambda: has_todo(d, todo_id))
+            assert todo_el(d, todo_id).get_attribute("data-conversation") == key
+            assert d.find_element(By.CSS_SELECTOR, f'form.add[data-conversation="{key}"] input').get_attribute("value") == ""
+    check("4b. the add form adds a todo to its conversation (and to the tenant-wide pool)", add_form)
+
+    def typing_survives_refresh():
+        box = d.find_element(By.CSS_SELECTOR, 'form.add[data-conversation="c1"] input[name=subject]')
+        box.click()
+        box.send_keys("half-typed")
+        other = add_todo("c1", "written while a person types")
+        wait_for("the new todo shown", lambda: has_todo(d, other))
+        box = d.find_element(By.CSS_SELECTOR, 'form.add[data-conversation="c1"] input[name=subject]')
+        assert box.get_attribute("value") == "half-typed", box.get_attribute("value")
+        assert d.switch_to.active_element == box, "the add box lost the focus on a refresh"
+        box.clear()
+    check("4c. a live refresh keeps what a person is typing in an add form", typing_survives_refresh)
+
+    def claim_countdown():
+        i = add_todo("c1", "build the artifacts", active_form="Building the artifacts")
+        got = agent("c1", "agent-2", "SELECT id, fence FROM todo.claim(%s, 120)", (i,))
+        assert got and got[0][0] == i, f"claim: {got}"
+        wait_for("the claim shown", lambda: "agent-2" in text_of(d, f'.todo[data-todo-id="{i}"] [data-role=claim]'))
+        assert dom_status(d, i) == "in_progress"
+        assert "▶ Building the artifacts" in text_of(d, f'.todo[data-todo-id="{i}"] [data-role=active-form]')
+        lease = lambda: text_of(d, f'.todo[data-todo-id="{i}"] [data-role=lease]')
+        first = lease()
+        assert first.endswith(" left") and first.startswith(("2:0", "1:5")), f"lease text {first!r}"
+        time.sleep(2.2)
+        second = lease()
+        secs = lambda s: int(s.split()[0].split(":")[0]) * 60 + int(s.split()[0].split(":")[1])
+        assert 1 <= secs(first) - secs(second) <= 3, f"the countdown went {first!r} → {second!r}"
+        state["claimed"] = i
+        # a person may not finish a todo under an agent's live claim: the service's error, by the todo
+        click(d, i, "done")
+        msg = wait_for("the refusal by the todo", lambda: text_of(d, f'.todo[data-todo-id="{i}"] [data-role=error]'))
+        assert "agent-2" in msg, f"error shown: {msg!r}"
+        assert db_status(i) == "in_progress"
+    check("5. a claim shows its holder and a lease counting down; a refused action shows the error by the todo", claim_countdown)
+
+    def lapsed():
+        i = add_todo("c1", "run the flaky suite")
+        got = agent("c1", "agent-3", "SELECT id FROM todo.claim(%s, 1)", (i,))
+        assert got and got[0][0] == i, f"claim: {got}"
+        item = f'#attention li[data-attention-todo-id="{i}"]'
+        wait_for("lease lapsed in Needs attention", lambda: d.find_elements(By.CSS_SELECTOR, item), timeout=8)
+        li = d.find_element(By.CSS_SELECTOR, item)
+        assert li.get_attribute("data-reason") == "lease_lapsed", li.get_attribute("data-reason")
+        assert "lease lapsed" in li.text and "run the flaky suite" in li.text and "agent-3" in li.text, li.text
+        assert visible(d, "attention")
+        assert "lease lapsed" in text_of(d, f'.todo[data-todo-id="{i}"] [data-role=lease]')
+        # another agent takes the lapsed todo over: it leaves Needs attention
+        agent("c1", "agent-4", "SELECT id FROM todo.claim(%s, 300)", (i,))
+        wait_for("taken over, out of Needs attention", lambda: not d.find_elements(By.CSS_SELECTOR, item))
+        wait_for("the new holder", lambda: "agent-4" in text_of(d, f'.todo[data-todo-id="{i}"] [data-role=claim]'))
+    check("5b. a lapsed lease (1 s) shows in Needs attention, with no write to announce it", lapsed)
+
+    def blocked_and_subtasks():
+        parent = add_todo("c1", "ship the release")
+        kid1 = add_todo("c1", "tag it", parent_id=parent)
+        kid2 = add_todo("c1", "announce it", parent_id=parent)
+        agent("c1", "agent-1", "SELECT todo.block(%s, %s)", (kid2, kid1))
+        agent("c1", "agent-1", "UPDATE todo.todos SET status = 'completed' WHERE id = %s", (c1_a,))
+        wait_for("subtask progress", lambda: text_of(d, f'.todo[data-todo-id="{parent}"] [data-role=subtasks]')
+                 .startswith("subtasks 0/2"))
+        wait_for("blocked by", lambda: text_of(d, f'.todo[data-todo-id="{kid2}"] [data-role=blocked-by]')
+                 == f"blocked by #{kid1}")
+        agent("c1", "agent-1", "UPDATE todo.todos SET status = 'completed' WHERE id = %s", (kid1,))
+        wait_for("progress 1/2", lambda: text_of(d, f'.todo[data-todo-id="{parent}"] [data-role=subtasks]')
+                 .startswith("subtasks 1/2"))
+        wait_for("no longer blocked", lambda: not text_of(d, f'.todo[data-todo-id="{kid2}"] [data-role=blocked-by]'))
+        # subtasks are shown under their parent
+        ids = [int(e.get_attribute("data-todo-id")) for e in
+               d.find_elements(By.CSS_SELECTOR, '.conv[data-conversation="c1"] .todo')]
+        assert ids.index(kid1) == ids.index(parent) + 1 and ids.index(kid2) == ids.index(parent) + 2, ids
+    check("5c. blocked by #n and subtask progress n/m follow the database", blocked_and_subtasks)
+
+    def reconnects():
+        events_requests(d)   # forget the requests so far
+        server.stop()
+        wait_for("reconnecting shown", lambda: live_state(d) in ("reconnecting", "connecting"), timeout=5)
+        i = add_todo("c1", "written while the service was down")
+        server.start()
+        wait_for("live again", lambda: live_state(d) == "live", timeout=10)
+        wait_for("the todo written meanwhile", lambda: has_todo(d, i), timeout=5)
+        j = add_todo("c1", "written after the reconnect")
+        wait_for("live updates after the reconnect", lambda: has_todo(d, j), timeout=5)
+        sent = events_requests(d)
+        assert sent, "no /v1/events request after the restart"
+        assert any(h.get("last-event-id") for h in sent), f"no Last-Event-ID sent on reconnect: {sent}"
+        assert all(h.get("authorization") == f"Bearer {TOKEN}" for h in sent)
+    check("5d. a dropped event stream reconnects (Last-Event-ID) and the board catches up", reconnects)
+
+    def narrow():
+        viewport(d, 400, 800)
+        try:
+            time.sleep(0.3)
+            sw = d.execute_script("return document.documentElement.scrollWidth")
+            cw = d.execute_script("return document.documentElement.clientWidth")
+            assert sw <= cw, f"a 400 px window scrolls sideways ({sw} > {cw})"
+            b = todo_el(d, state["claimed"]).find_element(By.CSS_SELECTOR, 'button[data-action="cancel"]')
+            r = d.execute_script("return arguments[0].getBoundingClientRect().right", b)
+            assert r <= cw, f"a button ends at {r} px, past {cw}"
+        finally:
+            viewport(d, 1280, 900)
+    check("5e. a narrow (400 px) window needs no sideways scrolling", narrow)
+
+    def bad_token():
+        d.execute_script("sessionStorage.clear()")
+        d.get(f"{BASE}/#token=pgt_not_a_real_token")
+        wait_for("token form", lambda: visible(d, "token-panel"))
+        wait_for("token refused", lambda: d.find_element(By.ID, "token-message").text == "token refused")
+        assert not visible(d, "board")
+        assert "token" not in d.current_url
+        box = d.find_element(By.ID, "token-input")
+        box.send_keys(TOKEN)
+        d.find_element(By.CSS_SELECTOR, "#token-form button[type=submit]").click()
+        wait_for("board after a good token", lambda: has_todo(d, c1_a) and visible(d, "board"))
+        assert not visible(d, "token-panel")
+    check("6. a bad token shows the token form (token refused); a good one typed there opens the board", bad_token)
+
+    def revoked():
+        tid, tok = superuser("SELECT token_id, token FROM todo.create_token('acme', 'Bea')")[0]
+        d.execute_script("sessionStorage.clear()")
+        d.get(f"{BASE}/#token={tok}")
+        wait_for("board with the second token", lambda: has_todo(d, c1_a))
+        superuser("SELECT todo.revoke_token(%s)", (tid,))
+        click(d, c1_b, "start")
+        wait_for("token form after a 401 on an action", lambda: visible(d, "token-panel"), timeout=5)
+        assert d.find_element(By.ID, "token-message").text == "token refused"
+        assert db_status(c1_b) == "pending"
+        assert d.execute_script("return sessionStorage.length") == 0, "the refused token is kept"
+    check("6b. a token revoked while the board is open: the next call's 401 shows the form", revoked)
+
+
+# ---- a realistic board, for docs/board.png -----------------------------------------------
+
+def seed_demo():
+    """Northwind's board: two conversations, claims (one lapsed), blocked todos, subtasks."""
+    T = "northwind"
+    rel, inc = "release-2.4", "incident-4411"
+    add = lambda conv, subject, who="supervisor", **c: add_todo(conv, subject, agent_id=who, tenant=T, **c)
+    pool = add(None, "Rotate the staging API tokens", "ops", priority="high")
+    ship = add(rel, "Ship release 2.4", priority="high")
+    build = add(rel, "Build the release artifacts", parent_id=ship, active_form="Building the artifacts")
+    publish = add(rel, "Publish the packages to the registry", parent_id=ship)
+    notes = add(rel, "Write the release notes", parent_id=ship)
+    suite = add(rel, "Run the integration suite", priority="medium", active_form="Running the integration suite")
+    guide = add(rel, "Update the upgrade guide", priority="low")
+    logs = add(inc, "Collect the canary's logs", "sre-bot")
+    query = add(inc, "Find the query that locks the orders table", "sre-bot", owner="ada",
+                active_form="Reading pg_locks on the primary")
+    vendor = add(inc, "Wait for the vendor's answer on the driver bug", "sre-bot")
+    post = add(inc, "Write the post-mortem", "sre-bot")
+    page = add(inc, "Page the on-call DBA", "sre-bot")
+    q = lambda conv, who, sql, p=(): agent(conv, who, sql, p, tenant=T)
+    q(rel, "supervisor", "SELECT todo.block(%s, %s)", (publish, build))
+    q(rel, "supervisor", "UPDATE todo.todos SET status = 'completed' WHERE id = %s", (notes,))
+    q(rel, "builder-1", "SELECT * FROM todo.claim(%s, 420)", (build,))
+    q(rel, "tester-2", "SELECT * FROM todo.claim(%s, 60)", (suite,))
+    # its lease ran out three minutes ago (bringing a lease end forward is allowed)
+    q(rel, "tester-2", "UPDATE todo.todos SET lease_expires_at = now() - interval '3 min' WHERE id = %s", (suite,))
+    q(inc, "sre-bot", "UPDATE todo.todos SET status = 'completed' WHERE id = %s", (logs,))
+    q(inc, "ada", "UPDATE todo.todos SET status = 'in_progress' WHERE id = %s", (query,))
+    q(inc, "ada", "UPDATE todo.todos SET updated_at = now() - interval '24 min' WHERE id = %s", (query,))
+    q(inc, "sre-bot", "UPDATE todo.todos SET status = 'blocked' WHERE id = %s", (vendor,))
+    q(inc, "sre-bot", "UPDATE todo.todos SET updated_at = now() - interval '3 h 10 min' WHERE id = %s", (vendor,))
+    q(inc, "sre-bot", "UPDATE todo.todos SET status = 'canceled' WHERE id = %s", (page,))
+    q(inc, "sre-bot", "SELECT todo.block(%s, %s)", (post, query))
+    # written over the last hours, not all this second (only the stamp changes: no event)
+    for conv, todo_id, ago in ((None, pool, "2 h 5 min"), (rel, ship, "52 min"), (rel, publish, "48 min"),
+                               (rel, notes, "31 min"), (rel, guide, "1 h 12 min"), (inc, logs, "1 h 41 min"),
+                               (inc, post, "38 min"), (inc, page, "1 h 3 min")):
+        q(conv, "supervisor", f"UPDATE todo.todos SET updated_at = now() - interval '{ago}' WHERE id = %s", (todo_id,))
+    return dict(pool=pool, build=build, publish=publish, suite=suite, query=query, vendor=vendor, ship=ship)
+
+
+def demo(d):
+    ids = {}
+
+    def realistic():
+        ids.update(seed_demo())
+        d.execute_script("sessionStorage.clear()")
+        viewport(d, 1280, 900)
+        d.get(f"{BASE}/#token={DEMO_TOKEN}")
+        wait_for("northwind's board", lambda: d.find_element(By.ID, "tenant").text == "northwind")
+        wait_for("its todos", lambda: all(has_todo(d, i) for i in ids.values()))
+        wait_for("live", lambda: live_state(d) == "live")
+        reasons = sorted(e.get_attribute("data-reason") for e in d.find_elements(By.CSS_SELECTOR, "#attention li"))
+        assert reasons == ["blocked", "lease_lapsed", "no_heartbeat"], reasons
+        attention = d.find_element(By.ID, "attention").text
+        assert "no heartbeat for 24 min" in attention and "blocked for 3 h" in attention, attention
+        assert "builder-1" in text_of(d, f'.todo[data-todo-id="{ids["build"]}"] [data-role=claim]')
+        assert text_of(d, f'.todo[data-todo-id="{ids["publish"]}"] [data-role=blocked-by]') == f"blocked by #{ids['build']}"
+        assert text_of(d, f'.todo[data-todo-id="{ids["ship"]}"] [data-role=subtasks]').startswith("subtasks 1/3")
+        assert not d.find_elements(By.CSS_SELECTOR, f'.todo[data-todo-id="{ids["ship"]}"] [data-role=claim]')
+        time.sleep(1.2)   # let a second tick by, so the countdowns read as they do live
+        d.execute_script("window.scrollTo(0, 0)")
+        os.makedirs(os.path.dirname(os.path.abspath(SHOT)), exist_ok=True)
+        assert d.save_screenshot(SHOT), "screenshot not saved"
+        print(f"     (screenshot: {SHOT})")
+        errs = js_errors(d)
+        assert not errs, errs
+    check("7. a realistic board (two conversations, claims, a lapsed lease, blocked, subtasks) renders; screenshot", realistic)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except WebDriverException as e:
+        print(f"FAIL browser: {e}")
+        print(f"{passed} passed, {failed + 1} failed")
+        sys.exit(1)
