@@ -53,11 +53,11 @@ pub fn actor(headers: &HeaderMap, label: &str) -> Result<String, ApiError> {
 /// the check itself fails.
 pub async fn authenticate(db: &Client, headers: &HeaderMap) -> Result<Identity, ApiError> {
     let token = bearer(headers).ok_or(ApiError::Unauthorized)?;
-    let row = db
-        .query_opt("SELECT tenant_id, label FROM todo.authenticate($1)", &[&token])
-        .await
-        .map_err(|e| ApiError::from_db(&e))?
-        .ok_or(ApiError::Unauthorized)?;
+    let lookup = async {
+        let statement = db.prepare_cached("SELECT tenant_id, label FROM todo.authenticate($1)").await?;
+        db.query_opt(&statement, &[&token]).await
+    };
+    let row = lookup.await.map_err(|e| ApiError::from_db(&e))?.ok_or(ApiError::Unauthorized)?;
     Ok(Identity { tenant: row.get(0), label: row.get::<_, Option<String>>(1).unwrap_or_default() })
 }
 

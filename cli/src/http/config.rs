@@ -21,7 +21,8 @@ the board at /. Every route but /, /healthz and /readyz needs Authorization: Bea
                     PGPORT, PGDATABASE, PGUSER, PGPASSWORD (application_name pg_todos_serve)
   --pool-size       pooled database connections (default 16); SSE uses one more of its own
   --max-body        largest request body read, in bytes (default 1048576); larger: 413
-  --shutdown-grace  seconds in-flight requests get after SIGTERM/SIGINT (default 10)
+  --shutdown-grace  seconds in-flight requests get after SIGTERM/SIGINT (default 10); event
+                    streams end at once; past the grace the process exits with status 1
   --help            this text";
 
 /// What the command line asks for: run with a configuration, or print the usage.
