@@ -143,6 +143,7 @@ class Sse:
         self.status = self.resp.status
         self.content_type = self.resp.getheader("Content-Type")
         self.messages = []
+        self.comments = []
         self.ended = threading.Event()
         self.lock = threading.Condition()
         if self.status == 200:
@@ -166,7 +167,7 @@ class Sse:
                             self.lock.notify_all()
                     msg_id, data = None, []
                 elif line.startswith(":"):
-                    continue
+                    self.comments.append((time.monotonic(), line))
                 else:
                     field, _, value = line.partition(":")
                     value = value[1:] if value.startswith(" ") else value
@@ -693,6 +694,8 @@ def main():
     _, ACME = token("acme", "ci-bot")
     _, GLOBEX = token("globex", "globex-bot")
     MAIN = Server()
+    idle = Sse(ACME)  # kept open through the tests: it must see the 15 s keep-alive
+    opened = time.monotonic()
     try:
         test_routes_equal_rest(ACME)
         test_tokens(ACME, GLOBEX)
@@ -704,6 +707,11 @@ def main():
         test_listen_reconnect(ACME)
         test_shutdown(ACME)
         test_startup_errors()
+        time.sleep(max(0, opened + 16 - time.monotonic()))
+        check("events: an idle stream gets the keep-alive comment ': ping' every 15 s",
+              [c for _, c in idle.comments] == [": ping"] and 14.5 < idle.comments[0][0] - opened < 16, idle.comments)
+        check("events: the idle stream is still open, through the LISTEN connection's loss", not idle.ended.is_set(), "")
+        idle.close()
     finally:
         code = MAIN.stop()
     check("main server: exits 0 at SIGTERM", code == 0, code)
