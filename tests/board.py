@@ -293,6 +293,11 @@ def run(d, server):
         took = time.monotonic() - t0
         assert todo_el(d, state["sql"]).get_attribute("data-conversation") == "c1"
         print(f"     (shown {took:.2f} s after its commit, without a reload)")
+        # and one through the writ (a pg_todos function, which notifies once per call)
+        out = agent("c1", "agent-1", "SELECT todo.todo_writ(%s)", ("/todo add todo added through the writ",))[0][0]
+        assert out.startswith("[/todo add") and "OK: added #" in out, out
+        writ_id = int(out.split("OK: added #")[1].split()[0])
+        wait_for("the writ's todo on the board", lambda: has_todo(d, writ_id), timeout=5)
     check("2. a todo added through SQL appears without a reload within 5 s", live_insert)
 
     def done_button():
