@@ -33,6 +33,9 @@ SELECT id, fence FROM todo.claim(4);
 SELECT todo.set_context('globex', NULL, 'bot');
 INSERT INTO todo.todos (subject) VALUES ('globex one');
 COMMIT;
+-- a bearer token of the HTTP service, and a revoked one
+SELECT count(*) FROM todo.create_token('acme', 'Ada');
+SELECT todo.revoke_token(token_id) FROM todo.create_token('acme', 'old');
 SQL
 pg_dump -Fc -d src -f "$work/src.dump"
 createdb dst
@@ -45,6 +48,7 @@ SELECT 'counters', md5(string_agg(c::text, '|' ORDER BY tenant_id)) FROM todo.co
 SELECT 'todos', count(*), md5(string_agg(t::text, '|' ORDER BY tenant_id, id)) FROM todo.todos t;
 SELECT 'events', count(*), md5(string_agg(e::text, '|' ORDER BY tenant_id, todo_id, version)) FROM todo.events e;
 SELECT 'dependencies', count(*), md5(string_agg(d::text, '|' ORDER BY tenant_id, todo_id, depends_on)) FROM todo.dependencies d;
+SELECT 'tokens', count(*), md5(string_agg(k::text, '|' ORDER BY token_id)) FROM todo.tokens k;
 SQL
 }
 snapshot src >"$work/src.txt"
@@ -53,7 +57,7 @@ failed=0; passed=0
 check() { # name, command...
   if "${@:2}"; then passed=$((passed + 1)); echo "ok: $1"; else failed=$((failed + 1)); echo "FAILED: $1"; fi
 }
-check "restored tenants, counters, todos and events are identical" diff -u "$work/src.txt" "$work/dst.txt"
+check "restored tenants, counters, todos, events and tokens are identical" diff -u "$work/src.txt" "$work/dst.txt"
 check "the seed really had rows" grep -q '^todos|6|' "$work/dst.txt"
 check "the seed really had a dependency" grep -q '^dependencies|1|' "$work/dst.txt"
 
@@ -90,7 +94,8 @@ dependencies:true
 events:true
 id_ranges:true
 tenants:true
-todos:true"
+todos:true
+tokens:true"
 check "the restored store keeps working" test "$after" = "$expected"
 [ "$after" = "$expected" ] || printf 'got:\n%s\nexpected:\n%s\n' "$after" "$expected"
 rm -rf "$work"
