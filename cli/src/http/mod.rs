@@ -39,7 +39,8 @@ fn fail(message: String) -> ! {
 
 /// Connects once and checks the extension is there with the functions this service calls;
 /// returns the extension's version and the database's name. Errors (a message): the database
-/// cannot be reached, the extension is not installed, or it is older than 0.6.0.
+/// cannot be reached, the extension is not installed or older than 0.6.0, or the role may
+/// not look tokens up (not given `todo.grant_usage` since 0.6.0).
 async fn check(connection: &str) -> Result<(String, String), String> {
     let (client, conn) =
         tokio_postgres::connect(connection, NoTls).await.map_err(|e| format!("cannot connect to the database: {}", error_text(&e)))?;
@@ -60,6 +61,19 @@ async fn check(connection: &str) -> Result<(String, String), String> {
         if !has {
             return Err(format!(
                 "pg_todos {version} in database \"{db}\" has no todo.authenticate or todo.changes_since (0.6.0 or later needed): ALTER EXTENSION pg_todos UPDATE"
+            ));
+        }
+        // a role set up before 0.6.0 lacks what todo.grant_usage now grants: every request
+        // would fail on the token lookup
+        let granted: bool = client
+            .query_one("SELECT has_function_privilege('todo.authenticate(text)', 'EXECUTE')", &[])
+            .await
+            .map_err(|e| error_text(&e))?
+            .get(0);
+        if !granted {
+            let role: String = client.query_one("SELECT current_user", &[]).await.map_err(|e| error_text(&e))?.get(0);
+            return Err(format!(
+                "role \"{role}\" may not execute todo.authenticate in database \"{db}\": as an administrator, SELECT todo.grant_usage('{role}')"
             ));
         }
         Ok((version, db))
