@@ -34,17 +34,17 @@ pub fn init() {
     define(c"todo.conversation", c"Conversation in context; empty means tenant-wide.", &CONVERSATION);
     define(c"todo.agent", c"Agent acting in this transaction (recorded on rows and events).", &AGENT);
     define(c"todo.turn", c"Turn in context (scopes the per-turn plan tools).", &TURN);
-    let lease = |name, short, long, setting, context| {
+    let seconds = |name, short, long, setting, context| {
         GucRegistry::define_int_guc(name, short, long, setting, 1, 7 * 24 * 3600, context, GucFlags::UNIT_S)
     };
-    lease(
+    seconds(
         c"todo.lease_default",
         c"Lease of a claim when the claimer asks for none.",
         c"Any role may set it (per session, role or database); a unit is accepted ('5min').",
         &LEASE_DEFAULT,
         GucContext::Userset,
     );
-    lease(
+    seconds(
         c"todo.lease_max",
         c"Longest lease a claim or heartbeat may ask for.",
         c"Only a superuser sets it (ALTER DATABASE/ROLE ... SET, or postgresql.conf): agents cannot raise their own cap.",
@@ -53,14 +53,14 @@ pub fn init() {
     );
     // read by the view todo.needs_attention (as current_setting, with these defaults when
     // the library is not loaded in the session)
-    lease(
+    seconds(
         c"todo.attention_idle",
         c"An in-progress todo unchanged this long (no heartbeat) needs attention.",
         c"Read by the view todo.needs_attention; any role may set it.",
         &ATTENTION_IDLE,
         GucContext::Userset,
     );
-    lease(
+    seconds(
         c"todo.attention_blocked",
         c"A todo blocked this long needs attention.",
         c"Read by the view todo.needs_attention; any role may set it.",

@@ -376,7 +376,7 @@ fn todos_log_event<'a>(
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     let (agent, turn) = (context::agent(), context::turn());
     let status = |row: &PgHeapTuple<'_, AllocatedByPostgres>| get::<String>(row, "status").unwrap_or_default();
-    match (trigger.old(), trigger.new()) {
+    let key = match (trigger.old(), trigger.new()) {
         (None, Some(new)) => {
             if restoring() {
                 return Ok(None);
@@ -385,6 +385,7 @@ fn todos_log_event<'a>(
             let turn = turn.or_else(|| get(&new, "turn_id"));
             let key = event_key(&new, get(&new, "version").unwrap_or(1), agent, turn);
             store::events::inserted(&key, &status(&new), inserted_columns(&new));
+            key
         }
         (Some(old), Some(new)) => {
             let changes = changed_columns(&old, &new);
@@ -393,21 +394,19 @@ fn todos_log_event<'a>(
             }
             let key = event_key(&new, get(&new, "version").unwrap_or(1), agent, turn);
             store::events::updated(&key, &status(&old), &status(&new), changes);
+            key
         }
         (Some(old), None) => {
             let key = event_key(&old, get::<i32>(&old, "version").unwrap_or(0) + 1, agent, turn);
             store::events::deleted(&key, &status(&old));
+            key
         }
         (None, None) => return Ok(None),
-    }
+    };
     // a write by plain SQL (not through a pg_todos function, which notifies once per call
     // when it returns) notifies the tenant's listeners itself, row by row
     if !runner::in_call() {
-        if let Some(row) = trigger.new().or_else(|| trigger.old()) {
-            if let (Some(tenant), Some(id)) = (get::<String>(&row, "tenant_id"), get::<i64>(&row, "id")) {
-                store::channel::notify(&tenant, get::<String>(&row, "conversation_id").as_deref(), &[id]);
-            }
-        }
+        store::channel::notify(&key.tenant, key.conversation.as_deref(), &[key.id]);
     }
     Ok(None)
 }

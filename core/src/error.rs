@@ -153,6 +153,13 @@ pub fn disposition(sqlstate: &str) -> Disposition {
     }
 }
 
+/// Whether a transaction that failed with this error is worth running again as it was: a
+/// serialization failure (40001) or a deadlock (40P01). The services outside the database
+/// (`pg_todos mcp`, `pg_todos serve`) retry these.
+pub fn worth_retrying(sqlstate: &str) -> bool {
+    matches!(sqlstate, "40001" | "40P01")
+}
+
 /// Whether a best-effort read (the open block, the preamble) may swallow this error into an
 /// empty answer with a WARNING. It covers failures of the probe (no tenant, no privileges, a
 /// broken setup), never what the caller asked for or must retry: a cancel or timeout
@@ -176,6 +183,14 @@ mod tests {
         // memory, disk full, I/O, internal, privileges, undefined object
         for state in ["57014", "57P01", "40P01", "40001", "55P03", "53200", "53100", "58030", "XX000", "42501", "42704"] {
             assert_eq!(disposition(state), Disposition::Raise, "{state}");
+        }
+    }
+
+    #[test]
+    fn only_serialization_failures_and_deadlocks_are_retried() {
+        assert!(worth_retrying("40001") && worth_retrying("40P01"));
+        for state in ["40000", "40002", "57014", "55P03", "55006", "22023", "53200"] {
+            assert!(!worth_retrying(state), "{state}");
         }
     }
 

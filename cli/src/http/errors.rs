@@ -40,7 +40,7 @@ pub enum Class {
 /// The class of a SQLSTATE (five characters).
 pub fn classify(sqlstate: &str) -> Class {
     match sqlstate {
-        "40001" | "40P01" => Class::Retry,
+        s if pg_todos_core::error::worth_retrying(s) => Class::Retry,
         "57014" | "55P03" => Class::Unavailable,
         s if s.starts_with("53") || s.starts_with("08") || s.starts_with("57P0") => Class::Unavailable,
         _ => Class::Internal,

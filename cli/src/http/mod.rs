@@ -46,32 +46,30 @@ async fn check(connection: &str) -> Result<(String, String), String> {
         tokio_postgres::connect(connection, NoTls).await.map_err(|e| format!("cannot connect to the database: {}", error_text(&e)))?;
     let driver = tokio::spawn(conn);
     let result = async {
-        let db: String = client.query_one("SELECT current_database()", &[]).await.map_err(|e| error_text(&e))?.get(0);
-        let version = client
-            .query_opt("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'", &[])
+        // one statement: where we are, who we are, and what the extension and the role have
+        let row = client
+            .query_one(
+                "SELECT current_database()::text, current_user::text,
+                        (SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'),
+                        to_regprocedure('todo.authenticate(text)') IS NOT NULL
+                            AND to_regprocedure('todo.changes_since(text)') IS NOT NULL,
+                        has_function_privilege(to_regprocedure('todo.authenticate(text)')::oid, 'EXECUTE')",
+                &[],
+            )
             .await
-            .map_err(|e| error_text(&e))?
-            .map(|r| r.get::<_, String>(0))
+            .map_err(|e| error_text(&e))?;
+        let (db, role): (String, String) = (row.get(0), row.get(1));
+        let version: String = row
+            .get::<_, Option<String>>(2)
             .ok_or_else(|| format!("the pg_todos extension is not installed in database \"{db}\": CREATE EXTENSION pg_todos"))?;
-        let has: bool = client
-            .query_one("SELECT to_regprocedure('todo.authenticate(text)') IS NOT NULL AND to_regprocedure('todo.changes_since(text)') IS NOT NULL", &[])
-            .await
-            .map_err(|e| error_text(&e))?
-            .get(0);
-        if !has {
+        if !row.get::<_, bool>(3) {
             return Err(format!(
                 "pg_todos {version} in database \"{db}\" has no todo.authenticate or todo.changes_since (0.6.0 or later needed): ALTER EXTENSION pg_todos UPDATE"
             ));
         }
         // a role set up before 0.6.0 lacks what todo.grant_usage now grants: every request
         // would fail on the token lookup
-        let granted: bool = client
-            .query_one("SELECT has_function_privilege('todo.authenticate(text)', 'EXECUTE')", &[])
-            .await
-            .map_err(|e| error_text(&e))?
-            .get(0);
-        if !granted {
-            let role: String = client.query_one("SELECT current_user", &[]).await.map_err(|e| error_text(&e))?.get(0);
+        if row.get::<_, Option<bool>>(4) != Some(true) {
             return Err(format!(
                 "role \"{role}\" may not execute todo.authenticate in database \"{db}\": as an administrator, SELECT todo.grant_usage('{role}')"
             ));

@@ -45,9 +45,6 @@ struct Server {
     db: Mutex<Client>,
 }
 
-/// SQLSTATEs worth a retry: serialization failure, deadlock.
-const RETRYABLE: [&str; 2] = ["40001", "40P01"];
-
 use crate::db::error_text as db_error;
 
 impl Server {
@@ -85,7 +82,7 @@ impl Server {
             };
             match attempt.await {
                 Ok(out) => return Ok(out),
-                Err(e) if e.code().is_some_and(|c| RETRYABLE.contains(&c.code())) => last = db_error(&e),
+                Err(e) if e.code().is_some_and(|c| pg_todos_core::error::worth_retrying(c.code())) => last = db_error(&e),
                 Err(e) => return Err(db_error(&e)),
             }
         }

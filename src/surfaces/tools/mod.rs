@@ -218,7 +218,7 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 /// its runtime can: a blocked todo is pending where there is no blocked status; canceled
 /// todos only where there is a canceled one; archived todos nowhere.
 ///
-/// Errors: 22023 for a dialect that is not one of these (the seeds' dialects have read
+/// Errors: 22023 for a dialect that is not one of these (the other seeds' dialects have read
 /// tools: `todo.call`), or when no tenant is in context.
 #[pg_extern(stable, parallel_safe)]
 #[search_path(pg_catalog, todo, pg_temp)]
