@@ -20,6 +20,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 from checks import check, summary  # noqa: E402
+from servers import libpq_env  # noqa: E402
 
 SERVER, DB, TOKEN = sys.argv[1], sys.argv[2], sys.argv[3]
 CLIENTS = int(os.environ.get("SSE_CLIENTS", 100))
@@ -101,8 +102,7 @@ def percentile(values, p):
 
 def main():
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if (k.startswith("PG") and not k.startswith("PG_TODOS_")) or k in ("PATH", "HOME")}
-    env.update(PGDATABASE=DB, PGUSER="agent_login")
+    env = libpq_env(DB)
     log = open("/tmp/pg_todos-sse-load-server.log", "w")
     server = subprocess.Popen([SERVER, "serve", "--listen", f"{HOST}:{port}"], env=env, stdout=log, stderr=log)
     for _ in range(200):

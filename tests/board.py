@@ -12,9 +12,7 @@ and libpq's PGHOST / PGPORT of the throwaway cluster (its superuser is postgres)
 
 import json
 import os
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 import traceback
@@ -28,6 +26,9 @@ from selenium.common.exceptions import (ElementClickInterceptedException, Elemen
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
+import checks
+from servers import libpq_env, stop
+
 SERVER = os.environ["BOARD_SERVER"]
 LISTEN = os.environ["BOARD_LISTEN"]
 BASE = "http://" + LISTEN
@@ -37,21 +38,17 @@ DEMO_TOKEN = os.environ["BOARD_DEMO_TOKEN"]
 SHOT = os.environ.get("BOARD_SCREENSHOT") or os.path.join(tempfile.gettempdir(), "pg_todos-board.png")
 TENANT = "acme"
 
-passed = failed = 0
-
-
 def check(name, fn):
-    global passed, failed
+    """Runs one check, a function that raises when the board is wrong, and counts it
+    (checks.check)."""
     try:
         fn()
     except Exception as e:  # noqa: BLE001 - every failure is reported and counted
-        failed += 1
-        print(f"FAIL {name}: {type(e).__name__}: {e}")
+        checks.check(name, False, f"{type(e).__name__}: {e}")
         if os.environ.get("BOARD_TRACE"):
             traceback.print_exc()
     else:
-        passed += 1
-        print(f"ok   {name}")
+        checks.check(name, True)
 
 
 def wait_for(what, fn, timeout=5.0, interval=0.1):
@@ -119,10 +116,8 @@ class Server:
         self.log = open(os.path.join(tempfile.gettempdir(), "pg_todos-board-serve.log"), "ab")
 
     def start(self):
-        env = dict(os.environ, PGUSER="agent_login", PGDATABASE=DB)
-        env.pop("DATABASE_URL", None)
         self.proc = subprocess.Popen([SERVER, "serve", "--listen", LISTEN, "--shutdown-grace", "1"],
-                                     env=env, stdout=self.log, stderr=self.log)
+                                     env=libpq_env(DB), stdout=self.log, stderr=self.log)
         def ready():
             if self.proc.poll() is not None:
                 raise RuntimeError(f"pg_todos serve exited with {self.proc.returncode} (see {self.log.name})")
@@ -134,13 +129,8 @@ class Server:
         wait_for("pg_todos serve ready", ready, timeout=30, interval=0.2)
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc:
+            stop(self.proc)
         self.proc = None
 
 
@@ -250,8 +240,7 @@ def main():
     finally:
         d.quit()
         server.stop()
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    checks.summary()
 
 
 def run(d, server):
@@ -542,8 +531,7 @@ def demo(d):
 
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        main()
     except WebDriverException as e:
-        print(f"FAIL browser: {e}")
-        print(f"{passed} passed, {failed + 1} failed")
-        sys.exit(1)
+        checks.check("browser", False, e)
+        checks.summary()

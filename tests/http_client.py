@@ -37,6 +37,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from checks import check, summary
+from servers import libpq_env, stop
 
 SERVER, DB = sys.argv[1], sys.argv[2]
 LOGS = tempfile.mkdtemp(prefix="pg_todos_http_test_")
@@ -65,11 +66,7 @@ def free_port():
 
 
 def server_env(**extra):
-    env = {k: v for k, v in os.environ.items()
-           if (k.startswith("PG") and not k.startswith("PG_TODOS_")) or k in ("PATH", "HOME", "USER")}
-    env.update(PGDATABASE=DB, PGUSER="agent_login")
-    env.update(extra)
-    return env
+    return libpq_env(DB, **extra)
 
 
 class Server:
@@ -99,15 +96,9 @@ class Server:
             return f.read()
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        code = stop(self.proc)
         self.log.close()
-        return self.proc.returncode
+        return code
 
 
 def request(method, path, body=None, tok=None, headers=None, port=None, raw=None, timeout=30):

@@ -33,6 +33,7 @@ import tempfile
 import psycopg
 
 from checks import check, summary
+from servers import libpq_env
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import Implementation
@@ -60,13 +61,9 @@ def project(name):
 
 
 def server_env(**extra):
-    # libpq's variables, not the runner's own PG_TODOS_* settings (a conversation or tenant
-    # set there would change what the tests see)
-    env = {k: v for k, v in os.environ.items()
-           if (k.startswith("PG") and not k.startswith("PG_TODOS_")) or k in ("PATH", "HOME", "USER")}
-    env.update(PGDATABASE=DB, PGUSER="agent_login")
-    env.update(extra)
-    return env
+    # not the runner's own PG_TODOS_* settings: a conversation or tenant set there would
+    # change what the tests see
+    return libpq_env(DB, **extra)
 
 
 class Session:
