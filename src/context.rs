@@ -17,6 +17,7 @@ static LEASE_DEFAULT: GucSetting<i32> = GucSetting::<i32>::new(300);
 static LEASE_MAX: GucSetting<i32> = GucSetting::<i32>::new(3600);
 static ATTENTION_IDLE: GucSetting<i32> = GucSetting::<i32>::new(900);
 static ATTENTION_BLOCKED: GucSetting<i32> = GucSetting::<i32>::new(3600);
+static GRANTING: GucSetting<bool> = GucSetting::<bool>::new(false);
 
 /// Registers the four settings, so they show in `pg_settings` with a description.
 pub fn init() {
@@ -67,6 +68,21 @@ pub fn init() {
         &ATTENTION_BLOCKED,
         GucContext::Userset,
     );
+    // on a distributed store, the coordinator's "a claim statement runs" for the row trigger
+    // on the worker (store::distribution)
+    GucRegistry::define_bool_guc(
+        c"todo.granting",
+        c"Internal: set by pg_todos on a distributed store while its claim statements run.",
+        c"Read only by the row trigger on Citus workers; never set it yourself.",
+        &GRANTING,
+        GucContext::Userset,
+        GucFlags::NO_SHOW_ALL,
+    );
+}
+
+/// `todo.granting` (see `init`).
+pub fn granting_setting() -> bool {
+    GRANTING.get()
 }
 
 /// `todo.lease_default` and `todo.lease_max`, in seconds.

@@ -45,6 +45,7 @@ extension_sql_file!(
 
 extension_sql_file!("../sql/verify.sql", name = "verify", requires = ["bootstrap"]);
 extension_sql_file!("../sql/service.sql", name = "service", requires = ["bootstrap"]);
+extension_sql_file!("../sql/distribute.sql", name = "distribute", requires = ["bootstrap", "service"]);
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {

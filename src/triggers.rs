@@ -54,6 +54,12 @@ fn restoring() -> bool {
     unsafe { !pg_sys::row_security }
 }
 
+/// Whether the trigger fires on a Citus shard of `todo.todos` (a worker of a distributed
+/// store, see `store::distribution`) rather than on the table itself.
+fn on_shard(trigger: &PgTrigger<'_>) -> bool {
+    trigger.relid().ok() != Some(store::ids::relid(c"todos"))
+}
+
 /// Whether row-level security applies to the current user on the trigger's table.
 fn subject_to_rls(trigger: &PgTrigger<'_>) -> bool {
     let relid = trigger.relid().expect("a row trigger has a relation");
@@ -88,8 +94,11 @@ fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, 
 /// INSERT or UPDATE may clear a claim or bring its lease end forward (an administrator
 /// taking a todo back, or letting it lapse now) but not set, move or extend one.
 /// A restore brings the columns as they were. A schema older than 0.3.0 has no such columns.
-fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, new: &Tuple<'_>, id: i64) {
-    if granting() || restoring() {
+///
+/// On a distributed store the trigger runs on a worker, in another backend than the claim
+/// statement's: there the coordinator's `todo.granting` stands for `granting()`.
+fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, new: &Tuple<'_>, id: i64, shard: bool) {
+    if granting() || restoring() || (shard && context::granting_setting()) {
         return;
     }
     let Ok(holder) = new.get_by_name::<String>("claimed_by") else { return };
@@ -158,7 +167,7 @@ fn todos_before_write<'a>(
             if get::<i64>(&new, "position").is_none() {
                 set(&mut new, "position", id);
             }
-            guard_claim_columns(None::<&Tuple<'_>>, &new, id);
+            guard_claim_columns(None::<&Tuple<'_>>, &new, id, on_shard(trigger));
             None
         }
         Some(old) => {
@@ -169,7 +178,7 @@ fn todos_before_write<'a>(
             let from_raw: String = get(old, "status").expect("status is NOT NULL");
             let from = Status::parse(&from_raw).unwrap_or_else(|| errors::invalid_status(&from_raw));
             status::check_transition(from, to).unwrap_or_else(|f| errors::forbidden_transition(id, f));
-            guard_claim_columns(Some(old), &new, id);
+            guard_claim_columns(Some(old), &new, id, on_shard(trigger));
             guard_claim(old, &new, id, from, to);
             if to != Status::InProgress && matches!(new.get_by_name::<String>("claimed_by"), Ok(Some(_))) {
                 // a claim ends when its todo leaves in_progress (finished, released, reopened)
@@ -179,6 +188,23 @@ fn todos_before_write<'a>(
             Some(from)
         }
     };
+
+    // On a Citus worker the subtask foreign key is gone (Citus refuses its ON DELETE SET
+    // NULL): a new parent must exist, as the key would check (todos_log_event orphans the
+    // subtasks of a deleted todo).
+    if on_shard(trigger) && !restoring() {
+        let parent: Option<i64> = get(&new, "parent_id");
+        let changed = old.as_ref().is_none_or(|o| get::<i64>(o, "parent_id") != parent);
+        if let (Some(parent), true) = (parent, changed) {
+            if !store::read::exists(&tenant, parent) {
+                errors::raise(
+                    PgSqlErrorCode::ERRCODE_FOREIGN_KEY_VIOLATION,
+                    format!("insert or update on table \"todos\" violates foreign key constraint \"todos_parent_fkey\": no todo #{parent}"),
+                    "a subtask's parent_id is a todo of the same tenant",
+                );
+            }
+        }
+    }
 
     // "The writer set it": on INSERT a non-NULL value, on UPDATE a value different from OLD's.
     let written = |col: &str, new: &Tuple<'_>| -> bool {
@@ -399,13 +425,18 @@ fn todos_log_event<'a>(
         (Some(old), None) => {
             let key = event_key(&old, get::<i32>(&old, "version").unwrap_or(0) + 1, agent, turn);
             store::events::deleted(&key, &status(&old));
+            if on_shard(trigger) {
+                // what the subtask foreign key's ON DELETE SET NULL does on one server
+                store::write::orphan_subtasks(&key.tenant, key.id);
+            }
             key
         }
         (None, None) => return Ok(None),
     };
     // a write by plain SQL (not through a pg_todos function, which notifies once per call
-    // when it returns) notifies the tenant's listeners itself, row by row
-    if !runner::in_call() {
+    // when it returns) notifies the tenant's listeners itself, row by row; not on a Citus
+    // worker, where a NOTIFY would break the two-phase commit (and reach no listener)
+    if !runner::in_call() && !on_shard(trigger) {
         store::channel::notify(&key.tenant, key.conversation.as_deref(), &[key.id]);
     }
     Ok(None)
@@ -417,6 +448,8 @@ fn todos_log_event<'a>(
 fn tenants_changed<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
-    store::ids::announce_tenants_changed(trigger.relid().expect("a table trigger has a relation"));
+    // by name: on Citus the trigger fires on a placement of the reference table
+    let _ = trigger;
+    store::ids::announce_tenants_changed(store::ids::relid(c"tenants"));
     Ok(None)
 }

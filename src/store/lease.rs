@@ -4,14 +4,10 @@
 use pgrx::datum::DatumWithOid;
 
 use super::read::{CLAIM_ORDER, READY};
-use super::{one, with_plan};
+use pgrx::datum::TimestampWithTimeZone;
 
-/// Unix epoch microseconds of a timestamptz expression, for `claims`.
-macro_rules! epoch_us {
-    ($e:literal) => {
-        concat!("(extract(epoch FROM ", $e, ") * 1000000)::int8")
-    };
-}
+use super::{one, with_plan};
+use crate::time;
 
 /// A claim granted: the todo, its new fence and when the lease ends (epoch microseconds).
 pub struct Granted {
@@ -33,42 +29,32 @@ fn granted(sql: &str, args: &[DatumWithOid<'_>]) -> Option<Granted> {
             id: r.get(1)?.unwrap_or_default(),
             subject: r.get(2)?.unwrap_or_default(),
             fence: r.get(3)?.unwrap_or_default(),
-            expires_us: r.get(4)?.unwrap_or_default(),
+            expires_us: r.get::<TimestampWithTimeZone>(4)?.map(time::unix_us).unwrap_or_default(),
             conversation: r.get(5)?,
         }))
     })
 }
 
-/// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds, in one
-/// statement: the candidate row is locked with SKIP LOCKED (a row another claimer is taking
-/// is passed over, never waited for or taken twice), then moved to in_progress with a new
-/// fence. None when nothing is ready.
+/// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds: the
+/// candidate row is locked with SKIP LOCKED (a row another claimer is taking is passed over,
+/// never waited for or taken twice), then moved to in_progress with a new fence. None when
+/// nothing is ready. Two statements, each on one tenant (so Citus sends each to the
+/// tenant's worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
 pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64) -> Option<Granted> {
-    let sql = format!(
-        "WITH next AS (SELECT t.tenant_id, t.id FROM todo.todos t WHERE {READY}
-                        ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
-         UPDATE todo.todos u
-            SET status = 'in_progress', claimed_by = $3, fence = u.fence + 1,
-                lease_expires_at = now() + make_interval(secs => $4)
-           FROM next WHERE u.tenant_id = next.tenant_id AND u.id = next.id
-         RETURNING u.id, u.subject, u.fence, {}, u.conversation_id",
-        epoch_us!("u.lease_expires_at")
-    );
-    granted(&sql, &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into()])
+    let sql =
+        format!("SELECT t.id FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED");
+    let id = one::<i64>(&sql, &[tenant.into(), conversation.into()], true)?;
+    Some(claim_id(tenant, id, agent, lease_s))
 }
 
 /// Claims todo `id` (locked and checked by the caller) for `agent`.
 pub fn claim_id(tenant: &str, id: i64, agent: &str, lease_s: i64) -> Granted {
     granted(
-        concat!(
-            "UPDATE todo.todos u
-                SET status = 'in_progress', claimed_by = $3, fence = u.fence + 1,
-                    lease_expires_at = now() + make_interval(secs => $4)
-              WHERE u.tenant_id = $1 AND u.id = $2
-             RETURNING u.id, u.subject, u.fence, ",
-            epoch_us!("u.lease_expires_at"),
-            ", u.conversation_id"
-        ),
+        "UPDATE todo.todos u
+            SET status = 'in_progress', claimed_by = $3, fence = u.fence + 1,
+                lease_expires_at = now() + make_interval(secs => $4)
+          WHERE u.tenant_id = $1 AND u.id = $2
+         RETURNING u.id, u.subject, u.fence, u.lease_expires_at, u.conversation_id",
         &[tenant.into(), id.into(), agent.into(), (lease_s as f64).into()],
     )
     .expect("the row is locked by the caller")
@@ -77,14 +63,12 @@ pub fn claim_id(tenant: &str, id: i64, agent: &str, lease_s: i64) -> Granted {
 /// Extends the lease of todo `id` (locked and checked by the caller) to `lease_s` seconds
 /// from now; the new end, in epoch microseconds.
 pub fn renew(tenant: &str, id: i64, lease_s: i64) -> i64 {
-    one::<i64>(
-        concat!(
-            "UPDATE todo.todos u SET lease_expires_at = now() + make_interval(secs => $3)
-              WHERE u.tenant_id = $1 AND u.id = $2 RETURNING ",
-            epoch_us!("u.lease_expires_at")
-        ),
+    one::<TimestampWithTimeZone>(
+        "UPDATE todo.todos u SET lease_expires_at = now() + make_interval(secs => $3)
+          WHERE u.tenant_id = $1 AND u.id = $2 RETURNING u.lease_expires_at",
         &[tenant.into(), id.into(), (lease_s as f64).into()],
         true,
     )
+    .map(time::unix_us)
     .expect("the row is locked by the caller")
 }

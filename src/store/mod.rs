@@ -8,6 +8,7 @@
 //! backend (`with_plan`).
 
 pub mod channel;
+pub mod distribution;
 pub mod edges;
 pub mod events;
 pub mod ids;
@@ -55,6 +56,7 @@ pub(crate) fn with_plan<R>(
     write: bool,
     f: impl FnOnce(SpiTupleTable<'_>) -> Result<R, pgrx::spi::Error>,
 ) -> R {
+    distribution::sync_context();
     let result = if write {
         Spi::connect_mut(|client| {
             let plan = saved(client, sql, args, true);

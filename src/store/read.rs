@@ -4,7 +4,7 @@
 use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
 use pgrx::spi::SpiHeapTupleData;
 
-use super::with_plan;
+use super::{one, with_plan};
 use crate::claims;
 use crate::errors;
 use crate::time::unix_us;
@@ -206,6 +206,12 @@ pub fn blockers(tenant: &str, id: i64) -> Vec<i64> {
     marks(tenant, vec![id]).pop().map(|(blocked_by, _)| blocked_by).unwrap_or_default()
 }
 
+/// Whether todo `id` of `tenant` exists.
+pub fn exists(tenant: &str, id: i64) -> bool {
+    one::<bool>("SELECT EXISTS (SELECT 1 FROM todo.todos WHERE tenant_id = $1 AND id = $2)", &[tenant.into(), id.into()], false)
+        .unwrap_or(false)
+}
+
 /// Ready: open, in scope, not held by a live claim (pending, or in progress under a lapsed
 /// claim), not waiting for an open todo, and with no open subtasks. For `todo.todos t`,
 /// `$1` tenant, `$2` conversation.
@@ -216,11 +222,11 @@ pub(super) const READY: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR 
     AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
         NOT EXISTS (SELECT 1 FROM todo.dependencies d
                       JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-                     WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
+                     WHERE d.tenant_id = $1 AND d.todo_id = t.id
                        AND b.status IN ('pending', 'in_progress', 'blocked')) ELSE true END
     AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)) THEN
         NOT EXISTS (SELECT 1 FROM todo.todos c
-                     WHERE c.tenant_id = t.tenant_id AND c.parent_id = t.id
+                     WHERE c.tenant_id = $1 AND c.parent_id = t.id
                        AND c.status IN ('pending', 'in_progress', 'blocked')) ELSE true END";
 
 /// Claim order: priority (high, then medium or unset, then low), then position, then id.

@@ -27,6 +27,15 @@ fn column_type(name: &str) -> &'static str {
 }
 
 /// The keys of `fields` that are writable columns, checked against `WRITABLE`.
+/// Column `name` of the JSON object in parameter `$param`, converted as
+/// `jsonb_populate_record` converts it. An expression, not a subquery or a FROM item: Citus
+/// sends an INSERT … VALUES or an UPDATE of one tenant to its worker as one statement (an
+/// INSERT … SELECT would be run through the coordinator by COPY, which row-level security
+/// refuses).
+fn field(name: &str, param: usize) -> String {
+    format!("(jsonb_populate_record(NULL::todo.todos, ${param})).{name}")
+}
+
 fn columns(fields: &Map<String, Value>) -> Vec<&str> {
     fields.keys().map(String::as_str).filter(|k| WRITABLE.contains(k)).collect()
 }
@@ -37,10 +46,9 @@ fn columns(fields: &Map<String, Value>) -> Vec<&str> {
 pub fn insert(tenant: &str, id: Option<i64>, parent: Option<i64>, fields: &Map<String, Value>) -> Todo {
     let cols = columns(fields);
     let list = cols.iter().map(|c| format!(", {c}")).collect::<String>();
-    let values = cols.iter().map(|c| format!(", r.{c}")).collect::<String>();
+    let values = cols.iter().map(|c| format!(", {}", field(c, 2))).collect::<String>();
     let sql = format!(
-        "INSERT INTO todo.todos (tenant_id, id, parent_id{list})
-         SELECT $1, $3, $4{values} FROM jsonb_populate_record(NULL::todo.todos, $2) r
+        "INSERT INTO todo.todos (tenant_id, id, parent_id{list}) VALUES ($1, $3, $4{values})
          RETURNING {TODO_COLUMNS}"
     );
     let args = pgrx::JsonB(Value::Object(fields.clone()));
@@ -56,10 +64,8 @@ pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo
         return super::read::todos(tenant, super::read::Filter::Id(id)).pop();
     }
     let sql = format!(
-        "UPDATE todo.todos u SET ({}) = (SELECT {} FROM jsonb_populate_record(NULL::todo.todos, $3) r)
-          WHERE u.tenant_id = $1 AND u.id = $2 RETURNING {TODO_COLUMNS}",
-        cols.join(", "),
-        cols.iter().map(|c| format!("r.{c}")).collect::<Vec<_>>().join(", ")
+        "UPDATE todo.todos u SET {} WHERE u.tenant_id = $1 AND u.id = $2 RETURNING {TODO_COLUMNS}",
+        cols.iter().map(|c| format!("{c} = {}", field(c, 3))).collect::<Vec<_>>().join(", ")
     );
     let args = pgrx::JsonB(Value::Object(fields.clone()));
     written_rows(&sql, &[tenant.into(), id.into(), args.into()]).pop()
@@ -135,6 +141,20 @@ pub fn insert_many(tenant: &str, conversation: &str, names: &[&str], rows: &[Val
     }
     let (_, types) = record_columns(names);
     let list = names.iter().map(|c| format!(", {c}")).collect::<String>();
+    if super::distribution::distributed() {
+        // one INSERT … VALUES per row, in position order (see `field`)
+        let values = names.iter().map(|c| format!(", {}", field(c, 3))).collect::<String>();
+        let sql = format!(
+            "INSERT INTO todo.todos (tenant_id, conversation_id, id, status, position{list})
+             VALUES ($1, $2, ($3->>'id')::bigint, $3->>'status', ($3->>'position')::bigint{values})"
+        );
+        let mut rows = rows.to_vec();
+        rows.sort_by_key(|r| r.get("position").and_then(Value::as_i64));
+        for row in rows {
+            exec(&sql, &[tenant.into(), conversation.into(), pgrx::JsonB(row).into()]);
+        }
+        return;
+    }
     let values = names.iter().map(|c| format!(", r.{c}")).collect::<String>();
     exec(
         &format!(
@@ -158,5 +178,14 @@ pub fn reorder(tenant: &str, ids: &[i64]) {
          UPDATE todo.todos t SET position = target.position FROM target
           WHERE t.tenant_id = $1 AND t.id = target.id AND t.position <> target.position",
         &[tenant.into(), ids.to_vec().into()],
+    );
+}
+
+/// Clears `parent_id` of the subtasks of deleted todo `id` (on a Citus worker, where the
+/// subtask foreign key that does it on one server cannot exist).
+pub fn orphan_subtasks(tenant: &str, id: i64) {
+    exec(
+        "UPDATE todo.todos SET parent_id = NULL WHERE tenant_id = $1 AND parent_id = $2",
+        &[tenant.into(), id.into()],
     );
 }
