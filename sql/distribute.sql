@@ -3,7 +3,8 @@
 -- tenant-keyed table is distributed by tenant_id, colocated with todo.todos, so each
 -- tenant's rows, and every statement the extension runs for one tenant, live on one worker.
 
--- The record that the store is distributed (one row, written by todo.distribute()).
+-- The record that the store is distributed (one row, written by todo.distribute()). Not in a
+-- dump: a database restored from one is not distributed until todo.distribute() runs there.
 CREATE TABLE todo.distribution (
     singleton       boolean PRIMARY KEY DEFAULT true CHECK (singleton),
     distributed_at  timestamptz NOT NULL DEFAULT now(),
@@ -14,6 +15,7 @@ CREATE TABLE todo.distribution (
 COMMENT ON TABLE todo.distribution IS
     'One row once todo.distribute() has spread the store over Citus workers: when, by whom, at which versions.';
 ALTER TABLE todo.distribution ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.distribution FORCE ROW LEVEL SECURITY;
 CREATE POLICY readable ON todo.distribution FOR SELECT USING (true);
 GRANT SELECT ON todo.distribution TO PUBLIC;
 

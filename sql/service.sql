@@ -83,52 +83,57 @@ REVOKE EXECUTE ON FUNCTION todo.authenticate(text) FROM PUBLIC;
 -- administrator sees every tenant's. Thresholds: the settings todo.attention_idle (15min)
 -- and todo.attention_blocked (1h).
 CREATE VIEW todo.needs_attention WITH (security_invoker = true) AS
-SELECT t.tenant_id, t.id AS todo_id, t.conversation_id, t.subject, t.status, t.claimed_by,
-       a.reason, a.since,
+SELECT a.tenant_id, a.todo_id, a.conversation_id, a.subject, a.status, a.claimed_by, a.reason, a.since,
        floor(extract(epoch FROM now() - a.since))::bigint AS for_seconds
-  FROM todo.todos t
- CROSS JOIN LATERAL (
-       SELECT 'lease_lapsed'::text AS reason, t.lease_expires_at AS since
-        WHERE t.claimed_by IS NOT NULL AND t.lease_expires_at < now()
-       UNION ALL
-       SELECT 'no_heartbeat', t.updated_at
-        WHERE t.status = 'in_progress'
-          AND NOT (t.claimed_by IS NOT NULL AND t.lease_expires_at < now())
-          AND t.updated_at < now() - coalesce(current_setting('todo.attention_idle', true), '15min')::interval
-       UNION ALL
-       SELECT 'blocked', t.updated_at
-        WHERE (t.status = 'blocked'
-               OR (t.status = 'pending' AND EXISTS (
-                   SELECT 1 FROM todo.dependencies d
-                     JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-                    WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
-                      AND b.status IN ('pending', 'in_progress', 'blocked'))))
-          AND t.updated_at < now() - coalesce(current_setting('todo.attention_blocked', true), '1h')::interval
-       ) a
- WHERE t.archived_at IS NULL;
+  FROM (SELECT t.tenant_id, t.id AS todo_id, t.conversation_id, t.subject, t.status, t.claimed_by,
+               -- at most one reason per todo; one CASE (not a union per reason), so that on a
+               -- distributed store Citus runs the whole view on each worker
+               CASE WHEN t.claimed_by IS NOT NULL AND t.lease_expires_at < now() THEN 'lease_lapsed'
+                    WHEN t.status = 'in_progress'
+                         AND t.updated_at < now() - coalesce(current_setting('todo.attention_idle', true), '15min')::interval
+                         THEN 'no_heartbeat'
+                    WHEN (t.status = 'blocked'
+                          OR (t.status = 'pending' AND EXISTS (
+                              SELECT 1 FROM todo.dependencies d
+                                JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                               WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
+                                 AND b.status IN ('pending', 'in_progress', 'blocked'))))
+                         AND t.updated_at < now() - coalesce(current_setting('todo.attention_blocked', true), '1h')::interval
+                         THEN 'blocked'
+               END AS reason,
+               CASE WHEN t.claimed_by IS NOT NULL AND t.lease_expires_at < now() THEN t.lease_expires_at
+                    ELSE t.updated_at END AS since
+          FROM todo.todos t
+         WHERE t.archived_at IS NULL) a
+ WHERE a.reason IS NOT NULL;
 COMMENT ON VIEW todo.needs_attention IS
     'Todos that need a person: reason lease_lapsed (a claim whose lease ran out), no_heartbeat (in progress, unchanged for todo.attention_idle), blocked (blocked or waiting on open todos for todo.attention_blocked); since when and for how many seconds.';
 COMMENT ON COLUMN todo.needs_attention.reason IS 'lease_lapsed, no_heartbeat or blocked.';
 COMMENT ON COLUMN todo.needs_attention.since IS 'When the lease ran out, or the todo last changed.';
 
 CREATE FUNCTION todo.board() RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
-WITH shown AS (
+-- PL/pgSQL with the tenant in a variable: each statement names one tenant, so Citus sends it
+-- to the tenant's worker
+DECLARE
+    tenant text := todo.current_tenant();
+BEGIN
+RETURN (WITH shown AS (
     SELECT t.*,
            (SELECT coalesce(jsonb_agg(d.depends_on ORDER BY d.depends_on), '[]')
               FROM todo.dependencies d
               JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-             WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
+             WHERE d.tenant_id = tenant AND d.todo_id = t.id
                AND b.status IN ('pending', 'in_progress', 'blocked')) AS blocked_by,
            (SELECT jsonb_build_object('done', count(*) FILTER (WHERE s.status = 'completed'), 'total', count(*))
               FROM todo.todos s
-             WHERE s.tenant_id = t.tenant_id AND s.parent_id = t.id
+             WHERE s.tenant_id = tenant AND s.parent_id = t.id
                AND s.status <> 'canceled' AND s.archived_at IS NULL
             HAVING count(*) > 0) AS subtasks
       FROM todo.todos t
-     WHERE t.tenant_id = todo.current_tenant() AND t.archived_at IS NULL
+     WHERE t.tenant_id = tenant AND t.archived_at IS NULL
 ), lists AS (
     SELECT conversation_id, max(updated_at) AS active,
            jsonb_agg(jsonb_build_object(
@@ -144,14 +149,15 @@ WITH shown AS (
      GROUP BY conversation_id
 )
 SELECT jsonb_build_object(
-    'tenant', todo.current_tenant(),
+    'tenant', tenant,
     'now', now(),
     'conversations', coalesce((SELECT jsonb_agg(jsonb_build_object('conversation_id', l.conversation_id, 'todos', l.todos)
                                                 ORDER BY l.conversation_id IS NOT NULL, l.active DESC, l.conversation_id)
                                  FROM lists l), '[]'),
     'attention', coalesce((SELECT jsonb_agg(to_jsonb(a) - 'tenant_id' ORDER BY a.since, a.todo_id)
                              FROM todo.needs_attention a
-                            WHERE a.tenant_id = todo.current_tenant()), '[]'))
+                            WHERE a.tenant_id = tenant), '[]')));
+END
 $fn$;
 COMMENT ON FUNCTION todo.board() IS
     'The board of the tenant in context: {"tenant", "now", "conversations": [{"conversation_id", "todos"}] (the tenant-wide pool first, then the most recently active), "attention": the needs_attention rows}. Errors: 22023 when no tenant is in context.';

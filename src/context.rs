@@ -175,6 +175,8 @@ fn set_context(
     set_local(c"todo.agent", agent);
     set_local(c"todo.turn", turn);
     crate::store::ids::require_registered(tenant);
+    // on a distributed store, the workers are told now (for plain SQL that follows)
+    crate::store::distribution::sync_context();
 }
 
 /// The tenant in context (`todo.tenant`). Used as the default of every `tenant_id` column.

@@ -100,8 +100,20 @@ pub fn deleted(key: &Key, old_status: &str) {
 /// missed. `since` None: no conversations, only the cursor. A malformed `since` raises 22P02.
 pub fn changed_since(tenant: &str, since: Option<&str>) -> (String, Vec<Option<String>>) {
     // the cursor is taken first: every list read after it is at least as new
-    let cursor: String = super::one("SELECT pg_catalog.pg_current_snapshot()::text", &[], false)
-        .expect("a statement has a snapshot");
+    // On a distributed store the events' transactions are the tenant's worker's, so the
+    // snapshot must be that worker's too: read beside a row of the tenant (its counter; a
+    // tenant without one has no events yet, and the cursor that sees nothing committed
+    // makes the next call report every conversation once)
+    let cursor: String = if super::distribution::distributed() {
+        super::one(
+            "SELECT pg_catalog.pg_current_snapshot()::text FROM todo.counters c WHERE c.tenant_id = $1",
+            &[tenant.into()],
+            false,
+        )
+        .unwrap_or_else(|| "1:1:".to_string())
+    } else {
+        super::one("SELECT pg_catalog.pg_current_snapshot()::text", &[], false).expect("a statement has a snapshot")
+    };
     let Some(since) = since else { return (cursor, Vec::new()) };
     let conversations = super::with_plan(
         "SELECT DISTINCT e.conversation_id FROM todo.events e

@@ -12,7 +12,7 @@ DELETE FROM todo.todos WHERE id = 1;
 -- (the stamps' values are the transaction's now(); shown as "stamped")
 SELECT todo_id, version, action, agent_id, turn_id, old_status, new_status,
        changes - '{started_at,completed_at}'::text[] AS changes,
-       array(SELECT jsonb_object_keys(changes) INTERSECT SELECT unnest('{started_at,completed_at}'::text[])) AS stamped
+       array(SELECT k FROM jsonb_object_keys(changes) k WHERE k IN ('started_at', 'completed_at') ORDER BY k) AS stamped
   FROM todo.events ORDER BY todo_id, version;
 -- deleting the tenant deletes its todos, counters and events
 INSERT INTO todo.todos (subject) VALUES ('left behind');

@@ -176,7 +176,9 @@ SELECT subject, status, archived_at IS NOT NULL AS archived FROM todo.todos
 SELECT todo.call('TodoWrite', '{"todos": [{"content": "x", "status": "done", "activeForm": "x"}]}');
 SELECT todo.call('TodoWrite', '{"todos": [{"content": "x", "status": "pending", "activeForm": " "}]}');
 -- an archived todo reopened through the writ is on the list again
-SELECT todo.todo_writ('/todo reopen ' || min(id)) FROM todo.todos WHERE tenant_id = 'acme' AND conversation_id = 'claude-chat';
+-- (the id first: on Citus a pg_todos function in a query over todo.todos would run on a worker)
+SELECT min(id) AS archived_id FROM todo.todos WHERE tenant_id = 'acme' AND conversation_id = 'claude-chat' \gset
+SELECT todo.todo_writ('/todo reopen ' || :archived_id);
 SELECT todo.list_as('claude-todowrite', 'claude-chat');
 -- archived todos are on no list: OpenCode's and ACP's views of the same conversation
 SELECT todo.call('todoread', '{}') -> 'metadata' -> 'todos' AS opencode_sees;
@@ -227,8 +229,8 @@ SELECT todo.call('create_todo', '{"items": [{"title": "plan of conversation a"}]
 SELECT todo.set_context('acme', 'conv-b', 'supervisor', '1') \gset
 SELECT todo.call('list_todo', '{}') -> 'items' AS b_sees;
 SELECT todo.call('create_todo', '{"items": [{"title": "plan of conversation b"}]}') -> 'totalPending' AS b_pending;
-SELECT todo.call('complete_todo', format('{"todoId": "%s", "outcome": "x"}',
-       (SELECT id FROM todo.todos WHERE tenant_id = 'acme' AND subject = 'plan of conversation a'))::jsonb) -> 'error' ->> 'code' AS a_from_b;
+SELECT id AS a_id FROM todo.todos WHERE tenant_id = 'acme' AND subject = 'plan of conversation a' \gset
+SELECT todo.call('complete_todo', format('{"todoId": "%s", "outcome": "x"}', :a_id)::jsonb) -> 'error' ->> 'code' AS a_from_b;
 
 -- the store's invariants hold after all of it
 SELECT * FROM todo.verify();
