@@ -91,6 +91,7 @@ ERR: #4 is claimed by planner until TIME — /todo ready lists the todos you can
 [END TODO]
 counters:true
 dependencies:true
+distribution:true
 events:true
 id_ranges:true
 tenants:true
