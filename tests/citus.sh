@@ -6,7 +6,8 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 newdb multi
 psql -X -q -v ON_ERROR_STOP=1 -d multi >/dev/null <<'SQL'
-CREATE ROLE agent_login LOGIN;
+-- roles belong to the cluster: the regress step may have made it already
+SELECT 'CREATE ROLE agent_login LOGIN' WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'agent_login') \gexec
 SELECT todo.grant_usage('agent_login');
 SELECT todo.distribute();
 SQL
