@@ -54,10 +54,11 @@ fn restoring() -> bool {
     unsafe { !pg_sys::row_security }
 }
 
-/// Whether the trigger fires on a Citus shard of `todo.todos` (a worker of a distributed
-/// store, see `store::distribution`) rather than on the table itself.
+/// Whether the trigger fires on a Citus shard of `todo.todos` (`todos_<shard id>`, on a
+/// worker of a distributed store, see `store::distribution`) rather than on the table itself.
+/// The open relation's name: no catalog lookup on the write path.
 fn on_shard(trigger: &PgTrigger<'_>) -> bool {
-    trigger.relid().ok() != Some(store::ids::relid(c"todos"))
+    trigger.relation().is_ok_and(|r| r.name() != "todos")
 }
 
 /// Whether row-level security applies to the current user on the trigger's table.
@@ -142,6 +143,7 @@ fn todos_before_write<'a>(
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     let mut new = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW").into_owned();
     let old = trigger.old();
+    let shard = on_shard(trigger);
     let now = pgrx::datetime::now();
     let to = normalize_status(&mut new);
     let tenant: Option<String> = get(&new, "tenant_id");
@@ -167,7 +169,7 @@ fn todos_before_write<'a>(
             if get::<i64>(&new, "position").is_none() {
                 set(&mut new, "position", id);
             }
-            guard_claim_columns(None::<&Tuple<'_>>, &new, id, on_shard(trigger));
+            guard_claim_columns(None::<&Tuple<'_>>, &new, id, shard);
             None
         }
         Some(old) => {
@@ -178,7 +180,7 @@ fn todos_before_write<'a>(
             let from_raw: String = get(old, "status").expect("status is NOT NULL");
             let from = Status::parse(&from_raw).unwrap_or_else(|| errors::invalid_status(&from_raw));
             status::check_transition(from, to).unwrap_or_else(|f| errors::forbidden_transition(id, f));
-            guard_claim_columns(Some(old), &new, id, on_shard(trigger));
+            guard_claim_columns(Some(old), &new, id, shard);
             guard_claim(old, &new, id, from, to);
             if to != Status::InProgress && matches!(new.get_by_name::<String>("claimed_by"), Ok(Some(_))) {
                 // a claim ends when its todo leaves in_progress (finished, released, reopened)
@@ -192,7 +194,7 @@ fn todos_before_write<'a>(
     // On a Citus worker the subtask foreign key is gone (Citus refuses its ON DELETE SET
     // NULL): a new parent must exist, as the key would check (todos_log_event orphans the
     // subtasks of a deleted todo).
-    if on_shard(trigger) && !restoring() {
+    if shard && !restoring() {
         let parent: Option<i64> = get(&new, "parent_id");
         let changed = old.as_ref().is_none_or(|o| get::<i64>(o, "parent_id") != parent);
         if let (Some(parent), true) = (parent, changed) {
@@ -446,10 +448,9 @@ fn todos_log_event<'a>(
 /// backends that remember which tenants are registered forget it (`store::ids`).
 #[pg_trigger]
 fn tenants_changed<'a>(
-    trigger: &'a PgTrigger<'a>,
+    _trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
-    // by name: on Citus the trigger fires on a placement of the reference table
-    let _ = trigger;
+    // by name, not the trigger's relation: on Citus it fires on a placement of the reference table
     store::ids::announce_tenants_changed(store::ids::relid(c"tenants"));
     Ok(None)
 }

@@ -11,6 +11,7 @@ use std::cell::RefCell;
 
 use pgrx::prelude::*;
 
+use super::ids::local_xact;
 use crate::context;
 
 thread_local! {
@@ -21,16 +22,11 @@ thread_local! {
     static TOLD: RefCell<Option<Told>> = const { RefCell::new(None) };
 }
 
-#[derive(PartialEq, Clone)]
+#[derive(Clone)]
 struct Told {
     lxid: pg_sys::LocalTransactionId,
     subxact: pg_sys::SubTransactionId,
     values: [String; 5],
-}
-
-fn local_xact() -> pg_sys::LocalTransactionId {
-    // SAFETY: MyProc is set for every backend that runs SQL.
-    unsafe { (*pg_sys::MyProc).lxid }
 }
 
 /// Whether `todo.todos` is a Citus distributed table (in this database). Without Citus, a
@@ -60,7 +56,7 @@ pub fn distributed() -> bool {
 /// Tells the workers the context and the claim flag (see the module's comment) when they
 /// differ from what they were last told in this (sub)transaction. Does nothing on one server.
 pub fn sync_context() {
-    if citus_internal() || !distributed() {
+    if !distributed() || citus_internal() {
         return;
     }
     // SAFETY: reads this backend's current subtransaction id.

@@ -77,7 +77,7 @@ unsafe extern "C-unwind" fn forget_rolled_back(
     }
 }
 
-fn local_xact() -> pg_sys::LocalTransactionId {
+pub(crate) fn local_xact() -> pg_sys::LocalTransactionId {
     // SAFETY: MyProc is set for every backend that runs SQL.
     unsafe { (*pg_sys::MyProc).lxid }
 }

@@ -26,7 +26,6 @@ fn column_type(name: &str) -> &'static str {
     }
 }
 
-/// The keys of `fields` that are writable columns, checked against `WRITABLE`.
 /// Column `name` of the JSON object in parameter `$param`, converted as
 /// `jsonb_populate_record` converts it. An expression, not a subquery or a FROM item: Citus
 /// sends an INSERT … VALUES or an UPDATE of one tenant to its worker as one statement (an
@@ -36,6 +35,7 @@ fn field(name: &str, param: usize) -> String {
     format!("(jsonb_populate_record(NULL::todo.todos, ${param})).{name}")
 }
 
+/// The keys of `fields` that are writable columns, checked against `WRITABLE`.
 fn columns(fields: &Map<String, Value>) -> Vec<&str> {
     fields.keys().map(String::as_str).filter(|k| WRITABLE.contains(k)).collect()
 }
