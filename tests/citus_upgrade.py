@@ -1,0 +1,141 @@
+"""The Citus tier's update check: a store distributed at the previous version (by hand, as
+../shared/citus/README.md describes; that version has no todo.distribute()) holds the todos of
+two tenants on two workers; ALTER EXTENSION pg_todos UPDATE on the coordinator reaches every
+node, todo.distribute() (the post-update step) takes the new table and leaves the rest as they
+were, and every todo, claim, dependency and event is still there and still works.
+tests/citus_upgrade.sh creates the database at the previous version; tests/citus.py then runs
+the multi-session checks on the updated store.
+
+Usage: python3 tests/citus_upgrade.py DB FROM TO  (libpq environment: the coordinator's)"""
+import sys
+
+import psycopg
+
+from checks import check, summary
+
+DB, FROM, TO = sys.argv[1:4]
+admin = psycopg.connect(dbname=DB, user="postgres", autocommit=True)
+
+
+def versions():
+    """pg_todos' version on the coordinator and on each worker."""
+    here = admin.execute("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'").fetchone()[0]
+    there = [r[0] for r in admin.execute(
+        "SELECT result FROM run_command_on_workers($$SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'$$)")]
+    return [here] + there
+
+
+check(f"every node starts at {FROM}", versions() == [FROM] * 3, str(versions()))
+
+# --- distribute by hand, as a user of FROM did (the recipe in ../shared/citus/README.md)
+with admin.transaction():
+    admin.execute("ALTER TABLE todo.todos DROP CONSTRAINT todos_parent_fkey")
+    admin.execute("SET LOCAL citus.enable_unsafe_triggers = on")
+    admin.execute("SET LOCAL citus.enable_local_reference_table_foreign_keys = off")
+    admin.execute("SET LOCAL citus.multi_shard_modify_mode = 'sequential'")
+    for t in ("todo.tenants", "todo.tokens"):
+        admin.execute("SELECT create_reference_table(%s)", (t,))
+    admin.execute("SELECT create_distributed_table('todo.todos', 'tenant_id')")
+    for t in ("todo.counters", "todo.id_ranges", "todo.events", "todo.dependencies"):
+        admin.execute("SELECT create_distributed_table(%s, 'tenant_id', colocate_with => 'todo.todos')", (t,))
+admin.execute("SELECT todo.grant_usage('agent_login')")
+admin.execute(f"ALTER DATABASE {DB} SET citus.propagate_set_commands = 'local'")
+
+
+def worker_of(tenant):
+    return admin.execute(
+        "SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid)"
+        " WHERE p.shardid = get_shard_id_for_distribution_column('todo.todos', %s::text)", (tenant,)).fetchone()[0]
+
+
+tenants, ports = [], set()
+for i in range(64):
+    t, p = f"kept_{i}", worker_of(f"kept_{i}")
+    if p not in ports:
+        tenants.append(t)
+        ports.add(p)
+    if len(ports) == 2:
+        break
+check("two tenants on two different workers", len(ports) == 2, str(ports))
+for t in tenants:
+    admin.execute("INSERT INTO todo.tenants (tenant_id) VALUES (%s)", (t,))
+
+
+def agent(tenant, conversation="plan", name="planner"):
+    """A transaction of the plain role with its context set, on a new connection."""
+    c = psycopg.connect(dbname=DB, user="agent_login")
+    c.execute("SELECT todo.set_context(%s, %s, %s)", (tenant, conversation, name))
+    return c
+
+
+def writ(c, text):
+    return c.execute("SELECT todo.todo_writ(%s)", (text,)).fetchone()[0]
+
+
+# --- the previous version's store in use: todos, a subtask, a dependency, a claim, a finish
+for t in tenants:
+    with agent(t) as c:
+        writ(c, "/todo add build the artifacts\n/todo add publish the release\n/todo add write the notes")
+        writ(c, "/todo subtask 1: sign the artifacts\n/todo block 2 on 1\n/todo done 3")
+    with agent(t, name="builder") as c:
+        row = c.execute("SELECT id, fence FROM todo.claim(todo_id => 1, lease_seconds => 3600)").fetchone()
+    check(f"{t}: a claim at {FROM}", row == (1, 1), str(row))
+
+
+def snapshot(t):
+    with agent(t) as c:
+        return {
+            "list": writ(c, "/todo list"),
+            "rows": c.execute("SELECT id, parent_id, subject, status, claimed_by, fence, lease_expires_at"
+                              " FROM todo.todos ORDER BY id").fetchall(),
+            "edges": c.execute("SELECT todo_id, depends_on FROM todo.dependencies ORDER BY 1, 2").fetchall(),
+            "events": c.execute("SELECT count(*) FROM todo.events").fetchone()[0],
+        }
+
+
+before = {t: snapshot(t) for t in tenants}
+
+# --- the update, on the coordinator only
+admin.execute("ALTER EXTENSION pg_todos UPDATE")
+check(f"ALTER EXTENSION UPDATE reaches every node: all at {TO}", versions() == [TO] * 3, str(versions()))
+after = {t: snapshot(t) for t in tenants}
+for t in tenants:
+    check(f"{t}: todos, claims, dependencies and events unchanged by the update", after[t] == before[t],
+          f"{before[t]} != {after[t]}")
+    check(f"{t}: the list shows what was written at {FROM}", "#1 [in_progress] build the artifacts" in after[t]["list"],
+          after[t]["list"])
+
+# --- the post-update step: todo.distribute() takes what the update added, keeps the rest
+rows = admin.execute("SELECT relation::text, distribution FROM todo.distribute()").fetchall()
+kinds = dict(rows)
+check("distribute() after the update: every table distributed as on a fresh install",
+      kinds == {"todo.tenants": "reference", "todo.tokens": "reference", "todo.distribution": "reference",
+                **{f"todo.{x}": "distributed by tenant_id" for x in ("todos", "counters", "id_ranges", "events", "dependencies")}},
+      str(rows))
+rec = admin.execute("SELECT pg_todos_version FROM todo.distribution").fetchall()
+check(f"the store is recorded as distributed at {TO}", rec == [(TO,)], str(rec))
+shards = admin.execute(
+    "SELECT count(DISTINCT n.nodeport) FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)"
+    " JOIN pg_dist_node n USING (groupid) WHERE s.logicalrelid = 'todo.todos'::regclass AND n.groupid <> 0").fetchone()[0]
+check("todo.todos still has shards on both workers", shards == 2, str(shards))
+
+# --- and the updated store works: the claim made before, the dependency, new ids, verify()
+for t in tenants:
+    with agent(t, name="builder") as c:
+        refused = None
+        try:
+            with c.transaction():
+                c.execute("SELECT todo.block(1, 2)")
+        except psycopg.Error as e:
+            refused = e.sqlstate
+        check(f"{t}: a cycle through the dependency made at {FROM} is refused (22023)", refused == "22023", str(refused))
+        out = writ(c, "/todo done 1")
+        check(f"{t}: the claim taken at {FROM} is finished at {TO}", "\nOK: completed #1 — build the artifacts\n" in out, out)
+        ready = [r[0] for r in c.execute("SELECT id FROM todo.ready()")]
+        check(f"{t}: the dependency made at {FROM} released #2", 2 in ready, str(ready))
+        out = writ(c, "/todo add after the update")
+        check(f"{t}: new ids follow the old ones", "\nOK: added #5 — after the update\n" in out, out)
+        problems = c.execute("SELECT * FROM todo.verify()").fetchall()
+        check(f"{t}: todo.verify() finds nothing", problems == [], str(problems))
+
+summary()

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The Citus tier's update step: a database "upgraded" of the cluster bin/test-citus started
+# (its libpq environment and newdb come from it), created at the previous released version and
+# distributed by hand; tests/citus_upgrade.py updates it to this version and checks it, then
+# tests/citus.py runs the multi-session checks on the updated store.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+to=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml)
+from=$(ls sql/pg_todos--*--"$to".sql | sed 's/.*pg_todos--\([0-9.]*\)--.*/\1/')
+newdb upgraded "$from"
+psql -X -q -v ON_ERROR_STOP=1 -d upgraded >/dev/null <<'SQL'
+-- roles belong to the cluster: an earlier step may have made it already
+SELECT 'CREATE ROLE agent_login LOGIN' WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'agent_login') \gexec
+SQL
+python3 tests/citus_upgrade.py upgraded "$from" "$to"
+python3 tests/citus.py upgraded
