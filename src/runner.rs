@@ -11,6 +11,8 @@
 //!   `Error::Rejected`; any other (a cancel or timeout, a deadlock, a serialization failure,
 //!   a lock timeout, out of memory, …) is raised again as it was, so the caller's
 //!   transaction aborts and nothing of the call commits.
+//! - `isolated(f)` runs `f` in a subtransaction and raises what it raises (see
+//!   `store::distribution::read_needs_block`).
 //! - `best_effort(f)` is the open block's rule: a failure of the probe becomes `None` with a
 //!   WARNING; a cancel or anything the caller must retry is raised.
 
@@ -154,6 +156,16 @@ pub fn attempt<T, E: From<Error>>(f: impl FnOnce() -> Result<T, E>) -> Result<T,
         CALLS.with(|c| c.borrow_mut().touched.truncate(mark));
     }
     result
+}
+
+/// Runs `f` in a subtransaction that is released when it returns; an error it raises rolls
+/// the subtransaction back and is raised again, unchanged.
+pub fn isolated<T>(f: impl FnOnce() -> T) -> T {
+    match subtransaction(|| Ok::<T, ()>(f())) {
+        Ok(Ok(v)) => v,
+        Ok(Err(())) => unreachable!("f cannot return an error"),
+        Err(caught) => caught.rethrow(),
+    }
 }
 
 /// Runs a best-effort read in a subtransaction: its value, or None (with a WARNING naming

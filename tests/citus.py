@@ -122,6 +122,18 @@ with connect() as c:
             counts.append(c.execute("SELECT count(*) FROM todo.todos WHERE subject = 'rolled-back'").fetchone()[0])
     check("a rolled-back two-worker transaction left nothing on either", counts == [0, 0], str(counts))
 
+# --- one statement in an implicit transaction (autocommit): the context reaches the worker
+# for reads too (Citus opens a remote transaction block for a read only inside a block)
+with connect(autocommit=True) as c:
+    for t in tenants:
+        try:
+            out = c.execute("SELECT todo.todo_writ('/todo list') FROM todo.set_context(%s, 'x') s", (t,)).fetchone()[0]
+            ready = c.execute("SELECT count(*) FROM todo.set_context(%s, 'x') s, LATERAL todo.ready() r", (t,)).fetchone()[0]
+            check(f"{t}: a read as one autocommit statement sees its tenant's list",
+                  "both-or-neither" in out and "rolled-back" not in out and ready == 1, f"{out!r} {ready}")
+        except psycopg.Error as e:
+            check(f"{t}: a read as one autocommit statement sees its tenant's list", False, str(e).splitlines()[0])
+
 # --- LISTEN on the coordinator hears a write on each worker, after commit
 listener = connect(autocommit=True)
 channels = {}

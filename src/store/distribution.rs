@@ -91,6 +91,17 @@ pub fn sync_context() {
     TOLD.with(|t| *t.borrow_mut() = Some(now));
 }
 
+/// Whether a read must run in a subtransaction for the context to reach the worker: on a
+/// distributed store, outside a transaction block. Citus opens a remote transaction block
+/// (which carries the `SET LOCAL`s) for a read only when `IsTransactionBlock()`, which an
+/// implicit transaction (`SELECT todo.todo_writ('/todo list') FROM todo.set_context(…)` on
+/// its own) is not and an internal subtransaction is. Writes always get a block (Citus takes
+/// a function call for a multi-statement transaction).
+pub fn read_needs_block() -> bool {
+    // SAFETY: reads this backend's transaction state
+    distributed() && !unsafe { pg_sys::IsTransactionBlock() } && !citus_internal()
+}
+
 /// Whether this backend serves a Citus coordinator's connection (on a worker): the context
 /// arrived with the statement, and there is no one further to tell.
 fn citus_internal() -> bool {

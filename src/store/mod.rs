@@ -56,6 +56,18 @@ pub(crate) fn with_plan<R>(
     write: bool,
     f: impl FnOnce(SpiTupleTable<'_>) -> Result<R, pgrx::spi::Error>,
 ) -> R {
+    if !write && distribution::read_needs_block() {
+        return crate::runner::isolated(|| run_plan(sql, args, write, f));
+    }
+    run_plan(sql, args, write, f)
+}
+
+fn run_plan<R>(
+    sql: &str,
+    args: &[DatumWithOid<'_>],
+    write: bool,
+    f: impl FnOnce(SpiTupleTable<'_>) -> Result<R, pgrx::spi::Error>,
+) -> R {
     distribution::sync_context();
     let result = if write {
         Spi::connect_mut(|client| {
