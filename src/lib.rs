@@ -46,6 +46,7 @@ extension_sql_file!(
 extension_sql_file!("../sql/verify.sql", name = "verify", requires = ["bootstrap"]);
 extension_sql_file!("../sql/service.sql", name = "service", requires = ["bootstrap"]);
 extension_sql_file!("../sql/distribute.sql", name = "distribute", requires = ["bootstrap", "service"]);
+extension_sql_file!("../sql/comments.sql", name = "comments", finalize);
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Citus tier's update step: a database "upgraded" of the cluster bin/test-citus started
-# (its libpq environment and newdb come from it), created at the previous released version and
-# distributed by hand; tests/citus_upgrade.py updates it to this version and checks it, then
+# (its libpq environment and newdb come from it), created and distributed at the previous released
+# version; tests/citus_upgrade.py updates it to this version and checks it, then
 # tests/citus.py runs the multi-session checks on the updated store.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)

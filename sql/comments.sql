@@ -1,0 +1,117 @@
+-- What \df+ and \d+ show for every function, table and column of schema todo that the SQL
+-- files beside this one do not comment where they create it (the functions pgrx generates
+-- from Rust, the trigger functions, the columns of the tables and views). Run last.
+
+-- Context
+COMMENT ON FUNCTION todo.set_context(text, text, text, text) IS
+    'Sets the context for the current transaction, as SET LOCAL would: tenant (required, registered in todo.tenants), conversation (NULL: tenant-wide), agent, turn. Returns nothing. Errors: 22023 tenant NULL or blank; 42704 tenant not registered.';
+COMMENT ON FUNCTION todo.current_tenant() IS
+    'The tenant in context (todo.tenant); the default of every tenant_id column. Errors: 22023 when none is set (never "all tenants").';
+COMMENT ON FUNCTION todo.current_conversation() IS
+    'The conversation in context (todo.conversation), or NULL: tenant-wide.';
+COMMENT ON FUNCTION todo.current_agent() IS
+    'The agent in context (todo.agent), or NULL.';
+COMMENT ON FUNCTION todo.current_turn() IS
+    'The turn in context (todo.turn), or NULL.';
+COMMENT ON FUNCTION todo.channel() IS
+    'The LISTEN channel of the context''s tenant: todo_ || md5(tenant). Payloads: {"conversation_id", "ids"}, sent at commit. Errors: 22023 no tenant in context.';
+
+-- The writ and the open block
+COMMENT ON FUNCTION todo.todo_writ(text) IS
+    'Runs every /todo command line of a message (seed 000) in the context''s conversation; returns each command echoed with its OK:/ERR: result and [END TODO]. A rule''s refusal is an ERR: line, never an error. Errors: 22023 no tenant in context; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
+COMMENT ON FUNCTION todo.todo_open_block(text) IS
+    'The open todos of a conversation plus the tenant-wide pool, as a sub-agent''s delegation block ("Open todos (mark progress as you go — …):"); '''' when nothing is open. Best effort: a failed probe is a WARNING and ''''; a cancel or timeout is raised.';
+COMMENT ON FUNCTION todo.todo_open_preamble(text) IS
+    'The same list framed for the supervisor''s own turn ([OPEN TODOS] … [END OPEN TODOS]); '''' when nothing is open. Best effort, as todo_open_block.';
+
+-- Tool dialects
+COMMENT ON FUNCTION todo.tools() IS
+    'Every tool of every dialect as MCP tool objects {name, description, inputSchema, _meta: {"pg_todos/dialect"}}, in catalog order. Raises nothing.';
+COMMENT ON FUNCTION todo.call_json(text, text) IS
+    'todo.call with its arguments as JSON text (for clients that bind text); see todo.call.';
+COMMENT ON FUNCTION todo.call_mcp_json(text, text) IS
+    'todo.call_mcp with its arguments as JSON text; see todo.call_mcp.';
+COMMENT ON FUNCTION todo.rest_json(text, text, text) IS
+    'todo.rest with the body as JSON text; see todo.rest.';
+COMMENT ON FUNCTION todo.acp_plan(text) IS
+    'A conversation''s list as an Agent Client Protocol v1 session/update "plan" ({"sessionUpdate": "plan", "entries": [{content, priority, status}]}). Errors: 22023 no tenant in context.';
+COMMENT ON FUNCTION todo.export_tasks(text) IS
+    'Seed 004''s task file of a conversation: {"tasks": [{id, title, description, done}]}, canceled todos left out. Errors: 22023 no tenant in context.';
+COMMENT ON FUNCTION todo.import_tasks(text, jsonb) IS
+    'Replaces a conversation''s list with a seed 004 task file (matched by id, then title and place; left-out tasks deleted); returns the file after. Errors: 22023 a corrupt file or no tenant in context; 42704 tenant not registered.';
+
+-- Trigger functions
+COMMENT ON FUNCTION todo.todos_before_write() IS
+    'Row trigger of todo.todos (BEFORE INSERT OR UPDATE): allocates the id, enforces the lifecycle (55000) and the claim guard (55000, 55006), stamps started_at, completed_at and updated_at, bumps version.';
+COMMENT ON FUNCTION todo.todos_log_event() IS
+    'Row trigger of todo.todos (AFTER INSERT, UPDATE, DELETE): appends the change to todo.events and notifies the tenant''s channel for plain-SQL writes.';
+COMMENT ON FUNCTION todo.dependencies_before_insert() IS
+    'Row trigger of todo.dependencies (BEFORE INSERT): under the tenant''s dependency lock, refuses an edge that would close a cycle through dependencies or subtasks (22023); under REPEATABLE READ it refuses (0A000).';
+COMMENT ON FUNCTION todo.tenants_changed() IS
+    'Trigger of todo.tenants: forgets the backend''s cache of registered tenants when the table changes.';
+
+-- todo.todos
+COMMENT ON COLUMN todo.todos.tenant_id IS 'The tenant (default: todo.current_tenant()); row-level security shows only the context''s tenant.';
+COMMENT ON COLUMN todo.todos.id IS 'Per-tenant id, handed out in order (todo.counters, todo.id_ranges); the number agents say (#3).';
+COMMENT ON COLUMN todo.todos.turn_id IS 'The turn that created the todo (todo.turn in context).';
+COMMENT ON COLUMN todo.todos.agent_id IS 'The agent that created the todo (todo.agent in context).';
+COMMENT ON COLUMN todo.todos.subject IS 'What to do, in a line (required, not blank).';
+COMMENT ON COLUMN todo.todos.description IS 'Details, free text.';
+COMMENT ON COLUMN todo.todos.active_form IS 'The present-continuous form a runtime shows while it is in progress (Claude Code''s activeForm).';
+COMMENT ON COLUMN todo.todos.priority IS 'high, medium or low, or NULL.';
+COMMENT ON COLUMN todo.todos.completion_criteria IS 'How to tell it is done, free text.';
+COMMENT ON COLUMN todo.todos.agent_type IS 'The kind of agent meant to do it (a sub-agent type), free text.';
+COMMENT ON COLUMN todo.todos.outcome IS 'What came of it, set when it is finished (todo.finish''s outcome).';
+COMMENT ON COLUMN todo.todos.created_at IS 'When the todo was added.';
+COMMENT ON COLUMN todo.todos.updated_at IS 'When the todo last changed (set by the row trigger).';
+COMMENT ON COLUMN todo.todos.started_at IS 'When it first went in_progress (set by the row trigger).';
+COMMENT ON COLUMN todo.todos.completed_at IS 'When it was completed or canceled; cleared by a reopen (set by the row trigger).';
+
+-- todo.tenants, todo.tokens
+COMMENT ON COLUMN todo.tenants.tenant_id IS 'The tenant''s id, as todo.set_context takes it.';
+COMMENT ON COLUMN todo.tenants.name IS 'A display name, free text.';
+COMMENT ON COLUMN todo.tenants.created_at IS 'When the tenant was registered.';
+COMMENT ON COLUMN todo.tokens.token_id IS 'The token''s id (todo.revoke_token takes it).';
+COMMENT ON COLUMN todo.tokens.tenant_id IS 'The tenant the token acts for.';
+COMMENT ON COLUMN todo.tokens.created_at IS 'When todo.create_token made it.';
+
+-- todo.events
+COMMENT ON COLUMN todo.events.tenant_id IS 'The tenant of the todo.';
+COMMENT ON COLUMN todo.events.todo_id IS 'The todo that changed.';
+COMMENT ON COLUMN todo.events.version IS 'The todo''s version after the change (its insert: 1).';
+COMMENT ON COLUMN todo.events.action IS 'insert, update or delete.';
+COMMENT ON COLUMN todo.events.conversation_id IS 'The todo''s conversation (NULL: tenant-wide).';
+COMMENT ON COLUMN todo.events.turn_id IS 'The turn in context when it changed.';
+COMMENT ON COLUMN todo.events.old_status IS 'The status before (NULL for an insert).';
+COMMENT ON COLUMN todo.events.new_status IS 'The status after (NULL for a delete).';
+COMMENT ON COLUMN todo.events.event_at IS 'When the change was made (its transaction''s start).';
+
+-- todo.dependencies
+COMMENT ON COLUMN todo.dependencies.tenant_id IS 'The tenant of both todos.';
+COMMENT ON COLUMN todo.dependencies.todo_id IS 'The todo that waits.';
+COMMENT ON COLUMN todo.dependencies.depends_on IS 'The todo it waits for; the edge holds until that one is completed or canceled.';
+COMMENT ON COLUMN todo.dependencies.created_at IS 'When the edge was added.';
+
+-- id allocation (internal)
+COMMENT ON COLUMN todo.counters.tenant_id IS 'The tenant.';
+COMMENT ON COLUMN todo.counters.last_id IS 'The highest id handed out to the tenant so far.';
+COMMENT ON COLUMN todo.id_ranges.tenant_id IS 'The tenant.';
+COMMENT ON COLUMN todo.id_ranges.slot IS 'Which of the tenant''s ranges (concurrent writers take different slots).';
+COMMENT ON COLUMN todo.id_ranges.next_id IS 'The next id this range hands out.';
+COMMENT ON COLUMN todo.id_ranges.last_id IS 'The last id of the range.';
+
+-- todo.distribution
+COMMENT ON COLUMN todo.distribution.singleton IS 'Always true: the table holds at most one row.';
+COMMENT ON COLUMN todo.distribution.distributed_at IS 'When todo.distribute() first spread the store.';
+COMMENT ON COLUMN todo.distribution.distributed_by IS 'The role that ran it.';
+COMMENT ON COLUMN todo.distribution.pg_todos_version IS 'pg_todos'' version then.';
+COMMENT ON COLUMN todo.distribution.citus_version IS 'Citus''s version then.';
+
+-- todo.needs_attention
+COMMENT ON COLUMN todo.needs_attention.tenant_id IS 'The tenant.';
+COMMENT ON COLUMN todo.needs_attention.todo_id IS 'The todo.';
+COMMENT ON COLUMN todo.needs_attention.conversation_id IS 'Its conversation (NULL: tenant-wide).';
+COMMENT ON COLUMN todo.needs_attention.subject IS 'Its subject.';
+COMMENT ON COLUMN todo.needs_attention.status IS 'Its status.';
+COMMENT ON COLUMN todo.needs_attention.claimed_by IS 'Who holds (or held) the claim, if any.';
+COMMENT ON COLUMN todo.needs_attention.for_seconds IS 'Seconds since "since".';
