@@ -30,12 +30,9 @@ fn setup() {
 }
 
 fn add(subject: &str) -> i64 {
-    Spi::get_one_with_args::<i64>(
-        "INSERT INTO todo.todos (subject) VALUES ($1) RETURNING id",
-        &[subject.into()],
-    )
-    .unwrap()
-    .unwrap()
+    Spi::get_one_with_args::<i64>("INSERT INTO todo.todos (subject) VALUES ($1) RETURNING id", &[subject.into()])
+        .unwrap()
+        .unwrap()
 }
 
 // ---- context ----
@@ -91,10 +88,8 @@ fn context_defaults_fill_a_plain_insert() {
     )
     .unwrap();
     assert_eq!((tenant.as_deref(), conv.as_deref()), (Some("a"), Some("c1")));
-    let (agent, turn) = Spi::get_two::<String, String>(
-        "SELECT agent_id, turn_id FROM todo.todos WHERE tenant_id = 'a'",
-    )
-    .unwrap();
+    let (agent, turn) =
+        Spi::get_two::<String, String>("SELECT agent_id, turn_id FROM todo.todos WHERE tenant_id = 'a'").unwrap();
     assert_eq!((agent.as_deref(), turn.as_deref()), (Some("planner"), Some("t1")));
 }
 
@@ -129,8 +124,7 @@ fn ids_and_tenant_never_change() {
         Some("0A000: todo #1: tenant_id and id cannot be changed")
     );
     assert_eq!(
-        error_of(&format!("UPDATE todo.todos SET tenant_id = 'b' WHERE tenant_id = 'a' AND id = {id}"))
-            .as_deref(),
+        error_of(&format!("UPDATE todo.todos SET tenant_id = 'b' WHERE tenant_id = 'a' AND id = {id}")).as_deref(),
         Some("0A000: todo #1: tenant_id and id cannot be changed")
     );
 }
@@ -162,10 +156,7 @@ fn lifecycle_every_pair_follows_the_rust_table() {
                 assert_eq!(err, None, "{from} -> {to}");
                 assert_eq!(status_of(id), to.as_str());
             } else {
-                assert_eq!(
-                    err,
-                    Some(format!("55000: todo #{id}: a todo cannot move from {from} to {to}")),
-                );
+                assert_eq!(err, Some(format!("55000: todo #{id}: a todo cannot move from {from} to {to}")),);
                 assert_eq!(status_of(id), from.as_str(), "a forbidden transition changes nothing");
             }
         }
@@ -186,10 +177,7 @@ fn lifecycle_cancelled_is_accepted_and_stored_as_canceled() {
 fn lifecycle_unknown_status_is_rejected() {
     setup();
     let id = add("x");
-    assert_eq!(
-        set_status(id, "done").as_deref(),
-        Some("22023: invalid todo status \"done\"")
-    );
+    assert_eq!(set_status(id, "done").as_deref(), Some("22023: invalid todo status \"done\""));
     assert_eq!(status_of(id), "pending");
 }
 
@@ -267,10 +255,7 @@ fn stamps_updated_at_and_version_on_every_update() {
     run(&format!("UPDATE todo.todos SET updated_at = '2000-01-01' , created_at = '2000-01-01' WHERE tenant_id = 'a' AND id = {id}"));
     run(&format!("UPDATE todo.todos SET subject = 'y' WHERE tenant_id = 'a' AND id = {id}"));
     assert_eq!(stamps(id).2, true, "updated_at moved on");
-    assert_eq!(
-        one::<i32>(&format!("SELECT version FROM todo.todos WHERE tenant_id = 'a' AND id = {id}")),
-        Some(3)
-    );
+    assert_eq!(one::<i32>(&format!("SELECT version FROM todo.todos WHERE tenant_id = 'a' AND id = {id}")), Some(3));
 }
 
 // ---- events ----
@@ -324,16 +309,8 @@ fn tenants_deleting_a_tenant_deletes_everything_it_owns() {
     add("b's");
     run("DELETE FROM todo.tenants WHERE tenant_id = 'a'");
     for table in ["todo.todos", "todo.events", "todo.counters"] {
-        assert_eq!(
-            one::<i64>(&format!("SELECT count(*) FROM {table} WHERE tenant_id = 'a'")),
-            Some(0),
-            "{table}"
-        );
-        assert_eq!(
-            one::<i64>(&format!("SELECT count(*) FROM {table} WHERE tenant_id = 'b'")),
-            Some(1),
-            "{table}"
-        );
+        assert_eq!(one::<i64>(&format!("SELECT count(*) FROM {table} WHERE tenant_id = 'a'")), Some(0), "{table}");
+        assert_eq!(one::<i64>(&format!("SELECT count(*) FROM {table} WHERE tenant_id = 'b'")), Some(1), "{table}");
     }
 }
 
@@ -383,5 +360,9 @@ fn dependencies_refuse_cycles_and_hold_back_the_ready_queue() {
     );
     assert_eq!(one::<Vec<i64>>("SELECT array_agg(id ORDER BY id) FROM todo.ready()"), Some(vec![a]));
     run(&format!("UPDATE todo.todos SET status = 'canceled' WHERE id = {a}"));
-    assert_eq!(one::<Vec<i64>>("SELECT array_agg(id ORDER BY id) FROM todo.ready()"), Some(vec![b]), "a canceled todo no longer blocks");
+    assert_eq!(
+        one::<Vec<i64>>("SELECT array_agg(id ORDER BY id) FROM todo.ready()"),
+        Some(vec![b]),
+        "a canceled todo no longer blocks"
+    );
 }

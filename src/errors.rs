@@ -19,7 +19,11 @@ pub fn raise(code: PgSqlErrorCode, message: impl Into<String>, hint: impl Into<S
 
 /// A SQLSTATE as PostgreSQL packs it (six bits a character) and as text (`"55006"`).
 pub fn sqlstate_code(text: &str) -> PgSqlErrorCode {
-    let packed = text.bytes().take(5).enumerate().fold(0i32, |acc, (i, c)| acc | ((i32::from(c.wrapping_sub(b'0')) & 0x3F) << (6 * i)));
+    let packed = text
+        .bytes()
+        .take(5)
+        .enumerate()
+        .fold(0i32, |acc, (i, c)| acc | ((i32::from(c.wrapping_sub(b'0')) & 0x3F) << (6 * i)));
     PgSqlErrorCode::from(packed)
 }
 
@@ -63,11 +67,7 @@ pub fn invalid_status(value: &str) -> ! {
 
 /// 55000: the transition table forbids this change of status.
 pub fn forbidden_transition(id: i64, f: crate::status::Forbidden) -> ! {
-    raise(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        format!("todo #{id}: {f}"),
-        f.hint(),
-    )
+    raise(PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, format!("todo #{id}: {f}"), f.hint())
 }
 
 /// 0A000: a todo's identity (tenant_id, id) never changes.

@@ -12,8 +12,8 @@ use crate::context;
 use crate::error::Error;
 use crate::errors;
 use crate::ops::claiming::granting;
-use crate::status::{self, Status};
 use crate::runner;
+use crate::status::{self, Status};
 use crate::store;
 use crate::time::{now_us, unix_us};
 
@@ -285,8 +285,18 @@ fn dependencies_before_insert<'a>(
 /// the timestamps in `store::events::Changes`' order. An insert event leaves out `fence`
 /// and `created_at`; an update event, `lease_expires_at`.
 const LOGGED_TEXT: &[&str] = &[
-    "conversation_id", "turn_id", "agent_id", "subject", "description", "active_form", "status", "priority",
-    "completion_criteria", "agent_type", "outcome", "claimed_by",
+    "conversation_id",
+    "turn_id",
+    "agent_id",
+    "subject",
+    "description",
+    "active_form",
+    "status",
+    "priority",
+    "completion_criteria",
+    "agent_type",
+    "outcome",
+    "claimed_by",
 ];
 const LOGGED_BIGINT: &[&str] = &["position", "parent_id", "fence"];
 const LOGGED_TIME: [&str; 5] = ["created_at", "started_at", "completed_at", "lease_expires_at", "archived_at"];
@@ -333,7 +343,8 @@ fn inserted_columns(new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>) -> store::ev
             values.insert(col.to_string(), v.into());
         }
     }
-    let stamps = LOGGED_TIME.map(|col| maybe::<TimestampWithTimeZone>(new, col).filter(|_| col != "created_at").map(Some));
+    let stamps =
+        LOGGED_TIME.map(|col| maybe::<TimestampWithTimeZone>(new, col).filter(|_| col != "created_at").map(Some));
     store::events::Changes { values, stamps }
 }
 

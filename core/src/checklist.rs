@@ -57,10 +57,23 @@ mod tests {
 
     #[test]
     fn lines_that_are_not_items_are_ignored() {
-        for md in ["", "not an item", "[] empty", "[x]no space", "[x]   ", "[?] unknown", "[xx] two marks", "* [x] star", "[x"] {
+        for md in [
+            "",
+            "not an item",
+            "[] empty",
+            "[x]no space",
+            "[x]   ",
+            "[?] unknown",
+            "[xx] two marks",
+            "* [x] star",
+            "[x",
+        ] {
             assert_eq!(items(md), vec![], "{md:?}");
         }
-        assert_eq!(items("# Plan\r\n[x] one\r\n\r\nnotes\n[ ] two"), vec![("one".into(), Completed), ("two".into(), Pending)]);
+        assert_eq!(
+            items("# Plan\r\n[x] one\r\n\r\nnotes\n[ ] two"),
+            vec![("one".into(), Completed), ("two".into(), Pending)]
+        );
     }
 
     #[test]

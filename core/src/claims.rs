@@ -7,8 +7,8 @@
 //! names one claim. A claim is *live* until its lease ends; after that it has *lapsed* and the
 //! todo is claimable again, with no cleanup by anyone.
 
-use crate::time::iso8601;
 use crate::status::Status;
+use crate::time::iso8601;
 
 /// The claim a todo carries, as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,10 +94,9 @@ impl std::fmt::Display for Refusal {
             Refusal::Expired { id, fence, at_us } => {
                 write!(f, "your claim on #{id} (fence {fence}) expired at {}", at(*at_us))
             }
-            Refusal::Superseded { id, presented, current } if presented < current => write!(
-                f,
-                "fence {presented} is not the current claim on #{id} (fence {current}): it was claimed again"
-            ),
+            Refusal::Superseded { id, presented, current } if presented < current => {
+                write!(f, "fence {presented} is not the current claim on #{id} (fence {current}): it was claimed again")
+            }
             Refusal::Superseded { id, presented, current } => {
                 write!(f, "fence {presented} was never given for #{id} (its current fence is {current})")
             }
@@ -263,10 +262,7 @@ mod tests {
     fn claiming() {
         let pending = state(None, 0);
         assert_eq!(check_claim(&pending, "a", &[], NOW), Ok(()));
-        assert_eq!(
-            check_claim(&pending, "a", &[3, 5], NOW),
-            Err(Refusal::Blocked { id: 14, by: vec![3, 5] })
-        );
+        assert_eq!(check_claim(&pending, "a", &[3, 5], NOW), Err(Refusal::Blocked { id: 14, by: vec![3, 5] }));
         let held = state(Some(("a", NOW + 1)), 1);
         assert_eq!(check_claim(&held, "a", &[], NOW), Ok(()), "its holder claims it again");
         assert!(matches!(check_claim(&held, "b", &[], NOW), Err(Refusal::HeldBy { .. })));

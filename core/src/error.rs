@@ -143,9 +143,8 @@ pub enum Disposition {
 /// (57P01…), deadlocks and serialization failures (class 40), a real lock timeout (55P03),
 /// resources (53), system and internal errors (58, XX), privileges (42501).
 pub fn disposition(sqlstate: &str) -> Disposition {
-    let answer = sqlstate.starts_with("22")
-        || sqlstate.starts_with("23")
-        || matches!(sqlstate, "55000" | CLAIM_HELD | "P0002");
+    let answer =
+        sqlstate.starts_with("22") || sqlstate.starts_with("23") || matches!(sqlstate, "55000" | CLAIM_HELD | "P0002");
     if answer {
         Disposition::Answer
     } else {
@@ -181,7 +180,8 @@ mod tests {
         }
         // cancel/timeout, shutdown, deadlock, serialization, real lock timeout, out of
         // memory, disk full, I/O, internal, privileges, undefined object
-        for state in ["57014", "57P01", "40P01", "40001", "55P03", "53200", "53100", "58030", "XX000", "42501", "42704"] {
+        for state in ["57014", "57P01", "40P01", "40001", "55P03", "53200", "53100", "58030", "XX000", "42501", "42704"]
+        {
             assert_eq!(disposition(state), Disposition::Raise, "{state}");
         }
     }

@@ -37,7 +37,11 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 fn at(path: &str, field: &str) -> String {
-    if path.is_empty() { field.to_string() } else { format!("{path}.{field}") }
+    if path.is_empty() {
+        field.to_string()
+    } else {
+        format!("{path}.{field}")
+    }
 }
 
 fn depth(v: &Value) -> usize {
@@ -164,12 +168,21 @@ mod tests {
             (json!({"todos": [], "extra": 1}), "extra: unknown field"),
             (json!({"todos": "x"}), "todos: expected array, got string"),
             (json!({"todos": [{"content": "x"}]}), "todos[0].status: required"),
-            (json!({"todos": [{"content": "", "status": "done"}]}), "todos[0].content: must be at least 1 character long"),
+            (
+                json!({"todos": [{"content": "", "status": "done"}]}),
+                "todos[0].content: must be at least 1 character long",
+            ),
             (json!({"todos": [{"content": 5, "status": "done"}]}), "todos[0].content: expected string, got integer"),
             (json!({"todos": [{"content": "x", "status": "nope"}]}), "todos[0].status: must be one of pending, done"),
             (json!({"todos": [{"content": "x", "status": "done", "order": 0}]}), "todos[0].order: must be at least 1"),
-            (json!({"todos": [{"content": "x", "status": "done", "order": 1.5}]}), "todos[0].order: expected integer, got number"),
-            (json!({"todos": [{"content": "x", "status": "done", "note": 1}]}), "todos[0].note: expected string or null, got integer"),
+            (
+                json!({"todos": [{"content": "x", "status": "done", "order": 1.5}]}),
+                "todos[0].order: expected integer, got number",
+            ),
+            (
+                json!({"todos": [{"content": "x", "status": "done", "note": 1}]}),
+                "todos[0].note: expected string or null, got integer",
+            ),
             (json!({"todos": [1, 2, 3, 4]}), "todos: at most 3 items, got 4"),
         ];
         for (args, expected) in cases {

@@ -198,27 +198,18 @@ mod tests {
     fn stamps_follow_the_lifecycle() {
         use Status::*;
         assert_eq!(stamps(None, Pending), Stamps { clear_completed: true, ..Default::default() });
-        assert_eq!(
-            stamps(None, InProgress),
-            Stamps { start: true, clear_completed: true, ..Default::default() }
-        );
+        assert_eq!(stamps(None, InProgress), Stamps { start: true, clear_completed: true, ..Default::default() });
         assert_eq!(stamps(None, Completed), Stamps { complete: true, ..Default::default() });
         assert_eq!(
             stamps(Some(Pending), InProgress),
             Stamps { start: true, clear_completed: true, ..Default::default() }
         );
         // staying in progress does not restamp started_at
-        assert_eq!(
-            stamps(Some(InProgress), InProgress),
-            Stamps { clear_completed: true, ..Default::default() }
-        );
+        assert_eq!(stamps(Some(InProgress), InProgress), Stamps { clear_completed: true, ..Default::default() });
         assert_eq!(stamps(Some(InProgress), Canceled), Stamps { complete: true, ..Default::default() });
         // staying completed does not restamp completed_at
         assert_eq!(stamps(Some(Completed), Completed), Stamps::default());
         // reopening clears completed_at
-        assert_eq!(
-            stamps(Some(Completed), Pending),
-            Stamps { clear_completed: true, ..Default::default() }
-        );
+        assert_eq!(stamps(Some(Completed), Pending), Stamps { clear_completed: true, ..Default::default() });
     }
 }

@@ -7,7 +7,6 @@
 //! Coverage-guided fuzzing (cargo fuzz) needs a nightly toolchain, which this project's
 //! machines cannot install; this runs on stable.
 
-
 use std::time::{Duration, Instant};
 
 use pg_todos_core::status;
@@ -29,9 +28,42 @@ impl Rng {
 }
 
 const TOKENS: &[&str] = &[
-    "/todo ", "/todo", "add ", "list", " all", "start ", "done ", "cancel ", "reopen ", "delete ", "describe ",
-    "subject ", "help", "#", "1", "007", "99999999999999999999999", "-", ":", "/endtodo", "```", "~~~", "\n", "\r",
-    "\r\n", "\t", " ", "\u{a0}", "／", "\u{202e}", "\u{2028}", "\u{0}", "▶ ", "[END TODO]", "١٤", "/etc/hosts",
+    "/todo ",
+    "/todo",
+    "add ",
+    "list",
+    " all",
+    "start ",
+    "done ",
+    "cancel ",
+    "reopen ",
+    "delete ",
+    "describe ",
+    "subject ",
+    "help",
+    "#",
+    "1",
+    "007",
+    "99999999999999999999999",
+    "-",
+    ":",
+    "/endtodo",
+    "```",
+    "~~~",
+    "\n",
+    "\r",
+    "\r\n",
+    "\t",
+    " ",
+    "\u{a0}",
+    "／",
+    "\u{202e}",
+    "\u{2028}",
+    "\u{0}",
+    "▶ ",
+    "[END TODO]",
+    "١٤",
+    "/etc/hosts",
 ];
 
 fn corpus() -> Vec<Vec<u8>> {
@@ -94,7 +126,13 @@ fn check(input: &str) -> usize {
             let again: Vec<_> = parse::parse(&cmd.to_writ()).into_iter().map(|p| p.command).collect();
             assert_eq!(again, vec![Ok(cmd.clone())], "round trip of {cmd:?} from {input:?}");
             if let parse::Command::Add { subject, .. } = cmd {
-                let row = render::Row { id: 1, subject: subject.clone(), status: status::Status::Pending, tenant_wide: false, marks: Default::default() };
+                let row = render::Row {
+                    id: 1,
+                    subject: subject.clone(),
+                    status: status::Status::Pending,
+                    tenant_wide: false,
+                    marks: Default::default(),
+                };
                 assert_eq!(render::list_body(&[row], false).lines().count(), 2, "{subject:?}");
             }
         }

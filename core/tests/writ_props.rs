@@ -2,9 +2,9 @@
 //! used through the pg_todos_core crate, which has no pgrx.
 //! Run: cargo test -p pg_todos_core --test writ_props
 
-use pg_todos_core::writ::{parse, render};
-use pg_todos_core::status;
 use parse::{Command, Field, Mark, Target};
+use pg_todos_core::status;
+use pg_todos_core::writ::{parse, render};
 use proptest::prelude::*;
 use status::Status;
 
@@ -22,7 +22,10 @@ fn subject_target() -> impl Strategy<Value = String> {
 /// A body: its first line opens a body (not empty, not a slash command), and no line is the
 /// terminator.
 fn description() -> impl Strategy<Value = String> {
-    (one_line(), prop::collection::vec(prop_oneof![Just(String::new()), one_line(), Just("/etc/hosts".to_string())], 0..4))
+    (
+        one_line(),
+        prop::collection::vec(prop_oneof![Just(String::new()), one_line(), Just("/etc/hosts".to_string())], 0..4),
+    )
         .prop_filter("first line opens a body", |(first, _)| !first.starts_with('/'))
         .prop_filter("no terminator", |(_, rest)| rest.iter().all(|l| l.trim_end() != "/endtodo"))
         .prop_map(|(first, rest)| std::iter::once(first).chain(rest).collect::<Vec<_>>().join("\n"))

@@ -83,7 +83,8 @@ pub fn heartbeat(scope: &Scope, id: i64, fence: Option<i64>, lease_s: Option<i64
     claims::check(&locked.claim, Some(agent), fence, Need::Holder, time::now_us())?;
     let expires_us = grant(|| store::lease::renew(&scope.tenant, id, lease_s));
     let t = locked.todo;
-    let granted = Granted { id, subject: t.subject, fence: locked.claim.fence, expires_us, conversation: t.conversation_id };
+    let granted =
+        Granted { id, subject: t.subject, fence: locked.claim.fence, expires_us, conversation: t.conversation_id };
     Ok(Claimed { granted, lease_s })
 }
 

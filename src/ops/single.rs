@@ -110,7 +110,9 @@ pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<
         }
     }
     let starts = fields.get("status").and_then(Value::as_str) == Some(Status::InProgress.as_str());
-    if let Some(owner) = change.default_owner.filter(|_| starts && before.owner.is_none() && !fields.contains_key("owner")) {
+    if let Some(owner) =
+        change.default_owner.filter(|_| starts && before.owner.is_none() && !fields.contains_key("owner"))
+    {
         fields.insert("owner".into(), json!(owner));
     }
     let after = if fields.is_empty() {

@@ -122,7 +122,9 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
         .iter()
         .zip(&found)
         .map(|(item, f)| match f {
-            Some(t) if !rules.blocked && t.status == Status::Blocked && item.status == Status::Pending => Status::Blocked,
+            Some(t) if !rules.blocked && t.status == Status::Blocked && item.status == Status::Pending => {
+                Status::Blocked
+            }
             _ => item.status,
         })
         .collect();
@@ -147,7 +149,8 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     store::write::delete_many(tenant, &deleted);
     store::write::archive_many(tenant, &archived);
     // the columns every item sets: its own, and its content as the subject
-    let mut names: Vec<&str> = items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
+    let mut names: Vec<&str> =
+        items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
     names.push("subject");
     let fresh = found.iter().filter(|f| f.is_none()).count() as i64;
     let mut next = if fresh > 0 { store::ids::reserve_todo_ids(tenant, fresh) } else { 0 };

@@ -9,7 +9,12 @@ extern "C-unwind" {
     /// `commands/async.h`: what `pg_notify()` calls, without a statement around it.
     fn Async_Notify(channel: *const std::ffi::c_char, payload: *const std::ffi::c_char);
     /// `common/md5.h`: what `md5()` calls; 32 hex digits and a NUL into `hexsum`.
-    fn pg_md5_hash(buff: *const std::ffi::c_void, len: usize, hexsum: *mut std::ffi::c_char, errstr: *mut *const std::ffi::c_char) -> bool;
+    fn pg_md5_hash(
+        buff: *const std::ffi::c_void,
+        len: usize,
+        hexsum: *mut std::ffi::c_char,
+        errstr: *mut *const std::ffi::c_char,
+    ) -> bool;
 }
 
 /// The LISTEN channel of a tenant's change notifications: `todo_` and the md5 of its id (as
@@ -21,7 +26,11 @@ pub fn channel(tenant: &str) -> String {
     // failure (out of memory) through its result, never by raising.
     let ok = unsafe { pg_md5_hash(tenant.as_ptr().cast(), tenant.len(), hex.as_mut_ptr(), &mut errstr) };
     if !ok {
-        crate::errors::raise(pgrx::PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY, "pg_todos: could not compute an md5 hash", "");
+        crate::errors::raise(
+            pgrx::PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY,
+            "pg_todos: could not compute an md5 hash",
+            "",
+        );
     }
     // SAFETY: NUL-terminated by pg_md5_hash
     let hex = unsafe { std::ffi::CStr::from_ptr(hex.as_ptr()) };

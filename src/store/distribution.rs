@@ -40,7 +40,8 @@ pub fn distributed() -> bool {
     }
     // SAFETY: a catalog lookup by name (cached); InvalidOid when Citus is not installed
     let citus = unsafe {
-        pg_sys::get_relname_relid(c"pg_dist_partition".as_ptr(), pg_sys::PG_CATALOG_NAMESPACE.into()) != pg_sys::InvalidOid
+        pg_sys::get_relname_relid(c"pg_dist_partition".as_ptr(), pg_sys::PG_CATALOG_NAMESPACE.into())
+            != pg_sys::InvalidOid
     };
     let yes = citus
         && Spi::get_one::<bool>(
@@ -73,7 +74,8 @@ pub fn sync_context() {
     let before = TOLD.with(|t| t.borrow().clone());
     let fresh = before.as_ref().is_none_or(|b| b.lxid != now.lxid || b.subxact != now.subxact);
     let mut sets = String::from("SET LOCAL citus.propagate_set_commands = 'local'; ");
-    for (i, name) in ["todo.tenant", "todo.conversation", "todo.agent", "todo.turn", "todo.granting"].iter().enumerate() {
+    for (i, name) in ["todo.tenant", "todo.conversation", "todo.agent", "todo.turn", "todo.granting"].iter().enumerate()
+    {
         if fresh || before.as_ref().is_some_and(|b| b.values[i] != now.values[i]) {
             sets.push_str(&format!("SET LOCAL {name} = {}; ", literal(&now.values[i])));
         }

@@ -44,8 +44,13 @@ impl Key {
     /// `$1` to `$7` of every event statement: the key, then the old status.
     fn args<'a>(&'a self, old_status: Option<&'a str>) -> Vec<DatumWithOid<'a>> {
         vec![
-            self.tenant.as_str().into(), self.id.into(), self.version.into(), self.conversation.as_deref().into(),
-            self.agent.as_deref().into(), self.turn.as_deref().into(), old_status.into(),
+            self.tenant.as_str().into(),
+            self.id.into(),
+            self.version.into(),
+            self.conversation.as_deref().into(),
+            self.agent.as_deref().into(),
+            self.turn.as_deref().into(),
+            old_status.into(),
         ]
     }
 }

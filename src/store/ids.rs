@@ -90,8 +90,7 @@ pub fn require_registered(tenant: &str) {
     if REGISTERED.with(|r| r.borrow().tenants.get(tenant).is_some_and(|users| users.contains(&user))) {
         return;
     }
-    let found =
-        one::<bool>("SELECT EXISTS (SELECT 1 FROM todo.tenants WHERE tenant_id = $1)", &[tenant.into()], false);
+    let found = one::<bool>("SELECT EXISTS (SELECT 1 FROM todo.tenants WHERE tenant_id = $1)", &[tenant.into()], false);
     if found != Some(true) {
         errors::unknown_tenant(tenant);
     }
@@ -207,8 +206,12 @@ fn take(tenant: &str, n: i64, room: i64) -> i64 {
         // new ranges are numbered under the counter's lock: two writers never pick one slot
         // (two statements: Citus runs an INSERT … SELECT of a constant tenant through the
         // coordinator, by COPY, which row-level security refuses)
-        let slot = one::<i32>("SELECT coalesce(max(r.slot), 0) + 1 FROM todo.id_ranges r WHERE r.tenant_id = $1", &[tenant.into()], true)
-            .unwrap_or(1);
+        let slot = one::<i32>(
+            "SELECT coalesce(max(r.slot), 0) + 1 FROM todo.id_ranges r WHERE r.tenant_id = $1",
+            &[tenant.into()],
+            true,
+        )
+        .unwrap_or(1);
         exec(
             "INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id) VALUES ($1, $2, $3, $4)",
             &[tenant.into(), slot.into(), next.into(), last.into()],
@@ -236,7 +239,9 @@ pub fn claim_todo_id(tenant: &str, id: i64) {
     // Most explicit ids were reserved from this counter already (see `reserve_todo_ids`):
     // the ones this transaction reserved need nothing, a read settles the others.
     let lxid = local_xact();
-    if RESERVED.with(|r| r.borrow().as_ref().is_some_and(|res| res.lxid == lxid && res.tenant == tenant && res.ids.contains(&id))) {
+    if RESERVED.with(|r| {
+        r.borrow().as_ref().is_some_and(|res| res.lxid == lxid && res.tenant == tenant && res.ids.contains(&id))
+    }) {
         return;
     }
     let last = one::<i64>("SELECT last_id FROM todo.counters WHERE tenant_id = $1", &[tenant.into()], false);

@@ -41,8 +41,9 @@ fn granted(sql: &str, args: &[DatumWithOid<'_>]) -> Option<Granted> {
 /// nothing is ready. Two statements, each on one tenant (so Citus sends each to the
 /// tenant's worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
 pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64) -> Option<Granted> {
-    let sql =
-        format!("SELECT t.id FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED");
+    let sql = format!(
+        "SELECT t.id FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED"
+    );
     let id = one::<i64>(&sql, &[tenant.into(), conversation.into()], true)?;
     Some(claim_id(tenant, id, agent, lease_s))
 }

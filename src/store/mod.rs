@@ -42,8 +42,7 @@ fn saved(client: &SpiClient<'_>, sql: &str, args: &[DatumWithOid<'_>], write: bo
     }
     let types: Vec<pgrx::PgOid> = args.iter().map(|a| pgrx::PgOid::from(a.oid())).collect();
     let prepared = if write { client.prepare_mut(sql, &types) } else { client.prepare(sql, &types) };
-    let plan: &'static OwnedPreparedStatement =
-        Box::leak(Box::new(prepared.unwrap_or_else(|e| spi_error(e)).keep()));
+    let plan: &'static OwnedPreparedStatement = Box::leak(Box::new(prepared.unwrap_or_else(|e| spi_error(e)).keep()));
     PLANS.with(|p| p.borrow_mut().insert(sql.to_string(), plan));
     plan
 }

@@ -7,8 +7,8 @@ use pgrx::spi::SpiHeapTupleData;
 use super::{one, with_plan};
 use crate::claims;
 use crate::errors;
-use crate::time::unix_us;
 use crate::status::Status;
+use crate::time::unix_us;
 use crate::todo::Todo;
 use crate::writ::render::{Marks, Row};
 
@@ -177,7 +177,9 @@ pub fn todos(tenant: &str, filter: Filter<'_>) -> Vec<Todo> {
             &[tenant.into()],
         ),
         Filter::Turn { conversation, turn } => todo_rows(
-            &format!("{base} AND t.turn_id = $2 AND t.conversation_id IS NOT DISTINCT FROM $3 ORDER BY t.position, t.id"),
+            &format!(
+                "{base} AND t.turn_id = $2 AND t.conversation_id IS NOT DISTINCT FROM $3 ORDER BY t.position, t.id"
+            ),
             &[tenant.into(), turn.into(), conversation.into()],
         ),
         Filter::Rest { conversation, status, agent, limit } => {
@@ -208,8 +210,12 @@ pub fn blockers(tenant: &str, id: i64) -> Vec<i64> {
 
 /// Whether todo `id` of `tenant` exists.
 pub fn exists(tenant: &str, id: i64) -> bool {
-    one::<bool>("SELECT EXISTS (SELECT 1 FROM todo.todos WHERE tenant_id = $1 AND id = $2)", &[tenant.into(), id.into()], false)
-        .unwrap_or(false)
+    one::<bool>(
+        "SELECT EXISTS (SELECT 1 FROM todo.todos WHERE tenant_id = $1 AND id = $2)",
+        &[tenant.into(), id.into()],
+        false,
+    )
+    .unwrap_or(false)
 }
 
 /// Ready: open, in scope, not held by a live claim (pending, or in progress under a lapsed
@@ -230,7 +236,8 @@ pub(super) const READY: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR 
                        AND c.status IN ('pending', 'in_progress', 'blocked')) ELSE true END";
 
 /// Claim order: priority (high, then medium or unset, then low), then position, then id.
-pub(super) const CLAIM_ORDER: &str = "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END, t.position, t.id";
+pub(super) const CLAIM_ORDER: &str =
+    "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END, t.position, t.id";
 
 /// The ready todos in scope, in claim order, at most `limit`.
 pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {

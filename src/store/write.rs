@@ -10,9 +10,22 @@ use crate::todo::Todo;
 
 /// The columns a surface may write, in `todo.todos` spelling.
 pub const WRITABLE: &[&str] = &[
-    "conversation_id", "turn_id", "agent_id", "subject", "description", "active_form", "status",
-    "priority", "position", "completion_criteria", "agent_type", "outcome", "owner", "metadata",
-    "external_id", "archived_at",
+    "conversation_id",
+    "turn_id",
+    "agent_id",
+    "subject",
+    "description",
+    "active_form",
+    "status",
+    "priority",
+    "position",
+    "completion_criteria",
+    "agent_type",
+    "outcome",
+    "owner",
+    "metadata",
+    "external_id",
+    "archived_at",
 ];
 
 /// The SQL type of a writable column in a record of `jsonb_to_recordset` (text, but for
@@ -91,7 +104,10 @@ fn record_columns(names: &[&str]) -> (String, String) {
 /// Deletes these todos of the tenant.
 pub fn delete_many(tenant: &str, ids: &[i64]) {
     if !ids.is_empty() {
-        exec("DELETE FROM todo.todos WHERE tenant_id = $1 AND id = ANY($2) RETURNING id", &[tenant.into(), ids.to_vec().into()]);
+        exec(
+            "DELETE FROM todo.todos WHERE tenant_id = $1 AND id = ANY($2) RETURNING id",
+            &[tenant.into(), ids.to_vec().into()],
+        );
     }
 }
 
@@ -184,8 +200,5 @@ pub fn reorder(tenant: &str, ids: &[i64]) {
 /// Clears `parent_id` of the subtasks of deleted todo `id` (on a Citus worker, where the
 /// subtask foreign key that does it on one server cannot exist).
 pub fn orphan_subtasks(tenant: &str, id: i64) {
-    exec(
-        "UPDATE todo.todos SET parent_id = NULL WHERE tenant_id = $1 AND parent_id = $2",
-        &[tenant.into(), id.into()],
-    );
+    exec("UPDATE todo.todos SET parent_id = NULL WHERE tenant_id = $1 AND parent_id = $2", &[tenant.into(), id.into()]);
 }

@@ -39,7 +39,8 @@ fn sql_claim(
 > {
     runner::call(|| {
         let claimed = done(claiming::claim(&Scope::from_context(), todo_id, lease_seconds.map(i64::from)));
-        let row = claimed.map(|c| (c.granted.id, c.granted.subject, c.granted.fence, time::timestamptz(c.granted.expires_us)));
+        let row = claimed
+            .map(|c| (c.granted.id, c.granted.subject, c.granted.fence, time::timestamptz(c.granted.expires_us)));
         TableIterator::new(row)
     })
 }

@@ -12,11 +12,11 @@ use crate::error::Error;
 use crate::ops::single::{self, Change, NewTodo};
 use crate::ops::{Find, Scope};
 use crate::route::{self, param, Route, RouteError};
+use crate::runner;
 use crate::status::Status;
 use crate::store::{self, read::Filter};
 use crate::time::epoch_seconds;
 use crate::todo::Todo;
-use crate::runner;
 
 const STATUS_ERROR: &str = "status must be one of: pending, in_progress, completed, canceled, blocked";
 const DEFAULT_LIMIT: i64 = 200;
@@ -135,7 +135,9 @@ fn writing(f: impl FnOnce() -> Result<Reply, Error>) -> Reply {
     runner::attempt(f).unwrap_or_else(|e| {
         let message = match &e {
             Error::NotFound { .. } => "todo not found".to_string(),
-            Error::Transition { id, forbidden } => format!("cannot move todo {id} from {} to {}", forbidden.from, forbidden.to),
+            Error::Transition { id, forbidden } => {
+                format!("cannot move todo {id} from {} to {}", forbidden.from, forbidden.to)
+            }
             other => other.to_string(),
         };
         reply(e.http_status(), json!({ "error": message }))
@@ -226,7 +228,12 @@ fn patch(scope: &Scope, id: i64, body: Option<&Value>) -> Reply {
     };
     let status = fields.remove("status").and_then(|s| s.as_str().and_then(Status::parse));
     writing(|| {
-        let changed = single::change(scope, Find::Anywhere, id, Change { status, via_reopen: false, fields, ..Change::default() })?;
+        let changed = single::change(
+            scope,
+            Find::Anywhere,
+            id,
+            Change { status, via_reopen: false, fields, ..Change::default() },
+        )?;
         Ok(reply(200, json!({ "todo": todo_json(&changed.after) })))
     })
 }

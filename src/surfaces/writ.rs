@@ -45,7 +45,8 @@ fn todo_writ(message: &str) -> String {
             );
         }
         let parsed = parse::parse(message);
-        let adds = parsed.iter().filter(|p| matches!(p.command, Ok(Command::Add { .. } | Command::Subtask { .. }))).count();
+        let adds =
+            parsed.iter().filter(|p| matches!(p.command, Ok(Command::Add { .. } | Command::Subtask { .. }))).count();
         // the locks every command will need, in the one order (see store::locks)
         let mut next_id = (adds > 0).then(|| store::ids::reserve_todo_ids(&scope.tenant, adds as i64));
         store::locks::rows(&scope.tenant, &parsed.iter().flat_map(|p| named_ids(&p.command)).collect::<Vec<_>>());
@@ -69,7 +70,9 @@ fn todo_writ(message: &str) -> String {
 /// The todos a command names by id (the ones it may change).
 fn named_ids(command: &Result<Command, parse::ParseError>) -> Vec<i64> {
     match command {
-        Ok(Command::Mark(_, Target::Id(id)) | Command::Reopen(id) | Command::Delete(id) | Command::Set { id, .. }) => vec![*id],
+        Ok(Command::Mark(_, Target::Id(id)) | Command::Reopen(id) | Command::Delete(id) | Command::Set { id, .. }) => {
+            vec![*id]
+        }
         Ok(Command::Claim(Some(id)) | Command::Heartbeat(id) | Command::Release(id)) => vec![*id],
         _ => Vec::new(),
     }
@@ -162,7 +165,9 @@ fn by_subject(scope: &Scope, subject: &str, verb: &str) -> Result<i64, Error> {
     match resolve::subject(&open, subject) {
         Resolved::One(id) => Ok(id),
         Resolved::None => Err(Error::Invalid(gone(verb))),
-        Resolved::Ambiguous => Err(Error::Invalid(format!("usage: {} — ambiguous subject — use the numeric id", parse::usage(verb)))),
+        Resolved::Ambiguous => {
+            Err(Error::Invalid(format!("usage: {} — ambiguous subject — use the numeric id", parse::usage(verb))))
+        }
     }
 }
 
@@ -181,7 +186,9 @@ fn error_text(e: &Error, command: &Command) -> String {
 /// The answer for an id that matches nothing (or nothing any more).
 fn gone(verb: &str) -> String {
     match verb {
-        "start" | "done" | "cancel" => format!("usage: {} — no open todo matches that id or subject", parse::usage(verb)),
+        "start" | "done" | "cancel" => {
+            format!("usage: {} — no open todo matches that id or subject", parse::usage(verb))
+        }
         _ => format!("usage: {} — no todo matches that id", parse::usage(verb)),
     }
 }

@@ -34,7 +34,10 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
 pub fn actor(headers: &HeaderMap, label: &str) -> Result<String, ApiError> {
     let text = |name: &str| match headers.get(name) {
         None => Ok(None),
-        Some(v) => v.to_str().map(|s| Some(s.trim().to_string())).map_err(|_| ApiError::BadRequest(format!("{name} must be text"))),
+        Some(v) => v
+            .to_str()
+            .map(|s| Some(s.trim().to_string()))
+            .map_err(|_| ApiError::BadRequest(format!("{name} must be text"))),
     };
     let agent = text("x-agent-id")?.filter(|a| !a.is_empty());
     if agent.as_deref().is_some_and(|a| a.starts_with("person:")) {
@@ -95,7 +98,10 @@ mod tests {
         assert_eq!(actor(&headers(&[("x-agent-id", "planner")]), "ci-bot").unwrap(), "planner");
         assert_eq!(actor(&headers(&[("x-agent-id", "  ")]), "ci-bot").unwrap(), "ci-bot");
         assert_eq!(actor(&headers(&[("x-actor", "person")]), "alice").unwrap(), "person:alice");
-        assert_eq!(actor(&headers(&[("x-actor", "Person"), ("x-agent-id", "planner")]), "alice").unwrap(), "person:alice");
+        assert_eq!(
+            actor(&headers(&[("x-actor", "Person"), ("x-agent-id", "planner")]), "alice").unwrap(),
+            "person:alice"
+        );
         assert_eq!(actor(&headers(&[("x-actor", "agent"), ("x-agent-id", "planner")]), "alice").unwrap(), "planner");
         assert_eq!(
             actor(&headers(&[("x-agent-id", "person:bob")]), "alice").unwrap_err(),

@@ -75,9 +75,12 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
     }
     // the last of a flag given twice wins, then the first variable set and not blank
     let pick = |flag: &str, vars: &[&str]| {
-        flags.iter().rev().find(|(n, _)| *n == flag).map(|(_, v)| v.clone()).or_else(|| {
-            vars.iter().find_map(|v| env(v).filter(|s| !s.trim().is_empty()))
-        })
+        flags
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == flag)
+            .map(|(_, v)| v.clone())
+            .or_else(|| vars.iter().find_map(|v| env(v).filter(|s| !s.trim().is_empty())))
     };
     let listen = pick("listen", &["PG_TODOS_LISTEN"]).unwrap_or_else(|| "127.0.0.1:8787".into());
     let listen = listen
@@ -95,7 +98,8 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
     };
     Ok(Command::Serve(Config {
         listen,
-        connection: pick("database-url", &["DATABASE_URL"]).unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_serve")),
+        connection: pick("database-url", &["DATABASE_URL"])
+            .unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_serve")),
         pool_size: number("pool-size", 16, 1)? as usize,
         max_body: number("max-body", 1_048_576, 1)? as usize,
         shutdown_grace: Duration::from_secs(number("shutdown-grace", 10, 0)?),
@@ -131,13 +135,23 @@ mod tests {
 
     #[test]
     fn flags_win_over_the_environment() {
-        let env = env_of(&[("PG_TODOS_LISTEN", "0.0.0.0:9000"), ("DATABASE_URL", "postgres://u@h/d"), ("PGHOST", "ignored")]);
+        let env =
+            env_of(&[("PG_TODOS_LISTEN", "0.0.0.0:9000"), ("DATABASE_URL", "postgres://u@h/d"), ("PGHOST", "ignored")]);
         let c = serve(parse(&[], &env).unwrap());
         assert_eq!(c.listen, "0.0.0.0:9000".parse().unwrap());
         assert_eq!(c.connection, "postgres://u@h/d");
         let c = serve(
             parse(
-                &args(&["--listen", "[::1]:1234", "--database-url=host=x", "--pool-size", "4", "--max-body=100", "--shutdown-grace", "0"]),
+                &args(&[
+                    "--listen",
+                    "[::1]:1234",
+                    "--database-url=host=x",
+                    "--pool-size",
+                    "4",
+                    "--max-body=100",
+                    "--shutdown-grace",
+                    "0",
+                ]),
                 &env,
             )
             .unwrap(),
@@ -165,7 +179,10 @@ mod tests {
         assert_eq!(e(&["--listen"]), "--listen needs a value");
         assert_eq!(e(&["--port", "1"]), "unknown argument \"--port\"");
         assert_eq!(e(&["serve"]), "unknown argument \"serve\"");
-        assert_eq!(e(&["--listen", "localhost"]), "--listen \"localhost\": use an address and port, e.g. 127.0.0.1:8787 or [::1]:8787");
+        assert_eq!(
+            e(&["--listen", "localhost"]),
+            "--listen \"localhost\": use an address and port, e.g. 127.0.0.1:8787 or [::1]:8787"
+        );
         assert_eq!(e(&["--pool-size", "0"]), "--pool-size \"0\": use an integer of at least 1");
         assert_eq!(e(&["--max-body", "-5"]), "--max-body \"-5\": use an integer of at least 1");
         assert_eq!(e(&["--shutdown-grace", "soon"]), "--shutdown-grace \"soon\": use an integer of at least 0");

@@ -71,7 +71,9 @@ impl ApiError {
     /// one: 503, whatever the server said (a database not accepting connections says 55000).
     pub fn from_pool(e: &deadpool_postgres::PoolError) -> ApiError {
         match e {
-            deadpool_postgres::PoolError::Backend(e) if e.as_db_error().is_some() => ApiError::Unavailable(crate::db::error_text(e)),
+            deadpool_postgres::PoolError::Backend(e) if e.as_db_error().is_some() => {
+                ApiError::Unavailable(crate::db::error_text(e))
+            }
             other => ApiError::Unavailable(format!("database unavailable: {other}")),
         }
     }
@@ -81,7 +83,9 @@ impl ApiError {
         match self {
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, json!({"error": "unauthorized"})),
             ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, json!({ "error": m })),
-            ApiError::TooLarge(n) => (StatusCode::PAYLOAD_TOO_LARGE, json!({ "error": format!("request body is larger than {n} bytes") })),
+            ApiError::TooLarge(n) => {
+                (StatusCode::PAYLOAD_TOO_LARGE, json!({ "error": format!("request body is larger than {n} bytes") }))
+            }
             ApiError::NotFound => (StatusCode::NOT_FOUND, json!({"error": "not found"})),
             ApiError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": m })),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, json!({"error": "internal error"})),
@@ -125,7 +129,10 @@ mod tests {
         for s in ["40001", "40P01"] {
             assert_eq!(classify(s), Class::Retry, "{s}");
         }
-        for s in ["57014", "55P03", "53000", "53100", "53200", "53300", "53400", "08000", "08006", "08P01", "57P01", "57P02", "57P03", "57P04", "57P05"] {
+        for s in [
+            "57014", "55P03", "53000", "53100", "53200", "53300", "53400", "08000", "08006", "08P01", "57P01", "57P02",
+            "57P03", "57P04", "57P05",
+        ] {
             assert_eq!(classify(s), Class::Unavailable, "{s}");
         }
         // the caller's data or the service's fault

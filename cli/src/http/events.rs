@@ -35,7 +35,10 @@ pub fn connected(id: Option<&str>) -> String {
 /// Errors: an answer without a cursor that is a snapshot (see `valid_cursor`) or without a
 /// list of changes.
 pub fn batch(answer: &Value) -> Result<(String, Vec<String>), String> {
-    let cursor = answer["cursor"].as_str().filter(|c| valid_cursor(c)).ok_or_else(|| format!("changes_since: no cursor in {answer}"))?;
+    let cursor = answer["cursor"]
+        .as_str()
+        .filter(|c| valid_cursor(c))
+        .ok_or_else(|| format!("changes_since: no cursor in {answer}"))?;
     let changes = answer["changes"].as_array().ok_or_else(|| format!("changes_since: no changes in {answer}"))?;
     let last = changes.len().saturating_sub(1);
     let messages = changes
@@ -64,7 +67,10 @@ mod tests {
 
     #[test]
     fn messages() {
-        assert_eq!(connected(Some("10:12:11")), "id: 10:12:11\ndata: {\"type\":\"server.connected\",\"properties\":{}}\n\n");
+        assert_eq!(
+            connected(Some("10:12:11")),
+            "id: 10:12:11\ndata: {\"type\":\"server.connected\",\"properties\":{}}\n\n"
+        );
         assert_eq!(connected(None), "data: {\"type\":\"server.connected\",\"properties\":{}}\n\n");
         // JSON with a line break in a string stays on one line
         assert_eq!(bus("t", &json!({"a": "x\ny"})), "{\"type\":\"t\",\"properties\":{\"a\":\"x\\ny\"}}");
@@ -88,7 +94,10 @@ mod tests {
             "data: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":\"c1\",\"todos\":[{\"content\":\"a\",\"id\":\"1\",\"priority\":\"medium\",\"status\":\"pending\"}]}}\n\n"
         );
         assert_eq!(m[1], "data: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":null,\"todos\":[]}}\n\n");
-        assert_eq!(m[2], "id: 790:795:\ndata: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":\"c3\",\"todos\":[]}}\n\n");
+        assert_eq!(
+            m[2],
+            "id: 790:795:\ndata: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":\"c3\",\"todos\":[]}}\n\n"
+        );
         // no changes: no messages, the cursor still moves
         let (cursor, m) = batch(&json!({"cursor": "800:800:", "changes": []})).unwrap();
         assert_eq!((cursor.as_str(), m.len()), ("800:800:", 0));
@@ -106,7 +115,19 @@ mod tests {
         for ok in ["783:790:785", "790:790:", "1:5:2,3,4", "18446744073709551615:18446744073709551615:"] {
             assert!(valid_cursor(ok), "{ok}");
         }
-        for bad in ["", "1:2", "1:2:3:4", "a:2:", "1:2:3,", "1:2:,3", ":2:", "1: 2:", "1:2:\n", "-1:2:", "123456789012345678901:1:"] {
+        for bad in [
+            "",
+            "1:2",
+            "1:2:3:4",
+            "a:2:",
+            "1:2:3,",
+            "1:2:,3",
+            ":2:",
+            "1: 2:",
+            "1:2:\n",
+            "-1:2:",
+            "123456789012345678901:1:",
+        ] {
             assert!(!valid_cursor(bad), "{bad:?}");
         }
     }

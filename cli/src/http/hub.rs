@@ -135,7 +135,10 @@ impl Hubs {
         let first = match last_event_id {
             None => vec![connected(cursor.as_deref())],
             Some(id) => {
-                let answer: Value = work::one(&self.pool, tenant, None, CHANGES, &[&id]).await.map_err(|f| match f.sqlstate.as_deref() {
+                let answer: Value = work::one(&self.pool, tenant, None, CHANGES, &[&id]).await.map_err(|f| match f
+                    .sqlstate
+                    .as_deref()
+                {
                     Some("22P02") => malformed(),
                     _ => f.answer,
                 })?;

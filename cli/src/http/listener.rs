@@ -16,8 +16,14 @@ use tokio_postgres::{AsyncMessage, Client, NoTls};
 enum Command {
     /// LISTEN the channel and wake `wake` on its notifications; `done` when the server
     /// acknowledged it (or, with the connection down, when it is recorded for the reconnect)
-    Listen { channel: String, wake: Arc<Notify>, done: oneshot::Sender<()> },
-    Unlisten { channel: String },
+    Listen {
+        channel: String,
+        wake: Arc<Notify>,
+        done: oneshot::Sender<()>,
+    },
+    Unlisten {
+        channel: String,
+    },
 }
 
 /// The handle the hubs use; cheap to clone.
@@ -92,7 +98,11 @@ async fn run(connection: String, mut commands: mpsc::UnboundedReceiver<Command>)
         let (client, mut notes) = match connect(&connection).await {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("pg_todos serve: LISTEN connection: {}; retrying in {:?}", crate::db::error_text(&e), backoff);
+                eprintln!(
+                    "pg_todos serve: LISTEN connection: {}; retrying in {:?}",
+                    crate::db::error_text(&e),
+                    backoff
+                );
                 // meanwhile, commands are recorded for the reconnect
                 let pause = tokio::time::sleep(backoff);
                 tokio::pin!(pause);
@@ -179,7 +189,10 @@ mod tests {
 
     #[test]
     fn channel_names_are_quoted() {
-        assert_eq!(statement("LISTEN", "todo_0cc175b9c0f1b6a831c399e269772661"), "LISTEN \"todo_0cc175b9c0f1b6a831c399e269772661\"");
+        assert_eq!(
+            statement("LISTEN", "todo_0cc175b9c0f1b6a831c399e269772661"),
+            "LISTEN \"todo_0cc175b9c0f1b6a831c399e269772661\""
+        );
         assert_eq!(statement("UNLISTEN", "a\"b"), "UNLISTEN \"a\"\"b\"");
     }
 }

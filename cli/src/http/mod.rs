@@ -42,8 +42,9 @@ fn fail(message: String) -> ! {
 /// cannot be reached, the extension is not installed or older than 0.6.0, or the role may
 /// not look tokens up (not given `todo.grant_usage` since 0.6.0).
 async fn check(connection: &str) -> Result<(String, String), String> {
-    let (client, conn) =
-        tokio_postgres::connect(connection, NoTls).await.map_err(|e| format!("cannot connect to the database: {}", error_text(&e)))?;
+    let (client, conn) = tokio_postgres::connect(connection, NoTls)
+        .await
+        .map_err(|e| format!("cannot connect to the database: {}", error_text(&e)))?;
     let driver = tokio::spawn(conn);
     let result = async {
         // one statement: where we are, who we are, and what the extension and the role have

@@ -125,7 +125,13 @@ pub fn rest_response(answer: &Value) -> Result<Response, ApiError> {
 }
 
 /// `/v1/todos…`: `todo.rest(method, path?query, body)`, answered with its status and body.
-async fn rest(State(state): State<AppState>, method: Method, uri: Uri, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+async fn rest(
+    State(state): State<AppState>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let (identity, agent) = caller(&state, &headers).await?;
     let body = json_body(body, &headers, state.max_body).await?;
     let target = uri.path_and_query().map_or_else(|| uri.path().to_string(), |pq| pq.as_str().to_string());
@@ -141,7 +147,11 @@ async fn rest(State(state): State<AppState>, method: Method, uri: Uri, headers: 
 }
 
 /// `GET /session/:id/todo`: the conversation's list as OpenCode's todos.
-async fn session_todo(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn session_todo(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     let (identity, agent) = caller(&state, &headers).await?;
     let list: Value =
         work::one(&state.pool, &identity.tenant, Some(&agent), "SELECT todo.list_as('opencode', $1)", &[&id]).await?;
@@ -214,7 +224,9 @@ mod tests {
             parse_body(b"{\"subject\": ").unwrap_err(),
             ApiError::BadRequest("malformed JSON: EOF while parsing a value at line 1 column 12".into())
         );
-        assert!(matches!(parse_body(b"\xff").unwrap_err(), ApiError::BadRequest(m) if m.starts_with("malformed JSON: ")));
+        assert!(
+            matches!(parse_body(b"\xff").unwrap_err(), ApiError::BadRequest(m) if m.starts_with("malformed JSON: "))
+        );
     }
 
     #[test]

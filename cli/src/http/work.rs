@@ -75,7 +75,9 @@ pub async fn one<T: FromSqlOwned>(
 /// the clock's nanoseconds) so that two transactions that failed each other do not meet again.
 fn pause(n: u32) -> Duration {
     let base = 10u64 << n.min(6);
-    let jitter = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| u64::from(d.subsec_nanos())) % base;
+    let jitter =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| u64::from(d.subsec_nanos()))
+            % base;
     Duration::from_millis(base + jitter)
 }
 

@@ -68,7 +68,12 @@ const VALUED: [&str; 6] = ["tenant", "conversation", "agent", "turn", "tools", "
 const SWITCHES: [&str; 1] = ["session-list"];
 
 /// `--name value` or `--name=value`, else the first of `env` that is set and not empty.
-fn pick(args: &[String], flag: &str, env: &dyn Fn(&str) -> Option<String>, vars: &[&str]) -> Result<Option<String>, String> {
+fn pick(
+    args: &[String],
+    flag: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    vars: &[&str],
+) -> Result<Option<String>, String> {
     let long = format!("--{flag}");
     let mut found = None;
     let mut i = 0;
@@ -111,7 +116,11 @@ fn env_bool(env: &dyn Fn(&str) -> Option<String>, var: &str) -> Result<bool, Str
 
 /// The list, by the order in the module's docs. `cwd` is the canonical absolute working
 /// directory, or why it could not be had; only the project default needs it.
-fn conversation(args: &[String], env: &dyn Fn(&str) -> Option<String>, cwd: Result<&Path, &str>) -> Result<Option<String>, String> {
+fn conversation(
+    args: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+    cwd: Result<&Path, &str>,
+) -> Result<Option<String>, String> {
     let named = |c: String| match c.trim().is_empty() {
         true => Err("--conversation needs a value (or --session-list for a new list per session)".to_string()),
         false => Ok(Some(c)),
@@ -137,19 +146,27 @@ fn conversation(args: &[String], env: &dyn Fn(&str) -> Option<String>, cwd: Resu
         return Ok(Some(c));
     }
     // the project
-    let dir = cwd.map_err(|why| format!("no list: the working directory is unknown ({why}); pass --conversation <id> or --session-list"))?;
+    let dir = cwd.map_err(|why| {
+        format!("no list: the working directory is unknown ({why}); pass --conversation <id> or --session-list")
+    })?;
     let path = dir.to_str().ok_or_else(|| {
         format!("no list: the working directory {dir:?} is not UTF-8; pass --conversation <id> or --session-list")
     })?;
     if !dir.is_absolute() {
-        return Err(format!("no list: the working directory {path:?} is not an absolute path; pass --conversation <id>"));
+        return Err(format!(
+            "no list: the working directory {path:?} is not an absolute path; pass --conversation <id>"
+        ));
     }
     Ok(Some(format!("{PROJECT_PREFIX}{path}")))
 }
 
 /// The configuration from the arguments (without the program's name), the environment and
 /// the canonical absolute working directory (or why there is none).
-pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>, cwd: Result<&Path, &str>) -> Result<Config, String> {
+pub fn parse(
+    args: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+    cwd: Result<&Path, &str>,
+) -> Result<Config, String> {
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -183,7 +200,8 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>, cwd: Result<
         agent: pick(args, "agent", env, &["PG_TODOS_AGENT"])?,
         turn: pick(args, "turn", env, &["PG_TODOS_TURN"])?,
         dialects,
-        connection: pick(args, "database-url", env, &["PG_TODOS_DATABASE_URL", "DATABASE_URL"])?.unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_mcp")),
+        connection: pick(args, "database-url", env, &["PG_TODOS_DATABASE_URL", "DATABASE_URL"])?
+            .unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_mcp")),
     })
 }
 
@@ -206,7 +224,12 @@ mod tests {
 
     #[test]
     fn flags_win_over_the_environment() {
-        let env = env_of(&[("PG_TODOS_TENANT", "env-tenant"), ("PG_TODOS_AGENT", "env-agent"), ("PGHOST", "/tmp/sock"), ("PGDATABASE", "db")]);
+        let env = env_of(&[
+            ("PG_TODOS_TENANT", "env-tenant"),
+            ("PG_TODOS_AGENT", "env-agent"),
+            ("PGHOST", "/tmp/sock"),
+            ("PGDATABASE", "db"),
+        ]);
         let c = parse(&args(&["--tenant", "acme", "--conversation=conv-1"]), &env, app()).unwrap();
         assert_eq!(c.tenant, "acme");
         assert_eq!(c.conversation.as_deref(), Some("conv-1"));
@@ -275,8 +298,14 @@ mod tests {
         assert_eq!(c.dialects, Some(["codex".to_string()].into()));
         // a flag's value that reads like the switch is a value, not the switch
         let c = parse(&args(&["--tenant", "t", "--agent", "--session-list"]), &env, app()).unwrap();
-        assert_eq!((c.agent.as_deref(), c.conversation.as_deref()), (Some("--session-list"), Some("project:/home/me/app")));
-        assert_eq!(parse(&args(&["--tenant", "t", "--session-list=1"]), &env, app()).unwrap_err(), "--session-list takes no value");
+        assert_eq!(
+            (c.agent.as_deref(), c.conversation.as_deref()),
+            (Some("--session-list"), Some("project:/home/me/app"))
+        );
+        assert_eq!(
+            parse(&args(&["--tenant", "t", "--session-list=1"]), &env, app()).unwrap_err(),
+            "--session-list takes no value"
+        );
         assert_eq!(
             parse(&args(&["--tenant", "t", "--session-list", "--conversation", "c"]), &env, app()).unwrap_err(),
             "--conversation and --session-list: pass one or the other"
@@ -287,7 +316,10 @@ mod tests {
             "PG_TODOS_CONVERSATION and PG_TODOS_SESSION_LIST=1: set one or the other"
         );
         let odd = env_of(&[("PG_TODOS_SESSION_LIST", "maybe")]);
-        assert_eq!(parse(&args(&["--tenant", "t"]), &odd, app()).unwrap_err(), "PG_TODOS_SESSION_LIST=\"maybe\": use 1 or 0");
+        assert_eq!(
+            parse(&args(&["--tenant", "t"]), &odd, app()).unwrap_err(),
+            "PG_TODOS_SESSION_LIST=\"maybe\": use 1 or 0"
+        );
         assert_eq!(
             parse(&args(&["--tenant", "t", "--conversation="]), &env, app()).unwrap_err(),
             "--conversation needs a value (or --session-list for a new list per session)"
@@ -311,7 +343,12 @@ mod tests {
         let c = parse(&args(&["--tenant", "t", "--tools", "003,001"]), &env, app()).unwrap();
         assert_eq!(c.dialects, Some(["todolist".to_string(), "plan".to_string()].into()));
         // the runtimes' dialects
-        let c = parse(&args(&["--tenant", "t", "--tools", "claude-tasks,claude-todowrite,codex,gemini,cursor,roo"]), &env, app()).unwrap();
+        let c = parse(
+            &args(&["--tenant", "t", "--tools", "claude-tasks,claude-todowrite,codex,gemini,cursor,roo"]),
+            &env,
+            app(),
+        )
+        .unwrap();
         let want = ["claude-tasks", "claude-todowrite", "codex", "gemini", "cursor", "roo"].map(String::from);
         assert_eq!(c.dialects, Some(want.into()));
         assert_eq!(parse(&args(&["--tenant", "t", "--tools", "all"]), &env, app()).unwrap().dialects, None);

@@ -82,7 +82,9 @@ impl Server {
             };
             match attempt.await {
                 Ok(out) => return Ok(out),
-                Err(e) if e.code().is_some_and(|c| pg_todos_core::error::worth_retrying(c.code())) => last = db_error(&e),
+                Err(e) if e.code().is_some_and(|c| pg_todos_core::error::worth_retrying(c.code())) => {
+                    last = db_error(&e)
+                }
                 Err(e) => return Err(db_error(&e)),
             }
         }
@@ -100,7 +102,9 @@ fn result(out: Value) -> CallToolResult {
             r.result_type.get_or_insert(ResultType::COMPLETE);
             r
         }
-        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("todo.call_mcp() did not answer an MCP result: {e}"))]),
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
+            "todo.call_mcp() did not answer an MCP result: {e}"
+        ))]),
     }
 }
 
@@ -149,7 +153,10 @@ impl ServerHandler for Server {
                     .and_then(|t| t["_meta"]["pg_todos/dialect"].as_str());
                 let Some(dialect) = dialect else {
                     let message = format!("unknown tool \"{name}\"; tools/list lists the tools");
-                    return Ok(CallToolResult::structured_error(json!({"error": {"code": "unknown_tool", "message": message}})).into());
+                    return Ok(CallToolResult::structured_error(
+                        json!({"error": {"code": "unknown_tool", "message": message}}),
+                    )
+                    .into());
                 };
                 format!("{dialect}/{name}")
             }

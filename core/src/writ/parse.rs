@@ -51,23 +51,42 @@ impl Field {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    Add { subject: String, description: Option<String> },
-    List { all: bool },
+    Add {
+        subject: String,
+        description: Option<String>,
+    },
+    List {
+        all: bool,
+    },
     Mark(Mark, Target),
     Reopen(i64),
     Delete(i64),
-    Set { field: Field, id: i64, text: String },
+    Set {
+        field: Field,
+        id: i64,
+        text: String,
+    },
     Help,
     /// `/todo claim [<id>]`: the next ready todo in scope, or this one
     Claim(Option<i64>),
     Heartbeat(i64),
     Release(i64),
     /// `/todo block <id> on <on>` / `/todo unblock <id> on <on>`
-    Block { id: i64, on: i64 },
-    Unblock { id: i64, on: i64 },
+    Block {
+        id: i64,
+        on: i64,
+    },
+    Unblock {
+        id: i64,
+        on: i64,
+    },
     Ready,
     /// `/todo subtask <parent>: <subject>`, with a body as for add
-    Subtask { parent: i64, subject: String, description: Option<String> },
+    Subtask {
+        parent: i64,
+        subject: String,
+        description: Option<String>,
+    },
 }
 
 /// Why a command line does not run. `Display` is the text after `ERR: `.
@@ -80,8 +99,7 @@ pub enum ParseError {
     Usage(&'static str),
 }
 
-pub const VERBS_USAGE: &str =
-    "usage: /todo (add|list|start|done|cancel|reopen|describe|subject|delete|help) [args]";
+pub const VERBS_USAGE: &str = "usage: /todo (add|list|start|done|cancel|reopen|describe|subject|delete|help) [args]";
 
 impl std::fmt::Display for ParseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -191,12 +209,8 @@ fn is_slash_command(line: &str) -> bool {
         return true;
     }
     let Some(rest) = line.strip_prefix('/') else { return false };
-    let word_len = rest
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-        .unwrap_or(rest.len());
-    word_len > 0
-        && rest.as_bytes()[0].is_ascii_alphabetic()
-        && rest[word_len..].chars().next().is_none_or(is_sep)
+    let word_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+    word_len > 0 && rest.as_bytes()[0].is_ascii_alphabetic() && rest[word_len..].chars().next().is_none_or(is_sep)
 }
 
 /// `14` or `#14` (ASCII digits, leading zeros allowed).
@@ -286,8 +300,7 @@ pub fn parse(message: &str) -> Vec<Parsed> {
         let line = lines[i];
         i += 1;
         if let Some((ch, len)) = fenced {
-            if matches!(fence(line), Some((c, l, rest)) if c == ch && l >= len && rest.trim().is_empty())
-            {
+            if matches!(fence(line), Some((c, l, rest)) if c == ch && l >= len && rest.trim().is_empty()) {
                 fenced = None;
             }
             continue;
@@ -304,9 +317,7 @@ pub fn parse(message: &str) -> Vec<Parsed> {
             continue;
         }
         // add and subtask: single-line, or a body up to /endtodo
-        let opens_body = lines
-            .get(i)
-            .is_some_and(|next| !trim_end(next).is_empty() && !is_slash_command(next));
+        let opens_body = lines.get(i).is_some_and(|next| !trim_end(next).is_empty() && !is_slash_command(next));
         let mut description = None;
         if opens_body {
             let Some(end) = lines[i..].iter().position(|l| trim_end(l) == "/endtodo") else {
@@ -441,17 +452,15 @@ mod tests {
         assert_eq!(cmds("/todo reopen foo"), vec![Err(ParseError::Usage("/todo reopen <id>"))]);
         assert_eq!(cmds("/todo delete"), vec![Err(ParseError::Usage("/todo delete <id>"))]);
         assert_eq!(cmds("/todo list everything"), vec![Err(ParseError::Usage("/todo list [all]"))]);
-        for bad in ["/todo describe 14 no colon", "/todo describe x: y", "/todo describe 14:", "/todo describe 14:   "] {
+        for bad in ["/todo describe 14 no colon", "/todo describe x: y", "/todo describe 14:", "/todo describe 14:   "]
+        {
             assert_eq!(cmds(bad), vec![Err(ParseError::Usage("/todo describe <id>: <text>"))], "{bad}");
         }
         assert_eq!(
             ParseError::UnknownVerb.to_string(),
             "usage: /todo (add|list|start|done|cancel|reopen|describe|subject|delete|help) [args]"
         );
-        assert_eq!(
-            ParseError::Usage(usage("describe")).to_string(),
-            "usage: /todo describe <id>: <text>"
-        );
+        assert_eq!(ParseError::Usage(usage("describe")).to_string(), "usage: /todo describe <id>: <text>");
     }
 
     #[test]
@@ -473,7 +482,11 @@ mod tests {
         assert_eq!(
             cmds("/todo subtask 3: write the tests\nunit and regress\n/endtodo\n/todo ready"),
             vec![
-                Ok(Subtask { parent: 3, subject: "write the tests".into(), description: Some("unit and regress".into()) }),
+                Ok(Subtask {
+                    parent: 3,
+                    subject: "write the tests".into(),
+                    description: Some("unit and regress".into())
+                }),
                 Ok(Ready)
             ]
         );
@@ -497,7 +510,16 @@ mod tests {
 
     #[test]
     fn not_commands() {
-        for m in ["/todos list", "/todolist", " /todo list", "\t/todo list", "／todo list", "/TODO list", "/todo\u{a0}list", "say /todo list"] {
+        for m in [
+            "/todos list",
+            "/todolist",
+            " /todo list",
+            "\t/todo list",
+            "／todo list",
+            "/TODO list",
+            "/todo\u{a0}list",
+            "say /todo list",
+        ] {
             assert_eq!(cmds(m), vec![], "{m:?}");
         }
     }
@@ -535,10 +557,10 @@ mod tests {
 
     #[test]
     fn add_without_subject_still_swallows_its_body() {
-        assert_eq!(cmds("/todo add\nbody\n/todo delete 1\n/endtodo\n/todo list"), vec![
-            Err(ParseError::AddWithoutSubject),
-            Ok(Command::List { all: false })
-        ]);
+        assert_eq!(
+            cmds("/todo add\nbody\n/todo delete 1\n/endtodo\n/todo list"),
+            vec![Err(ParseError::AddWithoutSubject), Ok(Command::List { all: false })]
+        );
     }
 
     #[test]

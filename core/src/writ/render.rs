@@ -52,7 +52,11 @@ pub fn fold(text: &str) -> String {
     text.chars()
         .map(|c| {
             let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}');
-            if c.is_control() || bidi || c == '\u{2028}' || c == '\u{2029}' { ' ' } else { c }
+            if c.is_control() || bidi || c == '\u{2028}' || c == '\u{2029}' {
+                ' '
+            } else {
+                c
+            }
         })
         .collect()
 }
@@ -291,7 +295,10 @@ mod tests {
         );
         assert_eq!(list_body(&rows[3..], false), "(no todos)");
         assert_eq!(list_body(&[], true), "(no todos)");
-        assert_eq!(list_body(&rows[3..4], true), "0 open (0 in progress, 0 pending), 1 done, 0 canceled:\n✓ #9 [completed] ship");
+        assert_eq!(
+            list_body(&rows[3..4], true),
+            "0 open (0 in progress, 0 pending), 1 done, 0 canceled:\n✓ #9 [completed] ship"
+        );
     }
 
     #[test]
@@ -329,7 +336,8 @@ mod tests {
         let mut rows = seed_rows();
         rows[0].marks.blocked_by = vec![14];
         rows[1].marks.claim = Some(("agent-b".into(), true));
-        rows[2].marks = Marks { progress: Some((2, 5)), claim: Some(("agent-c\n#9".into(), false)), blocked_by: vec![3, 14] };
+        rows[2].marks =
+            Marks { progress: Some((2, 5)), claim: Some(("agent-c\n#9".into(), false)), blocked_by: vec![3, 14] };
         assert_eq!(
             list_body(&rows, false),
             "3 open (1 in progress, 2 pending):\n▶ #14 [in_progress] review the canary deploy status (claimed by agent-b)\n#15 [pending] write the post-mortem (blocked by #14)\n#16 [pending] file the rollback ticket (2/5 done) (blocked by #3, #14) (claim by agent-c #9 lapsed) (tenant-wide)"
@@ -356,7 +364,10 @@ mod tests {
             refusal(&Refusal::Superseded { id: 4, presented: 1, current: 2 }),
             "fence 1 is not the current claim on #4 (fence 2): it was claimed again — /todo claim 4 to take it again"
         );
-        assert_eq!(ok_subtask(17, 3, "tests", Some("a\nb")), "OK: added #17 — tests (subtask of #3)\n  description: a…");
+        assert_eq!(
+            ok_subtask(17, 3, "tests", Some("a\nb")),
+            "OK: added #17 — tests (subtask of #3)\n  description: a…"
+        );
     }
 
     #[test]

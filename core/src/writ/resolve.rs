@@ -13,11 +13,9 @@ pub enum Resolved {
 /// `rows` are the open todos in scope.
 pub fn subject(rows: &[Row], needle: &str) -> Resolved {
     let lower = needle.to_lowercase();
-    let stages: [&dyn Fn(&Row) -> bool; 3] = [
-        &|r| r.subject == needle,
-        &|r| r.subject.to_lowercase() == lower,
-        &|r| r.subject.to_lowercase().starts_with(&lower),
-    ];
+    let stages: [&dyn Fn(&Row) -> bool; 3] = [&|r| r.subject == needle, &|r| r.subject.to_lowercase() == lower, &|r| {
+        r.subject.to_lowercase().starts_with(&lower)
+    }];
     for matches in stages {
         let mut found = rows.iter().filter(|r| r.status.is_open() && matches(r));
         match (found.next(), found.next()) {
@@ -35,7 +33,13 @@ mod tests {
     use crate::status::Status;
 
     fn rows() -> Vec<Row> {
-        let r = |id, subject: &str, status| Row { id, subject: subject.into(), status, tenant_wide: false, marks: Default::default() };
+        let r = |id, subject: &str, status| Row {
+            id,
+            subject: subject.into(),
+            status,
+            tenant_wide: false,
+            marks: Default::default(),
+        };
         vec![
             r(1, "Review the deploy", Status::Pending),
             r(2, "review the deploy", Status::InProgress),

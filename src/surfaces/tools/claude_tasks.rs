@@ -134,7 +134,11 @@ impl Edges {
     }
 
     fn blocked_by(&self, id: i64, open_only: bool) -> Vec<Value> {
-        self.0.iter().filter(|(t, _, open)| *t == id && (*open || !open_only)).map(|(_, on, _)| id_string(*on)).collect()
+        self.0
+            .iter()
+            .filter(|(t, _, open)| *t == id && (*open || !open_only))
+            .map(|(_, on, _)| id_string(*on))
+            .collect()
     }
 }
 
@@ -222,7 +226,13 @@ fn get(scope: &Scope, args: &Value) -> Answer {
 
 /// `#2, #5`
 fn hash_ids(ids: &Value) -> String {
-    ids.as_array().map(Vec::as_slice).unwrap_or_default().iter().map(|i| format!("#{}", i.as_str().unwrap_or(""))).collect::<Vec<_>>().join(", ")
+    ids.as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|i| format!("#{}", i.as_str().unwrap_or("")))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn non_empty(v: &Value) -> bool {
@@ -262,7 +272,11 @@ fn list_text(out: &Value) -> String {
         .iter()
         .map(|t| {
             let owner = t.get("owner").and_then(Value::as_str).map(|o| format!(" ({o})")).unwrap_or_default();
-            let blocked = if non_empty(&t["blockedBy"]) { format!(" [blocked by {}]", hash_ids(&t["blockedBy"])) } else { String::new() };
+            let blocked = if non_empty(&t["blockedBy"]) {
+                format!(" [blocked by {}]", hash_ids(&t["blockedBy"]))
+            } else {
+                String::new()
+            };
             format!("#{} [{}] {}{owner}{blocked}", str_arg(t, "id"), str_arg(t, "status"), str_arg(t, "subject"))
         })
         .collect::<Vec<_>>()
@@ -367,9 +381,20 @@ fn update(scope: &Scope, args: &Value) -> Answer {
 
 fn update_text(out: &Value) -> String {
     if out.get("success") != Some(&Value::Bool(true)) {
-        return out.get("error").and_then(Value::as_str).or_else(|| error_message(out)).unwrap_or("Task not found").to_string();
+        return out
+            .get("error")
+            .and_then(Value::as_str)
+            .or_else(|| error_message(out))
+            .unwrap_or("Task not found")
+            .to_string();
     }
-    let fields: Vec<&str> = out["updatedFields"].as_array().map(Vec::as_slice).unwrap_or_default().iter().filter_map(Value::as_str).collect();
+    let fields: Vec<&str> = out["updatedFields"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
     let head = format!("Updated task #{}", str_arg(out, "taskId"));
     if fields.is_empty() {
         head

@@ -51,7 +51,6 @@ static WRITE: Tool = Tool {
     accepts: None,
 };
 
-
 /// The conversation's list in TodoWrite's item shape.
 pub fn todos(rows: &[Todo]) -> Vec<Value> {
     rows.iter()

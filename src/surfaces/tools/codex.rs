@@ -66,7 +66,8 @@ fn check(args: &Value) -> Option<Value> {
         }
     }
     let running = plan.iter().filter(|t| t.get("status").and_then(Value::as_str) == Some("in_progress")).count();
-    (running > 1).then(|| error("invalid_arguments", format!("At most one step can be in_progress at a time ({running} are)")))
+    (running > 1)
+        .then(|| error("invalid_arguments", format!("At most one step can be in_progress at a time ({running} are)")))
 }
 
 fn update_plan(scope: &Scope, args: &Value) -> Answer {

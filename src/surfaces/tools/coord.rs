@@ -110,7 +110,8 @@ fn edge_schema() -> Value {
 
 static BLOCK: Tool = Tool {
     name: "block_todo",
-    description: "Makes todo `id` wait for todo `on`: it is not ready while `on` is open. Refused if it would make a cycle.",
+    description:
+        "Makes todo `id` wait for todo `on`: it is not ready while `on` is open. Refused if it would make a cycle.",
     input_schema: edge_schema,
     precheck: None,
     run: block,
@@ -132,7 +133,8 @@ static UNBLOCK: Tool = Tool {
 
 static READY: Tool = Tool {
     name: "ready_todos",
-    description: "Lists the todos you could claim now (open, unclaimed, not blocked, no open subtasks), in claim order.",
+    description:
+        "Lists the todos you could claim now (open, unclaimed, not blocked, no open subtasks), in claim order.",
     input_schema: || {
         json!({
             "type": "object",

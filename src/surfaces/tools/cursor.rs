@@ -79,7 +79,6 @@ static TODO_WRITE: Tool = Tool {
     }),
 };
 
-
 /// A todo's id as Cursor sees it: the caller's, else the store's.
 fn cursor_id(t: &Todo) -> String {
     t.external_id.clone().unwrap_or_else(|| t.id.to_string())
@@ -104,7 +103,10 @@ fn write(scope: &Scope, args: &Value) -> Answer {
     let mut seen = HashSet::new();
     for (i, t) in wanted.iter().enumerate() {
         if !seen.insert(str_arg(t, "id")) {
-            return Err(error("invalid_arguments", format!("todo_write: todos[{i}].id \"{}\" is sent twice", str_arg(t, "id"))));
+            return Err(error(
+                "invalid_arguments",
+                format!("todo_write: todos[{i}].id \"{}\" is sent twice", str_arg(t, "id")),
+            ));
         }
         if t.get("content").is_some_and(|c| c.as_str().is_some_and(|c| c.trim().is_empty())) {
             return Err(error("invalid_arguments", format!("todo_write: todos[{i}].content: must not be blank")));
@@ -124,13 +126,18 @@ fn write(scope: &Scope, args: &Value) -> Answer {
                     let change = Change { status: status_of(t), via_reopen: true, fields, ..Change::default() };
                     match single::change(scope, Find::Conversation(conv), found.id, change) {
                         Ok(_) => {}
-                        Err(Error::NotFound { .. }) => return Err(error("not_found", format!("todo_write: todo \"{id}\" was deleted meanwhile"))),
+                        Err(Error::NotFound { .. }) => {
+                            return Err(error("not_found", format!("todo_write: todo \"{id}\" was deleted meanwhile")))
+                        }
                         Err(e) => return Err(failed(e)),
                     }
                 }
                 None => {
                     let Some(content) = t.get("content").and_then(Value::as_str) else {
-                        return Err(error("invalid_arguments", format!("todo_write: todos[{i}] adds todo \"{id}\" and needs its content")));
+                        return Err(error(
+                            "invalid_arguments",
+                            format!("todo_write: todos[{i}] adds todo \"{id}\" and needs its content"),
+                        ));
                     };
                     let fields = json_fields([
                         ("conversation_id", json!(conv)),
@@ -146,7 +153,10 @@ fn write(scope: &Scope, args: &Value) -> Answer {
         let mut items = Vec::with_capacity(wanted.len());
         for (i, t) in wanted.iter().enumerate() {
             let (Some(content), Some(status)) = (t.get("content").and_then(Value::as_str), status_of(t)) else {
-                return Err(error("invalid_arguments", format!("todo_write: todos[{i}] needs content and status when merge is false")));
+                return Err(error(
+                    "invalid_arguments",
+                    format!("todo_write: todos[{i}] needs content and status when merge is false"),
+                ));
             };
             let id = str_arg(t, "id");
             let found = named(&list, id);

@@ -62,9 +62,9 @@ pub fn catalog() -> Vec<(&'static str, &'static Tool)> {
         roo::TOOLS,
     ]
     .into_iter()
-        .zip(dialects::DIALECTS.iter().map(|(name, _, _)| *name))
-        .flat_map(|(tools, dialect)| tools.iter().map(move |t| (dialect, *t)))
-        .collect()
+    .zip(dialects::DIALECTS.iter().map(|(name, _, _)| *name))
+    .flat_map(|(tools, dialect)| tools.iter().map(move |t| (dialect, *t)))
+    .collect()
 }
 
 /// The tool a name means: a bare name (the first of that name in catalog order), or
@@ -223,7 +223,12 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 #[pg_extern(stable, parallel_safe)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn list_as(dialect: &str, conversation: &str) -> JsonB {
-    let scope = Scope { tenant: crate::context::tenant(), conversation: Some(conversation.to_string()), agent: None, turn: None };
+    let scope = Scope {
+        tenant: crate::context::tenant(),
+        conversation: Some(conversation.to_string()),
+        agent: None,
+        turn: None,
+    };
     let rows = |kept| crate::ops::whole_list::stored(&scope, conversation, kept);
     use crate::ops::whole_list::Kept;
     JsonB(match dialects::canonical(dialect) {
@@ -292,7 +297,10 @@ fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
     match text {
         None => Ok(Value::Null),
         Some(t) => serde_json::from_str(t).map_err(|_| {
-            error("invalid_arguments", format!("{tool}: arguments are nested more than {} levels deep", schema::MAX_DEPTH))
+            error(
+                "invalid_arguments",
+                format!("{tool}: arguments are nested more than {} levels deep", schema::MAX_DEPTH),
+            )
         }),
     }
 }
@@ -325,8 +333,11 @@ fn answer(tool: Option<&'static Tool>, name: &str, args: &Value) -> Value {
         if let Err(why) = schema::validate(&(tool.accepts.unwrap_or(tool.input_schema))(), args) {
             return error("invalid_arguments", format!("{name}: {why}"));
         }
-        let answer =
-            if tool.writes { runner::attempt(|| (tool.run)(&scope, args).map_err(Refused)).map_err(|r| r.0) } else { (tool.run)(&scope, args) };
+        let answer = if tool.writes {
+            runner::attempt(|| (tool.run)(&scope, args).map_err(Refused)).map_err(|r| r.0)
+        } else {
+            (tool.run)(&scope, args)
+        };
         answer.unwrap_or_else(|e| e)
     })
 }

@@ -150,10 +150,8 @@ pub fn list(tenant: &str, conversation: Option<&str>) -> Value {
 fn changes_since(since: Option<&str>) -> JsonB {
     let tenant = context::tenant();
     let (cursor, conversations) = store::events::changed_since(&tenant, since);
-    let changes: Vec<Value> = conversations
-        .iter()
-        .map(|c| json!({ "conversation_id": c, "todos": list(&tenant, c.as_deref()) }))
-        .collect();
+    let changes: Vec<Value> =
+        conversations.iter().map(|c| json!({ "conversation_id": c, "todos": list(&tenant, c.as_deref()) })).collect();
     JsonB(json!({ "cursor": cursor, "changes": changes }))
 }
 

@@ -103,9 +103,7 @@ pub fn status_name(s: Status) -> &'static str {
 }
 
 fn turn<'a>(scope: &'a Scope, tool: &str) -> Result<&'a str, Value> {
-    scope.turn
-        .as_deref()
-        .ok_or_else(|| error("no_turn", format!("{tool} needs a turn in context (todo.turn)")))
+    scope.turn.as_deref().ok_or_else(|| error("no_turn", format!("{tool} needs a turn in context (todo.turn)")))
 }
 
 fn opt_str(v: Option<&str>) -> Value {
@@ -139,7 +137,10 @@ fn create(scope: &Scope, args: &Value) -> Answer {
     if let Some(i) = items.iter().position(|it| str_arg(it, "title").trim().is_empty()) {
         return Err(error("invalid_arguments", format!("create_todo: items[{i}].title: must not be blank")));
     }
-    let mut order: Vec<i64> = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn }).iter().map(|t| t.id).collect();
+    let mut order: Vec<i64> = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn })
+        .iter()
+        .map(|t| t.id)
+        .collect();
     let mut created = Vec::new();
     for it in &items {
         let fields = json_fields([
@@ -193,19 +194,27 @@ fn complete(scope: &Scope, args: &Value) -> Answer {
     let not_found = || error("not_found", format!("no todo \"{todo_id}\" in this turn"));
     let id = parse_string_id(todo_id).ok_or_else(not_found)?;
     let to = if str_arg(args, "status") == "cancelled" { Status::Canceled } else { Status::Completed };
-    let change = Change { status: Some(to), fields: json_fields([("outcome", args["outcome"].clone())]), ..Change::default() };
+    let change =
+        Change { status: Some(to), fields: json_fields([("outcome", args["outcome"].clone())]), ..Change::default() };
     let done = match single::change(scope, Find::Turn { conversation: scope.conv(), turn }, id, change) {
         Ok(changed) => changed.after,
         Err(Error::NotFound { .. }) => return Err(not_found()),
         Err(Error::Transition { forbidden, .. }) => {
             return Err(error(
                 "invalid_transition",
-                format!("todo \"{todo_id}\" is {}; it cannot become {}", status_name(forbidden.from), status_name(forbidden.to)),
+                format!(
+                    "todo \"{todo_id}\" is {}; it cannot become {}",
+                    status_name(forbidden.from),
+                    status_name(forbidden.to)
+                ),
             ))
         }
         Err(e) => return Err(failed(e)),
     };
-    let remaining = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn }).iter().filter(|t| t.status.is_open()).count();
+    let remaining = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn })
+        .iter()
+        .filter(|t| t.status.is_open())
+        .count();
     Ok(json!({
         "id": done.id.to_string(),
         "title": done.subject,

@@ -9,8 +9,8 @@
 use serde_json::{json, Value};
 
 use super::{error, error_message, failed, session, str_arg, Answer, Tool};
-use crate::error::Error;
 use crate::checklist::parse_checklist;
+use crate::error::Error;
 use crate::ops::whole_list::{self, Dropped, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;

@@ -224,7 +224,8 @@ fn import_tasks(conversation: &str, file_json: JsonB) -> JsonB {
                 columns: json_fields([("description", json!(description))]),
             });
         }
-        whole_list::replace(&scope, conversation, Rules::seeds(Kept::Uncanceled), &items).unwrap_or_else(|e| errors::raise_error(&e));
+        whole_list::replace(&scope, conversation, Rules::seeds(Kept::Uncanceled), &items)
+            .unwrap_or_else(|e| errors::raise_error(&e));
         JsonB(file(&scope, conversation))
     })
 }
