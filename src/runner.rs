@@ -199,8 +199,9 @@ fn describe(caught: &CaughtError) -> (String, String) {
 }
 
 /// The subtransaction itself: `Ok(f())`, released when that is `Ok`, rolled back otherwise;
-/// `Err(caught)` when `f` raised (rolled back).
-fn subtransaction<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<Result<T, E>, CaughtError> {
+/// `Err(caught)` when `f` raised (rolled back). The caught error is boxed: pgrx's
+/// `CaughtError` is large (over 200 bytes), and only a raised error pays for the box.
+fn subtransaction<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<Result<T, E>, Box<CaughtError>> {
     // SAFETY: the same sequence PL/pgSQL's exec_stmt_block uses around a protected block.
     let (cx, owner) = unsafe {
         let saved = (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner);
@@ -208,7 +209,7 @@ fn subtransaction<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<Result<T, E>
         pg_sys::MemoryContextSwitchTo(saved.0);
         saved
     };
-    let outcome = PgTryBuilder::new(AssertUnwindSafe(move || Ok(f()))).catch_others(Err).execute();
+    let outcome = PgTryBuilder::new(AssertUnwindSafe(move || Ok(f()))).catch_others(|e| Err(Box::new(e))).execute();
     unsafe {
         if matches!(outcome, Ok(Ok(_))) {
             pg_sys::ReleaseCurrentSubTransaction();
