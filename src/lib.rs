@@ -9,6 +9,7 @@
 //! - `store`: all SQL against the tables, split by concern;
 //! - `triggers` (the row triggers, for plain SQL too), `context` (who is calling), `time`,
 //!   `errors` (raising with real SQLSTATEs).
+//!
 //! The pure rules (grammar, renderer, status machine, claim rules, replace matching,
 //! routing, schema checking, the error type and policy) are the `pg_todos_core` crate,
 //! re-exported here under their own names. The schema itself is `sql/bootstrap.sql`.

@@ -69,9 +69,13 @@ fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
     rows
 }
 
+/// One todo's marks read by `marks`: the open todos it waits for, and its subtasks'
+/// progress as (completed, total).
+type BlockedAndProgress = (Vec<i64>, Option<(i64, i64)>);
+
 /// For each of `ids` (todos of `tenant`), in order: the open todos it waits for, and its
 /// subtasks' progress (completed, not canceled; None without subtasks).
-fn marks(tenant: &str, ids: Vec<i64>) -> Vec<(Vec<i64>, Option<(i64, i64)>)> {
+fn marks(tenant: &str, ids: Vec<i64>) -> Vec<BlockedAndProgress> {
     with_plan(MARKS, &[tenant.into(), ids.into()], false, |table| {
         table
             .map(|r| {

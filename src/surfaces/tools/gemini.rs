@@ -59,7 +59,7 @@ fn check(args: &Value) -> Option<Value> {
         if !t.is_object() {
             return refuse("Each todo item must be an object");
         }
-        if !t.get("description").and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty()) {
+        if t.get("description").and_then(Value::as_str).is_none_or(|d| d.trim().is_empty()) {
             return refuse("Each todo must have a non-empty description string");
         }
         if !t.get("status").and_then(Value::as_str).is_some_and(|s| STATUSES.contains(&s)) {
