@@ -109,7 +109,7 @@ def ends_its_statement(body):
     code = [line for line in body if line.strip() and not line.strip().startswith("--")]
     if not code:
         return True
-    last = code[-1].rstrip()
+    last = re.sub(r"--[^'\"]*$", "", code[-1]).rstrip()  # a trailing comment (none in a string)
     return last.endswith(";") or re.search(r"(^|\s)\\[A-Za-z!?]", last) is not None
 
 
