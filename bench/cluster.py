@@ -2,13 +2,16 @@
 server and against the Citus coordinator; prints the "Citus cluster" section of
 bench/results.md. Usage: python3 bench/cluster.py SECONDS ONE_HOST:PORT CITUS_HOST:PORT"""
 import datetime
+import os
 import re
 import subprocess
 import sys
 
 SECONDS = sys.argv[1]
 TARGETS = {"one server": sys.argv[2], "Citus": sys.argv[3]}
-PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
+PGBENCH = os.environ.get("PGBENCH")  # bench/cluster exports it (bin/lib/pg.sh finds PostgreSQL)
+if not PGBENCH:
+    sys.exit("bench/cluster.py: PGBENCH is not set: run bench/cluster, which exports it")
 # (script, label, role)
 SCRIPTS = [("writ_add", "todo_writ('/todo add …')", "bench_agent"),
            ("claim_work", "add + todo.claim() + todo.finish(), one transaction", "bench_agent"),

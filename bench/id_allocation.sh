@@ -13,12 +13,11 @@ cd "$REPO"
 CLIENTS=${1:-8}
 SECONDS_PER_RUN=${2:-15}
 PORT=${PGTODOS_BENCH_PORT:-54318}
-PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-PGBENCH=/usr/lib/postgresql/15/bin/pgbench
 
 bin/setup >/dev/null
-cargo pgrx install --release --pg-config "$PG_CONFIG" >/tmp/pg_todos-install.log 2>&1 \
-  || { cat /tmp/pg_todos-install.log >&2; exit 1; }
+. bin/lib/pg.sh
+pg_need "$PGBENCH"
+bin/install --release
 . bin/lib/throwaway.sh
 throwaway bench "$PORT"
 psql -X -q -v ON_ERROR_STOP=1 -d postgres <<SQL

@@ -9,7 +9,9 @@ import datetime
 
 SECONDS, RUNS = int(sys.argv[1]), int(sys.argv[2])
 CLIENTS = os.cpu_count() or 2
-PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
+PGBENCH = os.environ.get("PGBENCH")  # bench/run exports it (bin/lib/pg.sh finds PostgreSQL)
+if not PGBENCH:
+    sys.exit("bench/run.py: PGBENCH is not set: run bench/run, which exports it")
 S = "bench/scripts/"
 
 # (group, database, [(script, label, baseline script or None)])

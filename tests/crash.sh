@@ -6,7 +6,6 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 PORT=${PGTODOS_CRASH_PORT:-54322}
-PG_BIN=/usr/lib/postgresql/15/bin
 . bin/lib/throwaway.sh
 throwaway crash "$PORT"
 data=$(dirname "$PGHOST")/data

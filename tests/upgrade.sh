@@ -6,11 +6,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 PORT=${PGTODOS_UPGRADE_PORT:-54320}
-PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-cargo pgrx install --pg-config "$PG_CONFIG" >/tmp/pg_todos-install.log 2>&1 \
-  || { cat /tmp/pg_todos-install.log >&2; exit 1; }
+bin/install
 . bin/lib/released.sh
-install_released "$PG_CONFIG"
 . bin/lib/throwaway.sh
 throwaway upgrade "$PORT"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }

@@ -1,4 +1,8 @@
-# Sourced by the test scripts (from the repository's root):
+# Sourced by the test scripts (from the repository's root). It sources bin/lib/pg.sh, so
+# the PostgreSQL found there runs the cluster and its programs (psql, createdb, pg_dump, …)
+# come first on the PATH.
+. bin/lib/pg.sh
+
 #   throwaway NAME PORT
 # starts a fresh cluster .cluster/NAME on PORT (destroying any earlier one of that name),
 # stops it when the calling script exits, and exports its libpq environment (PGHOST, PGPORT).
