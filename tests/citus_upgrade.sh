@@ -7,7 +7,9 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 to=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml)
-from=$(ls sql/pg_todos--*--"$to".sql | sed 's/.*pg_todos--\([0-9.]*\)--.*/\1/')
+updates=(sql/pg_todos--*--"$to".sql)
+[ -f "${updates[0]}" ] || { echo "tests/citus_upgrade.sh: no sql/pg_todos--*--$to.sql" >&2; exit 1; }
+from=${updates[0]#sql/pg_todos--}; from=${from%%--*}
 newdb upgraded "$from"
 psql -X -q -v ON_ERROR_STOP=1 -d upgraded >/dev/null <<'SQL'
 -- roles belong to the cluster: an earlier step may have made it already

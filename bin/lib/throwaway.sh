@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the test scripts (from the repository's root). It sources bin/lib/pg.sh, so
 # the PostgreSQL found there runs the cluster and its programs (psql, createdb, pg_dump, …)
 # come first on the PATH.
@@ -9,7 +10,8 @@
 throwaway() {
   bin/cluster destroy "$1"
   bin/cluster start "$1" "$2"
-  trap "bin/cluster stop $1" EXIT
+  throwaway_name=$1
+  trap 'bin/cluster stop "$throwaway_name"' EXIT
   eval "$(bin/cluster env "$1" "$2")"
 }
 
