@@ -19,6 +19,8 @@
 #   PG_REGRESS            $PG_PKGLIBDIR/pgxs/src/test/regress/pg_regress
 #   PG_ISOLATION_REGRESS  $PG_PKGLIBDIR/pgxs/src/test/isolation/pg_isolation_regress
 #   PGBENCH               $PG_BINDIR/pgbench
+# and puts the repository's .venv/bin (bin/setup's Python packages, when it made one) first on
+# the PATH.
 # Defines pg_need PROGRAM...: fails with a clear message unless each one is there; and pg_fail
 # MESSAGE: prints it prefixed with the script's path ($0) and exits 1.
 # When no PostgreSQL is found, or it is not a server installation, or not a version pg_todos
@@ -62,6 +64,14 @@ case "$PATH" in
   "$PG_BINDIR" | "$PG_BINDIR":*) ;;
   *) export PATH="$PG_BINDIR:$PATH" ;;
 esac
+# The test tiers' Python packages: bin/setup installs them into .venv when the python3 on the
+# PATH may not install packages (Debian's own, PEP 668); its python3 then comes first.
+if [ -x "$_pg_repo/.venv/bin/python3" ]; then
+  case "$PATH" in
+    "$_pg_repo/.venv/bin" | "$_pg_repo/.venv/bin":*) ;;
+    *) export PATH="$_pg_repo/.venv/bin:$PATH" ;;
+  esac
+fi
 unset _pg_repo _pg_supported _pg_first _pg_found
 
 # pg_need PROGRAM...: each must be an executable file
