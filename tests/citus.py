@@ -13,6 +13,7 @@ from collections import Counter
 import psycopg
 
 from checks import check, summary
+from citus_tenants import on_two_workers
 
 DB = sys.argv[1]
 AGENTS, PER_TENANT = 4, 100
@@ -25,23 +26,7 @@ def connect(user="agent_login", autocommit=False):
 admin = connect("postgres", autocommit=True)
 
 
-def worker_of(tenant):
-    """The port of the worker holding the tenant's shard of todo.todos."""
-    return admin.execute(
-        "SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid)"
-        " WHERE p.shardid = get_shard_id_for_distribution_column('todo.todos', %s::text)", (tenant,)).fetchone()[0]
-
-
-# tenants until two live on different workers
-tenants, ports = [], set()
-for i in range(64):
-    t = f"tenant_{i}"
-    p = worker_of(t)
-    if p not in ports:
-        tenants.append(t)
-        ports.add(p)
-    if len(ports) == 2:
-        break
+tenants, ports = on_two_workers(admin, "tenant")
 check("two tenants on two different workers", len(ports) == 2, str(ports))
 for t in tenants:
     admin.execute("INSERT INTO todo.tenants (tenant_id) VALUES (%s) ON CONFLICT DO NOTHING", (t,))

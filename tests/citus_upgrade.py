@@ -11,6 +11,7 @@ import sys
 import psycopg
 
 from checks import check, summary
+from citus_tenants import on_two_workers
 
 DB, FROM, TO = sys.argv[1:4]
 admin = psycopg.connect(dbname=DB, user="postgres", autocommit=True)
@@ -31,20 +32,7 @@ admin.execute("SELECT todo.grant_usage('agent_login')")
 admin.execute("SELECT todo.distribute()")
 
 
-def worker_of(tenant):
-    return admin.execute(
-        "SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid)"
-        " WHERE p.shardid = get_shard_id_for_distribution_column('todo.todos', %s::text)", (tenant,)).fetchone()[0]
-
-
-tenants, ports = [], set()
-for i in range(64):
-    t, p = f"kept_{i}", worker_of(f"kept_{i}")
-    if p not in ports:
-        tenants.append(t)
-        ports.add(p)
-    if len(ports) == 2:
-        break
+tenants, ports = on_two_workers(admin, "kept")
 check("two tenants on two different workers", len(ports) == 2, str(ports))
 for t in tenants:
     admin.execute("INSERT INTO todo.tenants (tenant_id) VALUES (%s)", (t,))
