@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# upgrade: a database created at each released version (bin/lib/released.sh: 0.1.0 to 0.5.0) and updated with
+# upgrade: a database created at each released version (every frozen sql/pg_todos--X.sql: bin/lib/released.sh) and updated with
 # ALTER EXTENSION pg_todos UPDATE keeps all its data, ends with exactly the objects of a fresh
 # install of this version, and passes the same pg_regress suite as a fresh install.
 set -euo pipefail
