@@ -12,7 +12,7 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-PORT=${PGTODOS_HTTP_PORT:-54331}
+PORT=${PGTODOS_HTTP_PORT:-54332}
 cargo build -p pg_todos_cli >/tmp/pg_todos-http-build.log 2>&1 || { cat /tmp/pg_todos-http-build.log >&2; exit 1; }
 . bin/lib/throwaway.sh
 throwaway http "$PORT"
