@@ -35,4 +35,4 @@ section=$(mktemp)
   echo
   sed -n '/^| measure | value |$/,/^| server RSS/p' "$log"
 } >"$section"
-python3 bench/report.py "$section"
+python3 bench/report.py put "$section"
