@@ -77,7 +77,7 @@ pub fn sync_context() {
     for (i, name) in ["todo.tenant", "todo.conversation", "todo.agent", "todo.turn", "todo.granting"].iter().enumerate()
     {
         if fresh || before.as_ref().is_some_and(|b| b.values[i] != now.values[i]) {
-            sets.push_str(&format!("SET LOCAL {name} = {}; ", literal(&now.values[i])));
+            sets.push_str(&format!("SET LOCAL {name} = {}; ", pgrx::spi::quote_literal(&now.values[i])));
         }
     }
     // Inside a DO block: Citus sends a SET LOCAL to the workers only in what it takes for a
@@ -111,14 +111,4 @@ fn citus_internal() -> bool {
     let name = unsafe { pg_sys::GetConfigOption(c"application_name".as_ptr(), true, false) };
     // SAFETY: a NUL-terminated setting value, or NULL
     !name.is_null() && unsafe { std::ffi::CStr::from_ptr(name) }.to_bytes().starts_with(b"citus_internal")
-}
-
-/// A SQL string literal of `value`, as `quote_literal()` writes it.
-fn literal(value: &str) -> String {
-    let quoted = value.replace('\'', "''");
-    if quoted.contains('\\') {
-        format!("E'{}'", quoted.replace('\\', "\\\\"))
-    } else {
-        format!("'{quoted}'")
-    }
 }

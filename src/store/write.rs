@@ -155,7 +155,6 @@ pub fn insert_many(tenant: &str, conversation: &str, names: &[&str], rows: &[Val
     if rows.is_empty() {
         return;
     }
-    let (_, types) = record_columns(names);
     let list = names.iter().map(|c| format!(", {c}")).collect::<String>();
     if super::distribution::distributed() {
         // one INSERT … VALUES per row, in position order (see `field`)
@@ -171,6 +170,7 @@ pub fn insert_many(tenant: &str, conversation: &str, names: &[&str], rows: &[Val
         }
         return;
     }
+    let (_, types) = record_columns(names);
     let values = names.iter().map(|c| format!(", r.{c}")).collect::<String>();
     exec(
         &format!(

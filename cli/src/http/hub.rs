@@ -102,12 +102,6 @@ impl Hubs {
         Arc::new(Hubs { tenants: Mutex::new(HashMap::new()), listener, pool, shutdown })
     }
 
-    /// The tenants with subscribers and how many each has.
-    pub fn subscribers(&self) -> Vec<(String, usize)> {
-        let tenants = self.tenants.lock().unwrap_or_else(|e| e.into_inner());
-        tenants.iter().map(|(t, e)| (t.clone(), e.subscribers)).collect()
-    }
-
     /// Subscribes to the tenant's changes: a stream of SSE text that starts with
     /// `server.connected` (with the current cursor as its id), or, after `last_event_id` (a
     /// cursor), with `server.connected` and the lists of every conversation changed since
