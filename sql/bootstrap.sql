@@ -116,6 +116,30 @@ CREATE TABLE todo.dependencies (
 COMMENT ON TABLE todo.dependencies IS 'Blocking edges: todo_id waits for depends_on while depends_on is open.';
 CREATE INDEX dependencies_depends_on ON todo.dependencies (tenant_id, depends_on);
 
+-- Lock rows: a writer locks its tenant's row (FOR UPDATE) to serialize whole-list replaces
+-- of one list ('list:<conversation>') and changes to the dependency graph ('dependencies').
+-- Row locks, not advisory locks: only the extension's owner reads this table, so no role can
+-- hold another tenant's lock (src/store/locks.rs).
+CREATE TABLE todo.locks (
+    tenant_id text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
+    name      text NOT NULL,
+    PRIMARY KEY (tenant_id, name)
+);
+COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; no role but the owner reads it.';
+
+-- Roles granted by todo.grant_usage: whether each may use plain SQL on todo.todos (an app)
+-- or only the functions (an agent), and the tenant it is bound to (NULL: any tenant, for a
+-- service that takes the tenant from elsewhere, such as pg_todos serve's tokens). No foreign
+-- key to todo.tenants: deleting a tenant must not unbind its roles (they then act for no one).
+-- Not tenant-keyed (with Citus, a reference table). Only the owner reads it.
+CREATE TABLE todo.roles (
+    role       regrole PRIMARY KEY,
+    tenant_id  text CONSTRAINT roles_tenant_id_check CHECK (tenant_id <> ''),
+    plain_sql  boolean NOT NULL,
+    granted_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE todo.roles IS 'Roles granted by todo.grant_usage: bound to one tenant or not, plain SQL or functions only. Changed only through todo.grant_usage and todo.revoke_usage.';
+
 -- Append-only history: one row per change of a todo. Deleting a tenant cascades to
 -- todo.counters before todo.todos (its foreign key is older), so the log trigger can tell a
 -- tenant's deletion (no counter row) from a todo's.
@@ -158,6 +182,12 @@ ALTER FUNCTION todo.tenants_changed() SET search_path = pg_catalog, todo, pg_tem
 CREATE TRIGGER tenants_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.tenants
     FOR EACH STATEMENT EXECUTE FUNCTION todo.tenants_changed();
 
+-- Backends remember which roles are bound to a tenant; any change to todo.roles makes them
+-- forget (src/store/roles.rs).
+ALTER FUNCTION todo.roles_changed() SET search_path = pg_catalog, todo, pg_temp;
+CREATE TRIGGER roles_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.roles
+    FOR EACH STATEMENT EXECUTE FUNCTION todo.roles_changed();
+
 -- The dependency graph stays acyclic whoever writes it (see the function's comment in
 -- src/triggers.rs).
 ALTER FUNCTION todo.dependencies_before_insert() SET search_path = pg_catalog, todo, pg_temp;
@@ -173,12 +203,16 @@ ALTER TABLE todo.id_ranges ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.todos    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.events   ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.dependencies ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.locks    ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.roles    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.tenants  FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.counters FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.id_ranges FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.todos    FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.events   FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.dependencies FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.locks    FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.roles    FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON todo.tenants
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
@@ -197,30 +231,89 @@ CREATE POLICY tenant_isolation ON todo.events
 CREATE POLICY tenant_isolation ON todo.dependencies
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.locks
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+-- todo.roles has no policy: no role under row-level security sees a row.
 
--- Privileges: nothing on the tables for PUBLIC; todo.grant_usage(role) grants what an
--- agent-facing role needs. Tenants are registered by an administrator.
+-- Privileges: nothing on the tables for PUBLIC, and (sql/privileges.sql, run last) no
+-- function but the four that read the context; todo.grant_usage grants a role what it needs.
+-- Tenants are registered by an administrator.
 REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM PUBLIC;
 GRANT USAGE ON SCHEMA todo TO PUBLIC;
 
-CREATE FUNCTION todo.grant_usage(role regrole) RETURNS void
+CREATE FUNCTION todo.grant_usage(role regrole, tenant text DEFAULT NULL, plain_sql boolean DEFAULT true) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+DECLARE
+    was todo.roles;
+    fn regprocedure;
+BEGIN
+    IF grant_usage.role IS NULL OR grant_usage.plain_sql IS NULL THEN
+        RAISE EXCEPTION 'todo.grant_usage: role and plain_sql must not be NULL'
+            USING ERRCODE = '22004', HINT = 'todo.grant_usage(''<role>'', ''<tenant>'' or NULL, plain_sql => true or false)';
+    END IF;
+    SELECT * INTO was FROM todo.roles r WHERE r.role = grant_usage.role;
+    IF FOUND AND was.tenant_id IS DISTINCT FROM grant_usage.tenant THEN
+        RAISE EXCEPTION 'todo.grant_usage: role % is granted already, %', grant_usage.role,
+                CASE WHEN was.tenant_id IS NULL THEN 'for any tenant' ELSE format('bound to tenant "%s"', was.tenant_id) END
+            USING ERRCODE = '55000', HINT = 'a grant never changes a role''s tenant: todo.revoke_usage(role) first, then grant it again';
+    END IF;
+    IF grant_usage.tenant IS NOT NULL THEN
+        IF NOT EXISTS (SELECT 1 FROM todo.tenants t WHERE t.tenant_id = grant_usage.tenant) THEN
+            RAISE EXCEPTION 'todo.grant_usage: tenant "%" is not registered', grant_usage.tenant
+                USING ERRCODE = '42704', HINT = 'INSERT INTO todo.tenants (tenant_id) VALUES (...) first';
+        END IF;
+        IF (SELECT a.rolsuper OR a.rolbypassrls FROM pg_roles a WHERE a.oid = grant_usage.role) THEN
+            RAISE EXCEPTION 'todo.grant_usage: role % bypasses row-level security, so it cannot be bound to a tenant', grant_usage.role
+                USING ERRCODE = '22023', HINT = 'bind a plain role (NOSUPERUSER NOBYPASSRLS)';
+        END IF;
+    END IF;
+    -- tables: an app's plain SQL on todo.todos and the dependencies, reads of the tenant's row
+    -- and history; never the event log's, counters' or locks' writes (the extension makes
+    -- them). An agent's role: no table at all, so it cannot lock or scan one.
+    EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM %s', grant_usage.role);
+    IF grant_usage.plain_sql THEN
+        EXECUTE format('GRANT SELECT ON todo.tenants TO %s', grant_usage.role);
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', grant_usage.role);
+        EXECUTE format('GRANT SELECT ON todo.events TO %s', grant_usage.role);
+        EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', grant_usage.role);
+        EXECUTE format('GRANT SELECT ON todo.needs_attention TO %s', grant_usage.role);
+    END IF;
+    -- functions: every one but an administrator's (they run as the extension's owner and
+    -- act only for the tenant in context, which a bound role cannot choose)
+    FOR fn IN
+        SELECT p.oid::regprocedure FROM pg_proc p
+         WHERE p.pronamespace = 'todo'::regnamespace AND p.prorettype <> 'trigger'::regtype
+           AND p.proname NOT IN ('grant_usage', 'revoke_usage', 'create_token', 'revoke_token', 'distribute', 'verify', 'verify_tenant')
+         ORDER BY p.oid
+    LOOP
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', fn, grant_usage.role);
+    END LOOP;
+    INSERT INTO todo.roles AS r (role, tenant_id, plain_sql)
+    VALUES (grant_usage.role, grant_usage.tenant, grant_usage.plain_sql)
+    ON CONFLICT ON CONSTRAINT roles_pkey DO UPDATE SET plain_sql = excluded.plain_sql;
+END
+$fn$;
+COMMENT ON FUNCTION todo.grant_usage(regrole, text, boolean) IS
+    'Grants a role the use of pg_todos. tenant: the one tenant it may ever act for (NULL: any, for a service such as pg_todos serve). plain_sql: true for an app (plain SQL on todo.todos and todo.dependencies, reads of its history), false for an agent (the functions only). Idempotent; never changes a role''s tenant. Errors: 42704 unknown tenant, 55000 granted already with another tenant, 22023 a role that bypasses row-level security bound to a tenant.';
+REVOKE EXECUTE ON FUNCTION todo.grant_usage(regrole, text, boolean) FROM PUBLIC;
+
+CREATE FUNCTION todo.revoke_usage(role regrole) RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
 BEGIN
-    EXECUTE format('GRANT SELECT ON todo.tenants TO %s', role);
-    EXECUTE format('GRANT SELECT, INSERT, UPDATE ON todo.counters TO %s', role);
-    EXECUTE format('GRANT SELECT, INSERT, UPDATE ON todo.id_ranges TO %s', role);
-    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', role);
-    EXECUTE format('GRANT SELECT, INSERT ON todo.events TO %s', role);
-    EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', role);
-    EXECUTE format('GRANT SELECT ON todo.needs_attention TO %s', role);
-    EXECUTE format('GRANT EXECUTE ON FUNCTION todo.authenticate(text) TO %s', role);
+    EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM %s', revoke_usage.role);
+    EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA todo FROM %s', revoke_usage.role);
+    DELETE FROM todo.roles r WHERE r.role = revoke_usage.role;
+    RETURN FOUND;
 END
 $fn$;
-COMMENT ON FUNCTION todo.grant_usage(regrole) IS
-    'Grants a role what it needs to use pg_todos as an agent-facing app role (row-level security still applies).';
-REVOKE EXECUTE ON FUNCTION todo.grant_usage(regrole) FROM PUBLIC;
+COMMENT ON FUNCTION todo.revoke_usage(regrole) IS
+    'Takes back everything todo.grant_usage gave a role (its tables, its functions, its tenant binding); true when it was granted.';
+REVOKE EXECUTE ON FUNCTION todo.revoke_usage(regrole) FROM PUBLIC;
 
 -- User data survives pg_dump / restore.
 SELECT pg_catalog.pg_extension_config_dump('todo.tenants', '');
@@ -229,3 +322,5 @@ SELECT pg_catalog.pg_extension_config_dump('todo.id_ranges', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.todos', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.events', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.dependencies', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.locks', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.roles', '');

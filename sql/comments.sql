@@ -4,9 +4,9 @@
 
 -- Context
 COMMENT ON FUNCTION todo.set_context(text, text, text, text) IS
-    'Sets the context for the current transaction, as SET LOCAL would: tenant (required, registered in todo.tenants), conversation (NULL: tenant-wide), agent, turn. Returns nothing. Errors: 22023 tenant NULL or blank; 42704 tenant not registered.';
+    'Sets the context for the current transaction, as SET LOCAL would: tenant (required, registered in todo.tenants), conversation (NULL: tenant-wide), agent, turn. Returns nothing. Errors: 22023 tenant NULL or blank; 42501 a role bound to another tenant; 42704 tenant not registered.';
 COMMENT ON FUNCTION todo.current_tenant() IS
-    'The tenant in context (todo.tenant); the default of every tenant_id column. Errors: 22023 when none is set (never "all tenants").';
+    'The tenant in context (todo.tenant, set in this transaction; for a role bound to a tenant and no tenant set, its own); the default of every tenant_id column. Errors: 22023 when none is set, or only by an earlier transaction (never "all tenants"); 42501 a role bound to another tenant.';
 COMMENT ON FUNCTION todo.current_conversation() IS
     'The conversation in context (todo.conversation), or NULL: tenant-wide.';
 COMMENT ON FUNCTION todo.current_agent() IS
@@ -47,6 +47,8 @@ COMMENT ON FUNCTION todo.todos_log_event() IS
     'Row trigger of todo.todos (AFTER INSERT, UPDATE, DELETE): appends the change to todo.events and notifies the tenant''s channel for plain-SQL writes.';
 COMMENT ON FUNCTION todo.dependencies_before_insert() IS
     'Row trigger of todo.dependencies (BEFORE INSERT): under the tenant''s dependency lock, refuses an edge that would close a cycle through dependencies or subtasks (22023); under REPEATABLE READ it refuses (0A000).';
+COMMENT ON FUNCTION todo.roles_changed() IS
+    'Trigger on todo.roles: tells every backend to forget the tenant bindings it remembered.';
 COMMENT ON FUNCTION todo.tenants_changed() IS
     'Trigger of todo.tenants: forgets the backend''s cache of registered tenants when the table changes.';
 
@@ -99,6 +101,14 @@ COMMENT ON COLUMN todo.id_ranges.tenant_id IS 'The tenant.';
 COMMENT ON COLUMN todo.id_ranges.slot IS 'Which of the tenant''s ranges (concurrent writers take different slots).';
 COMMENT ON COLUMN todo.id_ranges.next_id IS 'The next id this range hands out.';
 COMMENT ON COLUMN todo.id_ranges.last_id IS 'The last id of the range.';
+
+-- todo.roles, todo.locks (internal)
+COMMENT ON COLUMN todo.roles.role IS 'The role granted.';
+COMMENT ON COLUMN todo.roles.tenant_id IS 'The one tenant the role may act for; NULL: any tenant (a service).';
+COMMENT ON COLUMN todo.roles.plain_sql IS 'true: an app (plain SQL on todo.todos); false: an agent (the functions only).';
+COMMENT ON COLUMN todo.roles.granted_at IS 'When todo.grant_usage first granted it.';
+COMMENT ON COLUMN todo.locks.tenant_id IS 'The tenant.';
+COMMENT ON COLUMN todo.locks.name IS 'What the row serializes: list:<conversation> (whole-list replaces) or dependencies (the graph).';
 
 -- todo.distribution
 COMMENT ON COLUMN todo.distribution.singleton IS 'Always true: the table holds at most one row.';

@@ -2,3 +2,273 @@
 -- app roles, the context valid only in the transaction that set it, row locks instead of
 -- advisory locks, input limits, a polynomial cycle check, a bounded board and event catch-up).
 \echo Use "ALTER EXTENSION pg_todos UPDATE TO '0.9.0'" to load this file. \quit
+
+-- ===========================================================================================
+-- Roles: bound to a tenant, app or agent; the functions run as the extension's owner; the
+-- event log, counters and locks are written only by the extension; row locks.
+-- ===========================================================================================
+
+-- Lock rows (src/store/locks.rs): replace the advisory locks, which any role could take.
+CREATE TABLE todo.locks (
+    tenant_id text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
+    name      text NOT NULL,
+    PRIMARY KEY (tenant_id, name)
+);
+COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; no role but the owner reads it.';
+COMMENT ON COLUMN todo.locks.tenant_id IS 'The tenant.';
+COMMENT ON COLUMN todo.locks.name IS 'What the row serializes: list:<conversation> (whole-list replaces) or dependencies (the graph).';
+ALTER TABLE todo.locks ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.locks FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_isolation ON todo.locks
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+SELECT pg_catalog.pg_extension_config_dump('todo.locks', '');
+
+-- Granted roles and their tenants.
+CREATE TABLE todo.roles (
+    role       regrole PRIMARY KEY,
+    tenant_id  text CONSTRAINT roles_tenant_id_check CHECK (tenant_id <> ''),
+    plain_sql  boolean NOT NULL,
+    granted_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE todo.roles IS 'Roles granted by todo.grant_usage: bound to one tenant or not, plain SQL or functions only. Changed only through todo.grant_usage and todo.revoke_usage.';
+COMMENT ON COLUMN todo.roles.role IS 'The role granted.';
+COMMENT ON COLUMN todo.roles.tenant_id IS 'The one tenant the role may act for; NULL: any tenant (a service).';
+COMMENT ON COLUMN todo.roles.plain_sql IS 'true: an app (plain SQL on todo.todos); false: an agent (the functions only).';
+COMMENT ON COLUMN todo.roles.granted_at IS 'When todo.grant_usage first granted it.';
+REVOKE ALL ON todo.roles FROM PUBLIC;
+ALTER TABLE todo.roles ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.roles FORCE ROW LEVEL SECURITY;
+SELECT pg_catalog.pg_extension_config_dump('todo.roles', '');
+
+CREATE FUNCTION todo."roles_changed"()
+	RETURNS TRIGGER
+	LANGUAGE c
+	AS 'MODULE_PATHNAME', 'roles_changed_wrapper';
+ALTER FUNCTION todo.roles_changed() SET search_path = pg_catalog, todo, pg_temp;
+COMMENT ON FUNCTION todo.roles_changed() IS
+    'Trigger on todo.roles: tells every backend to forget the tenant bindings it remembered.';
+CREATE TRIGGER roles_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.roles
+    FOR EACH STATEMENT EXECUTE FUNCTION todo.roles_changed();
+
+-- The context functions read this backend's per-transaction state: never in a parallel worker.
+ALTER FUNCTION todo.current_tenant() PARALLEL RESTRICTED;
+ALTER FUNCTION todo.current_conversation() PARALLEL RESTRICTED;
+ALTER FUNCTION todo.current_agent() PARALLEL RESTRICTED;
+ALTER FUNCTION todo.current_turn() PARALLEL RESTRICTED;
+COMMENT ON FUNCTION todo.set_context(text, text, text, text) IS
+    'Sets the context for the current transaction, as SET LOCAL would: tenant (required, registered in todo.tenants), conversation (NULL: tenant-wide), agent, turn. Returns nothing. Errors: 22023 tenant NULL or blank; 42501 a role bound to another tenant; 42704 tenant not registered.';
+COMMENT ON FUNCTION todo.current_tenant() IS
+    'The tenant in context (todo.tenant, set in this transaction; for a role bound to a tenant and no tenant set, its own); the default of every tenant_id column. Errors: 22023 when none is set, or only by an earlier transaction (never "all tenants"); 42501 a role bound to another tenant.';
+
+-- The functions that act on todos run as the extension's owner.
+ALTER FUNCTION todo.set_context(text, text, text, text) SECURITY DEFINER;
+ALTER FUNCTION todo.acp_plan(text) SECURITY DEFINER PARALLEL RESTRICTED;
+ALTER FUNCTION todo.block(bigint, bigint) SECURITY DEFINER;
+ALTER FUNCTION todo.call_json(text, text) SECURITY DEFINER;
+ALTER FUNCTION todo.call_mcp_json(text, text) SECURITY DEFINER;
+ALTER FUNCTION todo.changes_since(text) SECURITY DEFINER PARALLEL RESTRICTED;
+ALTER FUNCTION todo.channel() SECURITY DEFINER PARALLEL RESTRICTED;
+ALTER FUNCTION todo.claim(bigint, integer) SECURITY DEFINER;
+ALTER FUNCTION todo.export_tasks(text) SECURITY DEFINER PARALLEL RESTRICTED;
+ALTER FUNCTION todo.finish(bigint, bigint, text, text) SECURITY DEFINER;
+ALTER FUNCTION todo.heartbeat(bigint, bigint, integer) SECURITY DEFINER;
+ALTER FUNCTION todo.import_tasks(text, jsonb) SECURITY DEFINER;
+ALTER FUNCTION todo.list_as(text, text) SECURITY DEFINER PARALLEL RESTRICTED;
+ALTER FUNCTION todo.ready(integer) SECURITY DEFINER;
+ALTER FUNCTION todo.release(bigint, bigint) SECURITY DEFINER;
+ALTER FUNCTION todo.rest_json(text, text, text) SECURITY DEFINER;
+ALTER FUNCTION todo.todo_open_block(text) SECURITY DEFINER;
+ALTER FUNCTION todo.todo_open_preamble(text) SECURITY DEFINER;
+ALTER FUNCTION todo.todo_writ(text) SECURITY DEFINER;
+ALTER FUNCTION todo.unblock(bigint, bigint) SECURITY DEFINER;
+ALTER FUNCTION todo.board() SECURITY DEFINER;
+
+-- todo.grant_usage(role, tenant, plain_sql) and todo.revoke_usage(role)
+DROP FUNCTION todo.grant_usage(regrole);
+CREATE FUNCTION todo.grant_usage(role regrole, tenant text DEFAULT NULL, plain_sql boolean DEFAULT true) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+DECLARE
+    was todo.roles;
+    fn regprocedure;
+BEGIN
+    IF grant_usage.role IS NULL OR grant_usage.plain_sql IS NULL THEN
+        RAISE EXCEPTION 'todo.grant_usage: role and plain_sql must not be NULL'
+            USING ERRCODE = '22004', HINT = 'todo.grant_usage(''<role>'', ''<tenant>'' or NULL, plain_sql => true or false)';
+    END IF;
+    SELECT * INTO was FROM todo.roles r WHERE r.role = grant_usage.role;
+    IF FOUND AND was.tenant_id IS DISTINCT FROM grant_usage.tenant THEN
+        RAISE EXCEPTION 'todo.grant_usage: role % is granted already, %', grant_usage.role,
+                CASE WHEN was.tenant_id IS NULL THEN 'for any tenant' ELSE format('bound to tenant "%s"', was.tenant_id) END
+            USING ERRCODE = '55000', HINT = 'a grant never changes a role''s tenant: todo.revoke_usage(role) first, then grant it again';
+    END IF;
+    IF grant_usage.tenant IS NOT NULL THEN
+        IF NOT EXISTS (SELECT 1 FROM todo.tenants t WHERE t.tenant_id = grant_usage.tenant) THEN
+            RAISE EXCEPTION 'todo.grant_usage: tenant "%" is not registered', grant_usage.tenant
+                USING ERRCODE = '42704', HINT = 'INSERT INTO todo.tenants (tenant_id) VALUES (...) first';
+        END IF;
+        IF (SELECT a.rolsuper OR a.rolbypassrls FROM pg_roles a WHERE a.oid = grant_usage.role) THEN
+            RAISE EXCEPTION 'todo.grant_usage: role % bypasses row-level security, so it cannot be bound to a tenant', grant_usage.role
+                USING ERRCODE = '22023', HINT = 'bind a plain role (NOSUPERUSER NOBYPASSRLS)';
+        END IF;
+    END IF;
+    -- tables: an app's plain SQL on todo.todos and the dependencies, reads of the tenant's row
+    -- and history; never the event log's, counters' or locks' writes (the extension makes
+    -- them). An agent's role: no table at all, so it cannot lock or scan one.
+    EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM %s', grant_usage.role);
+    IF grant_usage.plain_sql THEN
+        EXECUTE format('GRANT SELECT ON todo.tenants TO %s', grant_usage.role);
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', grant_usage.role);
+        EXECUTE format('GRANT SELECT ON todo.events TO %s', grant_usage.role);
+        EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', grant_usage.role);
+        EXECUTE format('GRANT SELECT ON todo.needs_attention TO %s', grant_usage.role);
+    END IF;
+    -- functions: every one but an administrator's (they run as the extension's owner and
+    -- act only for the tenant in context, which a bound role cannot choose)
+    FOR fn IN
+        SELECT p.oid::regprocedure FROM pg_proc p
+         WHERE p.pronamespace = 'todo'::regnamespace AND p.prorettype <> 'trigger'::regtype
+           AND p.proname NOT IN ('grant_usage', 'revoke_usage', 'create_token', 'revoke_token', 'distribute', 'verify', 'verify_tenant')
+         ORDER BY p.oid
+    LOOP
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', fn, grant_usage.role);
+    END LOOP;
+    INSERT INTO todo.roles AS r (role, tenant_id, plain_sql)
+    VALUES (grant_usage.role, grant_usage.tenant, grant_usage.plain_sql)
+    ON CONFLICT ON CONSTRAINT roles_pkey DO UPDATE SET plain_sql = excluded.plain_sql;
+END
+$fn$;
+COMMENT ON FUNCTION todo.grant_usage(regrole, text, boolean) IS
+    'Grants a role the use of pg_todos. tenant: the one tenant it may ever act for (NULL: any, for a service such as pg_todos serve). plain_sql: true for an app (plain SQL on todo.todos and todo.dependencies, reads of its history), false for an agent (the functions only). Idempotent; never changes a role''s tenant. Errors: 42704 unknown tenant, 55000 granted already with another tenant, 22023 a role that bypasses row-level security bound to a tenant.';
+REVOKE EXECUTE ON FUNCTION todo.grant_usage(regrole, text, boolean) FROM PUBLIC;
+
+CREATE FUNCTION todo.revoke_usage(role regrole) RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+BEGIN
+    EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM %s', revoke_usage.role);
+    EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA todo FROM %s', revoke_usage.role);
+    DELETE FROM todo.roles r WHERE r.role = revoke_usage.role;
+    RETURN FOUND;
+END
+$fn$;
+COMMENT ON FUNCTION todo.revoke_usage(regrole) IS
+    'Takes back everything todo.grant_usage gave a role (its tables, its functions, its tenant binding); true when it was granted.';
+REVOKE EXECUTE ON FUNCTION todo.revoke_usage(regrole) FROM PUBLIC;
+
+-- Only granted roles may call the functions (the four context readers stay PUBLIC's).
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA todo FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION todo.current_tenant(), todo.current_conversation(), todo.current_agent(), todo.current_turn() TO PUBLIC;
+
+-- Every role 0.8.0's todo.grant_usage granted (it had SELECT on todo.todos) is granted
+-- again, as an app role for any tenant: it keeps plain SQL and the functions, and loses the
+-- writes of the event log and the id counters. Bind agents' roles to their tenant with
+-- todo.revoke_usage(role) and todo.grant_usage(role, tenant, plain_sql => false).
+DO $do$
+DECLARE
+    granted regrole;
+BEGIN
+    FOR granted IN
+        SELECT DISTINCT a.grantee::regrole FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) a
+         WHERE c.oid = 'todo.todos'::regclass AND a.privilege_type = 'SELECT'
+           AND a.grantee <> 0 AND a.grantee <> c.relowner
+    LOOP
+        PERFORM todo.grant_usage(granted);
+    END LOOP;
+END
+$do$;
+
+-- todo.distribute(): todo.roles is a reference table, todo.locks is colocated with todo.todos.
+CREATE OR REPLACE FUNCTION todo.distribute()
+RETURNS TABLE (relation regclass, distribution text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+DECLARE
+    ours text;
+    citus text;
+    grant_stmt text;
+    bad record;
+    rel text;
+    kind text;
+    reference constant text[] := ARRAY['todo.tenants', 'todo.tokens', 'todo.distribution', 'todo.roles'];
+    colocated constant text[] := ARRAY['todo.todos', 'todo.counters', 'todo.id_ranges', 'todo.events', 'todo.dependencies', 'todo.locks'];
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        RAISE EXCEPTION 'todo.distribute: Citus is not installed in database %', current_database()
+            USING ERRCODE = '55000',
+                  HINT = 'add citus to shared_preload_libraries, CREATE EXTENSION citus, add the workers (citus_add_node), then call todo.distribute() again';
+    END IF;
+    IF NOT pg_has_role(current_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = 'todo.todos'::regclass), 'USAGE') THEN
+        RAISE EXCEPTION 'todo.distribute: only the owner of the pg_todos tables (or a superuser) may distribute them; % may not', current_user
+            USING ERRCODE = '42501', HINT = 'connect as the role that created the extension';
+    END IF;
+    IF NOT citus_is_coordinator() THEN
+        RAISE EXCEPTION 'todo.distribute: this node is not the Citus coordinator'
+            USING ERRCODE = '55000', HINT = 'call todo.distribute() on the coordinator';
+    END IF;
+    SELECT e.extversion INTO ours FROM pg_extension e WHERE e.extname = 'pg_todos';
+    FOR bad IN
+        SELECT w.nodename, w.nodeport, w.success, w.result
+          FROM run_command_on_workers($$SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'), 'none')$$) w
+         WHERE NOT w.success OR w.result IS DISTINCT FROM ours
+    LOOP
+        RAISE EXCEPTION 'todo.distribute: worker %:% has pg_todos %, the coordinator %', bad.nodename, bad.nodeport,
+                CASE WHEN bad.success THEN bad.result ELSE '(unreachable: ' || bad.result || ')' END, ours
+            USING ERRCODE = '55000',
+                  HINT = 'install pg_todos ' || ours || ' on every worker (its files; CREATE EXTENSION on the coordinator reaches the workers) and ALTER EXTENSION pg_todos UPDATE there';
+    END LOOP;
+
+    -- Citus cannot distribute a foreign key that sets the distribution column's row to NULL
+    -- (ON DELETE SET NULL (parent_id)): the triggers take over (see todos_orphan_subtasks).
+    IF EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'todos_parent_fkey' AND conrelid = 'todo.todos'::regclass) THEN
+        ALTER TABLE todo.todos DROP CONSTRAINT todos_parent_fkey;
+    END IF;
+
+    SET LOCAL citus.enable_unsafe_triggers = on;
+    SET LOCAL citus.enable_local_reference_table_foreign_keys = off;
+    SET LOCAL citus.multi_shard_modify_mode = 'sequential';
+    FOREACH rel IN ARRAY reference LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = rel::regclass) THEN
+            PERFORM create_reference_table(rel::regclass);
+        END IF;
+    END LOOP;
+    FOREACH rel IN ARRAY colocated LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = rel::regclass) THEN
+            PERFORM create_distributed_table(rel::regclass, 'tenant_id',
+                colocate_with => CASE WHEN rel = 'todo.todos' THEN 'default' ELSE 'todo.todos' END);
+        END IF;
+    END LOOP;
+
+    -- The workers' copies of the tables (created with the extension) have only their own
+    -- privileges: grant again what the coordinator's tables grant (todo.grant_usage), now
+    -- that Citus carries a GRANT on a distributed table to every node.
+    FOR grant_stmt IN
+        SELECT format('GRANT %s ON %s TO %s', a.privilege_type, c.oid::regclass,
+                      CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END)
+          FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) a
+          LEFT JOIN pg_roles r ON r.oid = a.grantee
+         WHERE c.oid = ANY (ARRAY(SELECT x::regclass FROM unnest(reference || colocated) x)) AND a.grantee <> c.relowner
+    LOOP
+        EXECUTE grant_stmt;
+    END LOOP;
+
+    -- SET LOCAL todo.* in an app's transaction reaches the workers (new sessions)
+    EXECUTE format('ALTER DATABASE %I SET citus.propagate_set_commands = %L', current_database(), 'local');
+
+    SELECT e.extversion INTO citus FROM pg_extension e WHERE e.extname = 'citus';
+    INSERT INTO todo.distribution (pg_todos_version, citus_version) VALUES (ours, citus)
+    ON CONFLICT (singleton) DO NOTHING;
+
+    FOREACH rel IN ARRAY reference || colocated LOOP
+        SELECT CASE p.partmethod WHEN 'n' THEN 'reference' ELSE 'distributed by tenant_id' END
+          INTO kind FROM pg_dist_partition p WHERE p.logicalrelid = rel::regclass;
+        relation := rel::regclass;
+        distribution := kind;
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;

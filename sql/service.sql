@@ -112,7 +112,7 @@ COMMENT ON COLUMN todo.needs_attention.reason IS 'lease_lapsed, no_heartbeat or 
 COMMENT ON COLUMN todo.needs_attention.since IS 'When the lease ran out, or the todo last changed.';
 
 CREATE FUNCTION todo.board() RETURNS jsonb
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
 -- PL/pgSQL with the tenant in a variable: each statement names one tenant, so Citus sends it

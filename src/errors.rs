@@ -47,6 +47,44 @@ pub fn no_tenant() -> ! {
     )
 }
 
+/// 22023: the only tenant setting there is was left by an earlier transaction.
+pub fn stale_context() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        "no tenant in context: todo.tenant was set by an earlier transaction, and the context lasts one transaction",
+        "call todo.set_context('<tenant>', ...) or SET LOCAL todo.tenant = '<tenant>' inside this transaction (BEGIN ... COMMIT), not a session-level SET",
+    )
+}
+
+/// 42501: the calling role is bound to a tenant (`todo.grant_usage(role, tenant)`) and the
+/// context names another. The same words whether that other tenant exists or not.
+pub fn bound_elsewhere(role: pg_sys::Oid) -> ! {
+    // SAFETY: a catalog lookup by oid; noerr = true
+    let name = unsafe {
+        let name = pg_sys::GetUserNameFromId(role, true);
+        if name.is_null() {
+            format!("{}", role.to_u32())
+        } else {
+            std::ffi::CStr::from_ptr(name).to_string_lossy().into_owned()
+        }
+    };
+    raise(
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        format!("role \"{name}\" is bound to one tenant and may act for no other"),
+        "set the context to the role's own tenant (todo.grant_usage bound it), or connect as a role granted for the other tenant",
+    )
+}
+
+/// 428C9: an INSERT of a role under row-level security names the id, which the tenant's
+/// counter assigns (as PostgreSQL says for a GENERATED ALWAYS column).
+pub fn id_assigned() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_GENERATED_ALWAYS,
+        "cannot insert a value into column \"id\" of todo.todos: pg_todos assigns todo ids",
+        "leave id out of the INSERT; RETURNING id gives the one assigned",
+    )
+}
+
 /// 42704: the tenant in context is not a row of todo.tenants.
 pub fn unknown_tenant(tenant: &str) -> ! {
     raise(

@@ -40,6 +40,7 @@ extension_sql_file!(
         triggers::todos_before_write,
         triggers::todos_log_event,
         triggers::tenants_changed,
+        triggers::roles_changed,
         triggers::dependencies_before_insert,
     ]
 );
@@ -48,11 +49,13 @@ extension_sql_file!("../sql/verify.sql", name = "verify", requires = ["bootstrap
 extension_sql_file!("../sql/service.sql", name = "service", requires = ["bootstrap"]);
 extension_sql_file!("../sql/distribute.sql", name = "distribute", requires = ["bootstrap", "service"]);
 extension_sql_file!("../sql/comments.sql", name = "comments", finalize);
+extension_sql_file!("../sql/privileges.sql", name = "privileges", requires = ["comments"]);
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     context::init();
     store::ids::init();
+    store::roles::init();
 }
 
 #[cfg(any(test, feature = "pg_test"))]

@@ -48,10 +48,12 @@ fn normalize_status(row: &mut Tuple<'_>) -> Status {
 }
 
 /// Whether rows are being restored: pg_restore (and psql replaying a plain dump) run with
-/// `row_security = off`, which an application role never can (its reads would fail).
+/// `row_security = off` as a role that bypasses row-level security. An application role
+/// never can (its reads would fail), nor through a pg_todos function (SECURITY DEFINER):
+/// the role that counts is the one outside any such function.
 fn restoring() -> bool {
-    // SAFETY: reads a GUC variable of this backend.
-    unsafe { !pg_sys::row_security }
+    // SAFETY: reads a GUC variable of this backend; a catalog lookup of the outer role.
+    unsafe { !pg_sys::row_security && pg_sys::has_bypassrls_privilege(pg_sys::GetOuterUserId()) }
 }
 
 /// Whether the trigger fires on a Citus shard of `todo.todos` (`todos_<shard id>`, on a
@@ -159,11 +161,16 @@ fn todos_before_write<'a>(
             if subject_to_rls(trigger) && tenant != context::tenant() {
                 errors::rls_violation("todos");
             }
+            // ids come from the tenant's counter, which no granted role may write: the
+            // statements run as the extension's owner
             match get::<i64>(&new, "id") {
                 // a restore brings the counters from the dump, before or after the todos
                 Some(_) if restoring() => {}
-                Some(id) => store::ids::claim_todo_id(&tenant, id),
-                None => set(&mut new, "id", store::ids::next_todo_id(&tenant)),
+                // a role under row-level security (an app's plain SQL) never picks an id: one
+                // near the top of bigint would leave the tenant none to add
+                Some(_) if subject_to_rls(trigger) => errors::id_assigned(),
+                Some(id) => store::roles::as_owner(|| store::ids::claim_todo_id(&tenant, id)),
+                None => set(&mut new, "id", store::roles::as_owner(|| store::ids::next_todo_id(&tenant))),
             }
             let id: i64 = get(&new, "id").expect("id was just set");
             if get::<i64>(&new, "position").is_none() {
@@ -423,7 +430,7 @@ fn todos_log_event<'a>(
             let agent = agent.or_else(|| get(&new, "agent_id"));
             let turn = turn.or_else(|| get(&new, "turn_id"));
             let key = event_key(&new, get(&new, "version").unwrap_or(1), agent, turn);
-            store::events::inserted(&key, &status(&new), inserted_columns(&new));
+            store::roles::as_owner(|| store::events::inserted(&key, &status(&new), inserted_columns(&new)));
             key
         }
         (Some(old), Some(new)) => {
@@ -432,12 +439,12 @@ fn todos_log_event<'a>(
                 return Ok(None);
             }
             let key = event_key(&new, get(&new, "version").unwrap_or(1), agent, turn);
-            store::events::updated(&key, &status(&old), &status(&new), changes);
+            store::roles::as_owner(|| store::events::updated(&key, &status(&old), &status(&new), changes));
             key
         }
         (Some(old), None) => {
             let key = event_key(&old, get::<i32>(&old, "version").unwrap_or(0) + 1, agent, turn);
-            store::events::deleted(&key, &status(&old));
+            store::roles::as_owner(|| store::events::deleted(&key, &status(&old)));
             if on_shard(trigger) {
                 // what the subtask foreign key's ON DELETE SET NULL does on one server
                 store::write::orphan_subtasks(&key.tenant, key.id);
@@ -463,5 +470,15 @@ fn tenants_changed<'a>(
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     // by name, not the trigger's relation: on Citus it fires on a placement of the reference table
     store::ids::announce_tenants_changed(store::ids::relid(c"tenants"));
+    Ok(None)
+}
+
+/// `AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.roles FOR EACH STATEMENT`: the
+/// backends that remember which roles are bound to a tenant forget it (`store::roles`).
+#[pg_trigger]
+fn roles_changed<'a>(
+    _trigger: &'a PgTrigger<'a>,
+) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
+    store::roles::announce_changed();
     Ok(None)
 }

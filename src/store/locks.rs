@@ -1,33 +1,71 @@
 //! Every lock a call takes, and the one order it takes them in, so that writers of one tenant
 //! never deadlock each other:
 //!
-//! 1. the list lock of a whole-list replace (`lock_list`: advisory, per tenant and
-//!    conversation);
+//! 1. the list lock of a whole-list replace (`lock_list`: a row of `todo.locks`, per tenant
+//!    and conversation);
 //! 2. a range of the tenant's ids (`ids::reserve_todo_ids`, `ids::hold_ids`), taken with
 //!    SKIP LOCKED (never waiting), and only when no range has room the tenant's counter row:
 //!    a call that will add todos takes them before it locks any todo;
 //! 3. todo rows, in ascending id order (`rows`, `read::lock`): a call that changes several
 //!    todos locks them all at once, `FOR NO KEY UPDATE` (which never conflicts with the key
 //!    share locks that inserting a subtask or a dependency takes on its todos);
-//! 4. the tenant's dependency-graph lock (`lock_dependencies`: advisory), last.
+//! 4. the tenant's dependency-graph lock (`lock_dependencies`: a row of `todo.locks`), last.
 //!
 //! Claim-next takes its row with SKIP LOCKED and never waits for one.
 
-use super::exec;
+use pgrx::prelude::*;
+
+use super::{exec, one};
 
 /// Serializes whole-list replaces of one list (a tenant's conversation) until the
 /// transaction ends, so two concurrent replaces never interleave: the second reads the list
-/// the first wrote. A transaction-level advisory lock on (hash of tenant, hash of
-/// conversation); a hash collision only makes two unrelated replaces wait for each other.
+/// the first wrote. The lock row `list:<conversation>` of the tenant (`lock_row`).
 pub fn lock_list(tenant: &str, conversation: &str) {
-    exec("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", &[tenant.into(), conversation.into()]);
+    lock_row(tenant, &format!("list:{conversation}"), || {
+        exec("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", &[tenant.into(), conversation.into()]);
+    });
 }
 
 /// Serializes changes to a tenant's dependency graph until the transaction ends, so that two
-/// concurrent blocks can never close a cycle between them (a one-key advisory lock: a
-/// different lock space from `lock_list`'s two-key locks).
+/// concurrent blocks can never close a cycle between them: the lock row `dependencies` of the
+/// tenant (`lock_row`).
 pub fn lock_dependencies(tenant: &str) {
-    exec("SELECT pg_advisory_xact_lock(hashtextextended('todo.dependencies ' || $1, 0))", &[tenant.into()]);
+    lock_row(tenant, "dependencies", || {
+        exec("SELECT pg_advisory_xact_lock(hashtextextended('todo.dependencies ' || $1, 0))", &[tenant.into()]);
+    });
+}
+
+/// Locks row `name` of `tenant` in `todo.locks` (`FOR UPDATE`, until the transaction ends),
+/// adding it the first time. A row lock, not an advisory lock: no other role can take it
+/// (only the extension's owner reads the table), so no one can hold another tenant's lock,
+/// by accident of a hash or on purpose. A database not yet updated to 0.9.0 has no such
+/// table: `advisory` takes the lock the old way.
+///
+/// Two writers adding the same row: the second's INSERT waits for the first to end and then
+/// finds it, and locks it (READ COMMITTED: the last statement sees it; REPEATABLE READ and
+/// SERIALIZABLE: the INSERT raises a serialization failure, to retry).
+fn lock_row(tenant: &str, name: &str, advisory: impl FnOnce()) {
+    if super::ids::relid(c"locks") == pg_sys::InvalidOid {
+        return advisory();
+    }
+    const LOCK: &str = "SELECT true FROM todo.locks l WHERE l.tenant_id = $1 AND l.name = $2 FOR UPDATE";
+    super::roles::as_owner(|| {
+        let args = [tenant.into(), name.into()];
+        if one::<bool>(LOCK, &args, true).is_some() {
+            return;
+        }
+        let added = exec(
+            "INSERT INTO todo.locks (tenant_id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING true",
+            &[tenant.into(), name.into()],
+        );
+        if added == 0 && one::<bool>(LOCK, &[tenant.into(), name.into()], true).is_none() {
+            crate::errors::raise(
+                PgSqlErrorCode::ERRCODE_T_R_SERIALIZATION_FAILURE,
+                format!("could not take the lock \"{name}\" of tenant \"{tenant}\""),
+                "retry the transaction",
+            );
+        }
+    });
 }
 
 /// Locks the todos `ids` of the tenant (those that exist) in ascending id order, `FOR NO KEY

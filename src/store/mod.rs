@@ -15,6 +15,7 @@ pub mod ids;
 pub mod lease;
 pub mod locks;
 pub mod read;
+pub mod roles;
 pub mod write;
 
 use std::cell::RefCell;

@@ -28,7 +28,7 @@ fn done<T>(r: Result<T, Error>) -> T {
 /// Errors: 22023 no tenant, no agent, or a lease out of range; 42704 tenant not registered;
 /// P0002 no such todo in scope; 55006 another agent holds a live claim on it; 55000 it is
 /// finished or blocked by open todos.
-#[pg_extern(volatile, parallel_unsafe, name = "claim")]
+#[pg_extern(volatile, parallel_unsafe, name = "claim", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn sql_claim(
     todo_id: default!(Option<i64>, "NULL"),
@@ -52,7 +52,7 @@ fn sql_claim(
 /// Errors: 22023 no tenant, no agent, or a lease out of range; P0002 no such todo in scope;
 /// 55006 another agent holds it; 55000 the claim lapsed, was superseded (a newer fence) or
 /// is not the agent's.
-#[pg_extern(volatile, parallel_unsafe, name = "heartbeat")]
+#[pg_extern(volatile, parallel_unsafe, name = "heartbeat", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn sql_heartbeat(
     todo_id: i64,
@@ -69,7 +69,7 @@ fn sql_heartbeat(
 /// pending, unclaimed, ready for the next claimer.
 ///
 /// Errors: as `todo.heartbeat`.
-#[pg_extern(volatile, parallel_unsafe, name = "release")]
+#[pg_extern(volatile, parallel_unsafe, name = "release", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn sql_release(todo_id: i64, fence: default!(Option<i64>, "NULL")) {
     runner::call(|| {
@@ -83,7 +83,7 @@ fn sql_release(todo_id: i64, fence: default!(Option<i64>, "NULL")) {
 ///
 /// Errors: 22023 no tenant, or a status other than completed/canceled; P0002 no such todo in
 /// scope; 55006 another agent holds it; 55000 a stale claim, or it is finished already.
-#[pg_extern(volatile, parallel_unsafe, name = "finish")]
+#[pg_extern(volatile, parallel_unsafe, name = "finish", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn sql_finish(
     todo_id: i64,
@@ -109,7 +109,7 @@ fn sql_finish(
 ///
 /// Errors: 22023 no tenant, a todo waiting for itself, or an edge that would close a cycle
 /// (the message shows the path); P0002 either todo not in scope.
-#[pg_extern(volatile, parallel_unsafe, name = "block")]
+#[pg_extern(volatile, parallel_unsafe, name = "block", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn sql_block(todo_id: i64, on_id: i64) -> bool {
     runner::call(|| done(dependencies::block(&Scope::from_context(), todo_id, on_id)))
@@ -118,7 +118,7 @@ fn sql_block(todo_id: i64, on_id: i64) -> bool {
 /// Removes the wait of `todo_id` for `on_id`. Returns false when there was none.
 ///
 /// Errors: 22023 no tenant; P0002 either todo not in scope.
-#[pg_extern(volatile, parallel_unsafe, name = "unblock")]
+#[pg_extern(volatile, parallel_unsafe, name = "unblock", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn sql_unblock(todo_id: i64, on_id: i64) -> bool {
     runner::call(|| done(dependencies::unblock(&Scope::from_context(), todo_id, on_id)))
@@ -129,7 +129,7 @@ fn sql_unblock(todo_id: i64, on_id: i64) -> bool {
 /// claim order (priority high, medium or unset, low; then position), at most `max_rows`.
 ///
 /// Errors: 22023 no tenant; 42704 tenant not registered.
-#[pg_extern(stable, parallel_restricted, name = "ready")]
+#[pg_extern(stable, parallel_restricted, name = "ready", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn sql_ready(
     max_rows: default!(i32, 50),

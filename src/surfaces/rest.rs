@@ -70,7 +70,7 @@ pub fn todo_json(t: &Todo) -> Value {
 /// every error that is not about the request's data (a cancel or timeout, a deadlock, a
 /// serialization failure, a lock timeout, out of memory or disk), raised as it is with
 /// nothing of the request committed.
-#[pg_extern(volatile, parallel_unsafe)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn rest_json(method: &str, path: &str, body: Option<&str>) -> JsonB {
     respond(method, path, body.map(serde_json::from_str::<Value>).transpose())

@@ -30,7 +30,7 @@ pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 /// statement timeout (57014), a deadlock (40P01), a serialization failure (40001), a lock
 /// timeout (55P03), running out of memory or disk — raised as it is, with nothing of the
 /// message committed, so the caller can retry it whole.
-#[pg_extern(volatile, parallel_unsafe)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn todo_writ(message: &str) -> String {
     runner::call(|| {
@@ -213,7 +213,7 @@ fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row]) -> Str
 /// returns an empty string, so it can never block a delegation. A cancel or timeout the
 /// caller asked for (57014), a deadlock, serialization failure or lock timeout, and running
 /// out of resources are raised.
-#[pg_extern(volatile, parallel_unsafe)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn todo_open_block(conversation: Option<&str>) -> String {
     best_effort(conversation, "todo_open_block", render::open_block)
@@ -222,7 +222,7 @@ fn todo_open_block(conversation: Option<&str>) -> String {
 /// The same list for the supervisor's own turn, framed `[OPEN TODOS] (mark progress as you go
 /// — /todo start <id>, /todo done <id>):` … `[END OPEN TODOS]`. An empty string when nothing
 /// is open. Best effort, as `todo_open_block`.
-#[pg_extern(volatile, parallel_unsafe)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn todo_open_preamble(conversation: Option<&str>) -> String {
     best_effort(conversation, "todo_open_preamble", render::open_preamble)

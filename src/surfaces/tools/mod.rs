@@ -159,7 +159,7 @@ fn tools() -> JsonB {
 /// every error that is not about the arguments' data (a cancel or timeout, a deadlock, a
 /// serialization failure, a lock timeout, out of memory or disk), raised as it is with
 /// nothing of the call committed, so the caller can retry.
-#[pg_extern(volatile, parallel_unsafe)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn call_json(tool: &str, args: Option<&str>) -> JsonB {
     JsonB(run_text(find(tool), tool, args))
@@ -188,7 +188,7 @@ COMMENT ON FUNCTION todo.call(text, jsonb) IS
 /// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb`, a wrapper over this.
 ///
 /// Errors (SQL): those of `todo.call`.
-#[pg_extern(volatile, parallel_unsafe)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn call_mcp_json(tool: &str, args: Option<&str>) -> JsonB {
     let found = find(tool);
@@ -220,7 +220,7 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 ///
 /// Errors: 22023 for a dialect that is not one of these (the other seeds' dialects have read
 /// tools: `todo.call`), or when no tenant is in context.
-#[pg_extern(stable, parallel_safe)]
+#[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn list_as(dialect: &str, conversation: &str) -> JsonB {
     let scope = Scope {

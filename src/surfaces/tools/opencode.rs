@@ -145,7 +145,7 @@ pub fn list(tenant: &str, conversation: Option<&str>) -> Value {
 /// repeated in the next call, never left out. Deleted todos show as missing from their list.
 ///
 /// Errors: 22023 when no tenant is in context; 22P02 for a `since` that is not a cursor.
-#[pg_extern(stable, parallel_safe)]
+#[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn changes_since(since: Option<&str>) -> JsonB {
     let tenant = context::tenant();
@@ -172,7 +172,7 @@ COMMENT ON FUNCTION todo.changes_since(text) IS
 /// priority defaults to `medium`.
 ///
 /// Errors: 22023 when no tenant is in context.
-#[pg_extern(stable, parallel_safe)]
+#[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn acp_plan(conversation: &str) -> JsonB {
     let tenant = context::tenant();
@@ -200,7 +200,7 @@ fn acp_plan(conversation: &str) -> JsonB {
 /// listeners re-read. A rolled-back write sends nothing.
 ///
 /// Errors: 22023 when no tenant is in context.
-#[pg_extern(stable, parallel_safe)]
+#[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn channel() -> String {
     store::channel::channel(&context::tenant())

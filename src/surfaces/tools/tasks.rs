@@ -174,7 +174,7 @@ fn delete(scope: &Scope, args: &Value) -> Answer {
 /// "title", "description", "done"}]}`, the conversation's todos that are not canceled.
 ///
 /// Errors: 22023 when no tenant is in context.
-#[pg_extern(stable, parallel_safe)]
+#[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn export_tasks(conversation: &str) -> JsonB {
     let scope = Scope { tenant: crate::context::tenant(), conversation: None, agent: None, turn: None };
@@ -189,7 +189,7 @@ fn export_tasks(conversation: &str) -> JsonB {
 /// Errors: 22023 with "task file is corrupt or invalid: …" when the file is not an object
 /// with a `tasks` array of `{title: string, done: boolean, id?, description?}`; 22023 when no
 /// tenant is in context; 42704 when it is not registered.
-#[pg_extern(volatile, parallel_unsafe)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn import_tasks(conversation: &str, file_json: JsonB) -> JsonB {
     runner::call(|| {

@@ -1,0 +1,111 @@
+//! Roles granted by `todo.grant_usage` (`todo.roles`): which tenant a role is bound to, read
+//! as the extension's owner (no other role reads `todo.roles`), and running a statement as
+//! that owner (`as_owner`) for the writes no role may make itself: the event log, the id
+//! counters and the lock rows.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+
+use pgrx::prelude::*;
+use pgrx::PgTryBuilder;
+
+use super::ids::relid;
+use super::one;
+
+thread_local! {
+    /// The binding of each user looked up (None: not bound). Kept across transactions until
+    /// `todo.roles` changes: its trigger `roles_changed` sends a relation cache invalidation
+    /// of it, which every backend hands to `forget`.
+    static BINDINGS: RefCell<Bindings> = RefCell::new(Bindings::default());
+    /// The extension's owner (the owner of `todo.todos`), looked up once.
+    static OWNER: Cell<Option<pg_sys::Oid>> = const { Cell::new(None) };
+}
+
+#[derive(Default)]
+struct Bindings {
+    relid: Option<pg_sys::Oid>,
+    by_user: HashMap<pg_sys::Oid, Option<String>>,
+}
+
+/// Registered once per backend (see `BINDINGS`).
+pub fn init() {
+    // SAFETY: registers a plain function that only touches this module's thread-locals.
+    unsafe { pg_sys::CacheRegisterRelcacheCallback(Some(forget), pg_sys::Datum::from(0)) };
+}
+
+/// A relation cache invalidation: `todo.roles` changed (or every relation: a reset).
+unsafe extern "C-unwind" fn forget(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
+    BINDINGS.with(|b| {
+        let mut b = b.borrow_mut();
+        if relid == pg_sys::InvalidOid || b.relid == Some(relid) {
+            b.by_user.clear();
+        }
+    });
+}
+
+/// Tells every backend that the bindings changed (the trigger on `todo.roles`).
+pub fn announce_changed() {
+    let relid = relid(c"roles");
+    if relid != pg_sys::InvalidOid {
+        // SAFETY: queues an invalidation of an existing relation.
+        unsafe { pg_sys::CacheInvalidateRelcacheByRelid(relid) };
+    }
+}
+
+/// The tenant `user` is bound to by `todo.grant_usage(role, tenant)`, or None. A database
+/// whose schema predates 0.9.0 has no `todo.roles`: no role is bound.
+pub fn bound_tenant(user: pg_sys::Oid) -> Option<String> {
+    if let Some(found) = BINDINGS.with(|b| b.borrow().by_user.get(&user).cloned()) {
+        return found;
+    }
+    let table = relid(c"roles");
+    if table == pg_sys::InvalidOid {
+        return None;
+    }
+    let found = as_owner(|| {
+        one::<String>("SELECT r.tenant_id FROM todo.roles r WHERE r.role = $1::oid::regrole", &[user.into()], false)
+    });
+    BINDINGS.with(|b| {
+        let mut b = b.borrow_mut();
+        b.relid = Some(table);
+        if b.by_user.len() >= 1024 {
+            b.by_user.clear();
+        }
+        b.by_user.insert(user, found.clone());
+    });
+    found
+}
+
+/// The extension's owner: the owner of `todo.todos`.
+fn owner() -> pg_sys::Oid {
+    if let Some(owner) = OWNER.get() {
+        return owner;
+    }
+    let table = relid(c"todos");
+    let owner = one::<pg_sys::Oid>("SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = $1", &[table.into()], false)
+        .unwrap_or_else(|| crate::errors::raise(PgSqlErrorCode::ERRCODE_UNDEFINED_TABLE, "pg_todos: todo.todos is missing", ""));
+    OWNER.set(Some(owner));
+    owner
+}
+
+/// Runs `f` as the extension's owner, as a SECURITY DEFINER function would, and switches back
+/// (also when `f` raises). For the rows that no granted role may write itself: a plain SQL
+/// write of an app role still gets its events, its ids and its locks this way. A call
+/// already running as the owner (every pg_todos function is SECURITY DEFINER) just runs `f`.
+pub fn as_owner<T>(f: impl FnOnce() -> T) -> T {
+    let (mut user, mut sec) = (pg_sys::InvalidOid, 0);
+    // SAFETY: reads this backend's current user and security context.
+    unsafe { pg_sys::GetUserIdAndSecContext(&mut user, &mut sec) };
+    let owner = owner();
+    if user == owner {
+        return f();
+    }
+    // SAFETY: the same switch fmgr makes for a SECURITY DEFINER function; SET ROLE and
+    // SET SESSION AUTHORIZATION are refused while it holds (SECURITY_LOCAL_USERID_CHANGE).
+    unsafe { pg_sys::SetUserIdAndSecContext(owner, sec | pg_sys::SECURITY_LOCAL_USERID_CHANGE as i32) };
+    PgTryBuilder::new(AssertUnwindSafe(f))
+        // SAFETY: restores what was read above
+        .finally(move || unsafe { pg_sys::SetUserIdAndSecContext(user, sec) })
+        .execute()
+}
