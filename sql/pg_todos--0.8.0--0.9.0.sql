@@ -130,7 +130,7 @@ BEGIN
     FOR fn IN
         SELECT p.oid::regprocedure FROM pg_proc p
          WHERE p.pronamespace = 'todo'::regnamespace AND p.prorettype <> 'trigger'::regtype
-           AND p.proname NOT IN ('grant_usage', 'revoke_usage', 'create_token', 'revoke_token', 'distribute', 'verify', 'verify_tenant')
+           AND p.proname NOT IN ('grant_usage', 'revoke_usage', 'create_token', 'revoke_token', 'distribute')
          ORDER BY p.oid
     LOOP
         EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', fn, grant_usage.role);

@@ -1,8 +1,9 @@
 -- coord: multi-agent coordination as the plain login role agent_login: claims with
 -- leases and fencing, dependencies and cycles, the ready queue, subtasks and their progress,
 -- through the writ, the tools and the SQL functions; another tenant sees none of it.
--- Context is set per session (SET), so that every statement is its own transaction with its
--- own now(): a lease is made to lapse by moving its end into the past with plain SQL.
+-- The context lasts one transaction, so the agents' turns run in one transaction (psql's
+-- ON_ERROR_ROLLBACK keeps it going past the errors shown); each SET of the context inside it
+-- holds until COMMIT. A lease is made to lapse by moving its end into the past with plain SQL.
 INSERT INTO todo.tenants (tenant_id) VALUES ('coord_a'), ('coord_b');
 \connect - agent_login
 \set ON_ERROR_ROLLBACK on
@@ -23,6 +24,7 @@ $$;
 CREATE FUNCTION pg_temp.t(tool text, args jsonb) RETURNS jsonb LANGUAGE sql AS $$
     SELECT regexp_replace(todo.call(tool, args)::text, '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z', '<time>', 'g')::jsonb
 $$;
+BEGIN;
 SET todo.tenant = 'coord_a';
 SET todo.conversation = 'conv-1';
 SET todo.agent = 'supervisor';
@@ -157,9 +159,13 @@ SELECT outcome FROM todo.todos WHERE id = 2;
 SELECT pg_temp.try('SELECT todo.block(6, 1)');
 -- the graph stays acyclic for plain SQL too, and not from a REPEATABLE READ snapshot
 SELECT pg_temp.try('INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES (''coord_a'', 2, 3)');
+COMMIT;
 BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT todo.set_context('coord_a', 'conv-1', 'agent-a');
 SELECT pg_temp.try('SELECT todo.block(5, 10)');
 ROLLBACK;
+BEGIN;
+SELECT todo.set_context('coord_a', 'conv-1', 'agent-a');
 -- the claims are in the history
 SELECT todo_id, version, agent_id, old_status, new_status, changes - 'started_at' - 'completed_at' AS changes
   FROM todo.events WHERE todo_id IN (2, 4) AND action = 'update' ORDER BY todo_id, version;
@@ -181,6 +187,7 @@ SELECT * FROM todo.ready();
 SELECT replace(todo.call('claim_todo', '{"id": 3}')::text, '3', '999') = todo.call('claim_todo', '{"id": 999}')::text AS same_claim,
        todo.call('claim_todo', '{}') AS claim_next;
 SELECT count(*) AS visible_dependencies FROM todo.dependencies;
+COMMIT;
 \connect - postgres
 SELECT tenant_id, id, status, claimed_by, fence, parent_id FROM todo.todos WHERE tenant_id LIKE 'coord_%' ORDER BY 1, 2;
 DELETE FROM todo.tenants WHERE tenant_id IN ('coord_a', 'coord_b');
