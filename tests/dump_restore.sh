@@ -94,6 +94,8 @@ dependencies:true
 distribution:true
 events:true
 id_ranges:true
+locks:true
+roles:true
 tenants:true
 todos:true
 tokens:true"

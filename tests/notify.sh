@@ -17,7 +17,7 @@ CREATE EXTENSION pg_todos;
 INSERT INTO todo.tenants VALUES ('acme'), ('globex');
 SQL
 channel_of() {
-  printf "SELECT set_config('todo.tenant', '%s', false) \\g /dev/null\nSELECT todo.channel();\n" "$1" | q -d notify
+  printf "BEGIN \\g /dev/null\nSELECT set_config('todo.tenant', '%s', true) \\g /dev/null\nSELECT todo.channel();\nCOMMIT \\g /dev/null\n" "$1" | q -d notify
 }
 chan_acme=$(channel_of acme)
 chan_globex=$(channel_of globex)
