@@ -17,6 +17,7 @@ CREATE TABLE todo.locks (
 COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; no role but the owner reads it.';
 COMMENT ON COLUMN todo.locks.tenant_id IS 'The tenant.';
 COMMENT ON COLUMN todo.locks.name IS 'What the row serializes: list:<conversation> (whole-list replaces) or dependencies (the graph).';
+REVOKE ALL ON todo.locks FROM PUBLIC;
 ALTER TABLE todo.locks ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.locks FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON todo.locks

@@ -83,8 +83,11 @@ fn owner() -> pg_sys::Oid {
         return owner;
     }
     let table = relid(c"todos");
-    let owner = one::<pg_sys::Oid>("SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = $1", &[table.into()], false)
-        .unwrap_or_else(|| crate::errors::raise(PgSqlErrorCode::ERRCODE_UNDEFINED_TABLE, "pg_todos: todo.todos is missing", ""));
+    let owner =
+        one::<pg_sys::Oid>("SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = $1", &[table.into()], false)
+            .unwrap_or_else(|| {
+                crate::errors::raise(PgSqlErrorCode::ERRCODE_UNDEFINED_TABLE, "pg_todos: todo.todos is missing", "")
+            });
     OWNER.set(Some(owner));
     owner
 }
