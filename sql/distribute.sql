@@ -33,7 +33,7 @@ DECLARE
     bad record;
     rel text;
     kind text;
-    reference constant text[] := ARRAY['todo.tenants', 'todo.tokens', 'todo.distribution', 'todo.roles'];
+    reference constant text[] := ARRAY['todo.tenants', 'todo.tokens', 'todo.distribution'];
     colocated constant text[] := ARRAY['todo.todos', 'todo.counters', 'todo.id_ranges', 'todo.events', 'todo.dependencies', 'todo.locks'];
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN

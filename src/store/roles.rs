@@ -11,7 +11,6 @@ use pgrx::prelude::*;
 use pgrx::PgTryBuilder;
 
 use super::ids::relid;
-use super::one;
 
 thread_local! {
     /// The binding of each user looked up (None: not bound). Kept across transactions until
@@ -63,9 +62,8 @@ pub fn bound_tenant(user: pg_sys::Oid) -> Option<String> {
     if table == pg_sys::InvalidOid {
         return None;
     }
-    let found = as_owner(|| {
-        one::<String>("SELECT r.tenant_id FROM todo.roles r WHERE r.role = $1::oid::regrole", &[user.into()], false)
-    });
+    let found =
+        as_owner(|| local_one::<String>("SELECT r.tenant_id FROM todo.roles r WHERE r.role = $1::oid::regrole", user));
     BINDINGS.with(|b| {
         let mut b = b.borrow_mut();
         b.relid = Some(table);
@@ -77,17 +75,33 @@ pub fn bound_tenant(user: pg_sys::Oid) -> Option<String> {
     found
 }
 
+/// A lookup on this node only, with none of `store::with_plan`'s steps: on a distributed
+/// store those tell the workers the context, which needs the binding being looked up.
+/// `todo.roles` is never distributed (see `todo.distribute()`).
+fn local_one<T: FromDatum + IntoDatum>(sql: &str, arg: pg_sys::Oid) -> Option<T> {
+    Spi::connect(|client| {
+        let rows = client.select(sql, None, &[arg.into()])?;
+        if rows.is_empty() {
+            Ok(None)
+        } else {
+            rows.first().get_one::<T>()
+        }
+    })
+    .unwrap_or_else(|e: pgrx::spi::Error| {
+        crate::errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("pg_todos: {e}"), "")
+    })
+}
+
 /// The extension's owner: the owner of `todo.todos`.
 fn owner() -> pg_sys::Oid {
     if let Some(owner) = OWNER.get() {
         return owner;
     }
     let table = relid(c"todos");
-    let owner =
-        one::<pg_sys::Oid>("SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = $1", &[table.into()], false)
-            .unwrap_or_else(|| {
-                crate::errors::raise(PgSqlErrorCode::ERRCODE_UNDEFINED_TABLE, "pg_todos: todo.todos is missing", "")
-            });
+    let owner = local_one::<pg_sys::Oid>("SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = $1", table)
+        .unwrap_or_else(|| {
+            crate::errors::raise(PgSqlErrorCode::ERRCODE_UNDEFINED_TABLE, "pg_todos: todo.todos is missing", "")
+        });
     OWNER.set(Some(owner));
     owner
 }
