@@ -2,9 +2,13 @@
 \pset footer off
 CREATE EXTENSION pg_todos;
 
--- An administrator registers two tenants and lets the app's role use the store.
+-- An administrator registers two tenants and lets the app's role use the store, for any
+-- tenant (the app serves both). An agent gets a role of its own, bound to its tenant, with
+-- the functions only (the MCP example, examples/mcp_supervisor.py, connects as it).
 INSERT INTO todo.tenants (tenant_id, name) VALUES ('acme', 'Acme Corp'), ('globex', 'Globex');
 SELECT todo.grant_usage('demo_agent');
+SELECT 'CREATE ROLE acme_agent LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'acme_agent') \gexec
+SELECT todo.grant_usage('acme_agent', 'acme', plain_sql => false);
 
 -- From here on we are the app, connected as a plain role: row-level security applies.
 \connect - demo_agent
@@ -111,5 +115,17 @@ COMMIT;
 \t off
 \a
 
--- And with no tenant in context, nothing is readable at all.
+-- And with no tenant in context, nothing is readable at all; nor with one a session-level
+-- SET left behind: the context lasts the transaction that set it.
+SELECT count(*) FROM todo.todos;
+SET todo.tenant = 'acme';
+SELECT count(*) FROM todo.todos;
+RESET todo.tenant;
+
+-- The agent's role is bound to acme: with no context it acts for acme, and it may act for no
+-- other tenant, whatever it sets. It has no table privileges: the functions only.
+\connect - acme_agent
+\set ON_ERROR_ROLLBACK on
+SELECT todo.todo_open_block('conv-77');
+SELECT todo.set_context('globex');
 SELECT count(*) FROM todo.todos;

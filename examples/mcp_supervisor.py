@@ -14,7 +14,9 @@ on the tenant's change channel and prints every notification.
 Exits 1 unless every todo was finished exactly once, by a claim, "publish" after "build" and
 "ship" after its subtask. Usage:
   examples/mcp_supervisor.py --server target/debug/pg_todos_mcp --dbname DB --user ROLE --tenant T
-(libpq environment for the host; the tenant must be registered).
+(libpq environment for the host; the tenant must be registered). ROLE is what the agents'
+MCP servers connect as: hand agents a role bound to the tenant with the functions only,
+todo.grant_usage(ROLE, T, plain_sql => false) (the listener needs no more either).
 """
 import argparse
 import asyncio

@@ -13,6 +13,10 @@
 At the end the supervisor checks the final state and exits 1 unless every todo is completed
 exactly once, by a claim, publish after build and ship after its subtask.
 Usage: examples/supervisor.py --dbname DB --user ROLE --tenant T   (libpq env for the host)
+
+ROLE is the app's: it reads todo.todos and todo.events with plain SQL, so it needs an app's
+role (todo.grant_usage(role) for any tenant, or todo.grant_usage(role, T) bound to T). Every
+call runs in a transaction that sets the context first: the context lasts one transaction.
 """
 import argparse
 import json
