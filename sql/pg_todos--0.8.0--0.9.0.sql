@@ -115,14 +115,16 @@ BEGIN
                 USING ERRCODE = '22023', HINT = 'bind a plain role (NOSUPERUSER NOBYPASSRLS)';
         END IF;
     END IF;
-    -- tables: an app's plain SQL on todo.todos and the dependencies, reads of the tenant's row
-    -- and history; never the event log's, counters' or locks' writes (the extension makes
-    -- them). An agent's role: no table at all, so it cannot lock or scan one.
+    -- tables: an app's plain SQL on todo.todos and the dependencies, reads of the tenant's row,
+    -- history and id counters; never the event log's, counters' or locks' writes (the
+    -- extension makes them). An agent's role: no table at all, so it cannot lock or scan one.
     EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM %s', grant_usage.role);
     IF grant_usage.plain_sql THEN
         EXECUTE format('GRANT SELECT ON todo.tenants TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT ON todo.events TO %s', grant_usage.role);
+        -- read-only, for todo.verify() (which checks the ids against them)
+        EXECUTE format('GRANT SELECT ON todo.counters, todo.id_ranges TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT ON todo.needs_attention TO %s', grant_usage.role);
     END IF;

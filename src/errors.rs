@@ -75,13 +75,13 @@ pub fn bound_elsewhere(role: pg_sys::Oid) -> ! {
     )
 }
 
-/// 428C9: an INSERT of a role under row-level security names the id, which the tenant's
-/// counter assigns (as PostgreSQL says for a GENERATED ALWAYS column).
+/// 428C9: an INSERT of a role under row-level security names an id the tenant's counter has
+/// not handed out (as PostgreSQL says for a GENERATED ALWAYS column).
 pub fn id_assigned() -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_GENERATED_ALWAYS,
         "cannot insert a value into column \"id\" of todo.todos: pg_todos assigns todo ids",
-        "leave id out of the INSERT; RETURNING id gives the one assigned",
+        "leave id out of the INSERT (RETURNING id gives the one assigned); only an id the tenant's counter has handed out may be named",
     )
 }
 

@@ -166,10 +166,15 @@ fn todos_before_write<'a>(
             match get::<i64>(&new, "id") {
                 // a restore brings the counters from the dump, before or after the todos
                 Some(_) if restoring() => {}
-                // a role under row-level security (an app's plain SQL) never picks an id: one
-                // near the top of bigint would leave the tenant none to add
-                Some(_) if subject_to_rls(trigger) => errors::id_assigned(),
-                Some(id) => store::roles::as_owner(|| store::ids::claim_todo_id(&tenant, id)),
+                // a writer under row-level security (an app's plain SQL) never picks an id the
+                // counter has not handed out: one near the top of bigint would leave the
+                // tenant none to add
+                Some(id) => {
+                    let may_raise = !subject_to_rls(trigger);
+                    if !store::roles::as_owner(|| store::ids::claim_todo_id(&tenant, id, may_raise)) {
+                        errors::id_assigned();
+                    }
+                }
                 None => set(&mut new, "id", store::roles::as_owner(|| store::ids::next_todo_id(&tenant))),
             }
             let id: i64 = get(&new, "id").expect("id was just set");

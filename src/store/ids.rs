@@ -234,27 +234,33 @@ fn from_counter(tenant: &str, n: i64) -> i64 {
 }
 
 /// Moves `tenant`'s counter past an id the writer chose itself (an import or a restore), so
-/// the next allocated id never collides with it.
-pub fn claim_todo_id(tenant: &str, id: i64) {
+/// the next allocated id never collides with it. With `may_raise` false (a writer under
+/// row-level security: an app's plain SQL, or a Citus worker's part of a call) an id past
+/// the counter is refused instead: false. Such a writer may only name an id the counter has
+/// handed out already (as pg_todos' own calls do, with the ids they reserved).
+pub fn claim_todo_id(tenant: &str, id: i64, may_raise: bool) -> bool {
     // Most explicit ids were reserved from this counter already (see `reserve_todo_ids`):
     // the ones this transaction reserved need nothing, a read settles the others.
     let lxid = local_xact();
     if RESERVED.with(|r| {
         r.borrow().as_ref().is_some_and(|res| res.lxid == lxid && res.tenant == tenant && res.ids.contains(&id))
     }) {
-        return;
+        return true;
     }
     let last = one::<i64>("SELECT last_id FROM todo.counters WHERE tenant_id = $1", &[tenant.into()], false);
     if last.is_some_and(|last| last >= id) {
         if !schema_0_4() {
-            return;
+            return true;
         }
         // given to a range already: if that range has not handed it out yet, it must not
         exec(
             "UPDATE todo.id_ranges SET next_id = $2 + 1 WHERE tenant_id = $1 AND next_id <= $2 AND last_id >= $2",
             &[tenant.into(), id.into()],
         );
-        return;
+        return true;
+    }
+    if !may_raise {
+        return false;
     }
     exec(
         "INSERT INTO todo.counters AS c (tenant_id, last_id) VALUES ($1, $2)
@@ -262,4 +268,5 @@ pub fn claim_todo_id(tenant: &str, id: i64) {
          WHERE c.last_id < excluded.last_id",
         &[tenant.into(), id.into()],
     );
+    true
 }
