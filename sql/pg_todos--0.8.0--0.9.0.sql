@@ -93,6 +93,7 @@ SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
 DECLARE
     was todo.roles;
+    granted boolean;
     fn regprocedure;
 BEGIN
     IF grant_usage.role IS NULL OR grant_usage.plain_sql IS NULL THEN
@@ -100,12 +101,14 @@ BEGIN
             USING ERRCODE = '22004', HINT = 'todo.grant_usage(''<role>'', ''<tenant>'' or NULL, plain_sql => true or false)';
     END IF;
     SELECT * INTO was FROM todo.roles r WHERE r.role = grant_usage.role;
-    IF FOUND AND was.tenant_id IS DISTINCT FROM grant_usage.tenant THEN
+    granted := FOUND;
+    IF granted AND was.tenant_id IS DISTINCT FROM grant_usage.tenant THEN
         RAISE EXCEPTION 'todo.grant_usage: role % is granted already, %', grant_usage.role,
                 CASE WHEN was.tenant_id IS NULL THEN 'for any tenant' ELSE format('bound to tenant "%s"', was.tenant_id) END
             USING ERRCODE = '55000', HINT = 'a grant never changes a role''s tenant: todo.revoke_usage(role) first, then grant it again';
     END IF;
-    IF grant_usage.tenant IS NOT NULL THEN
+    -- a new binding names a registered tenant (granting again keeps one whose tenant is gone)
+    IF grant_usage.tenant IS NOT NULL AND NOT granted THEN
         IF NOT EXISTS (SELECT 1 FROM todo.tenants t WHERE t.tenant_id = grant_usage.tenant) THEN
             RAISE EXCEPTION 'todo.grant_usage: tenant "%" is not registered', grant_usage.tenant
                 USING ERRCODE = '42704', HINT = 'INSERT INTO todo.tenants (tenant_id) VALUES (...) first';

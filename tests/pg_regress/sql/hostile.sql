@@ -17,7 +17,9 @@ SAVEPOINT before_writes;
 SELECT todo.todo_writ(E'/todo done WRITE THE\n/todo add third\n/todo subject 1: renamed') AS writ_w,
        todo.call('todolist__set', '{"todos": [{"content": "renamed", "status": "completed", "activeForm": "Renaming"}, {"content": "fourth", "status": "in_progress", "activeForm": "Fourthing"}]}') AS set_w,
        todo.rest('PATCH', '/v1/todos/4', '{"status": "completed"}') - 'x' AS rest_w \gset
-SELECT string_agg(format('%s|%s|%s|%s', id, subject, status, position), ',' ORDER BY id) AS state_w FROM todo.todos \gset
+-- the state after the writes, read through a function (on Citus a plain read of placements a
+-- SECURITY DEFINER call modified in this transaction is refused)
+SELECT todo.todo_writ('/todo list all') AS state_w \gset
 ROLLBACK TO SAVEPOINT before_writes;
 -- lay the traps
 CREATE TABLE evil.todos (tenant_id text, id bigint, subject text, status text, conversation_id text, position bigint);
@@ -43,8 +45,7 @@ SELECT todo.todo_writ('/todo list all') OPERATOR(pg_catalog.=) :'writ' AS writ_s
 SELECT todo.todo_writ(E'/todo done WRITE THE\n/todo add third\n/todo subject 1: renamed') OPERATOR(pg_catalog.=) :'writ_w' AS writ_writes_same,
        todo.call('todolist__set', '{"todos": [{"content": "renamed", "status": "completed", "activeForm": "Renaming"}, {"content": "fourth", "status": "in_progress", "activeForm": "Fourthing"}]}') OPERATOR(pg_catalog.=) :'set_w'::jsonb AS set_same,
        todo.rest('PATCH', '/v1/todos/4', '{"status": "completed"}') - 'x' OPERATOR(pg_catalog.=) :'rest_w'::jsonb AS rest_writes_same;
-SELECT pg_catalog.string_agg(pg_catalog.format('%s|%s|%s|%s', id, subject, status, position), ',' ORDER BY id) OPERATOR(pg_catalog.=) :'state_w' AS state_same
-  FROM todo.todos;
+SELECT todo.todo_writ('/todo list all') OPERATOR(pg_catalog.=) :'state_w' AS state_same;
 ROLLBACK;
 \connect - postgres
 DROP SCHEMA evil CASCADE;

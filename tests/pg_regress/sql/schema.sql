@@ -8,8 +8,9 @@ SELECT tablename, policyname, cmd, roles, qual, with_check
   FROM pg_policies WHERE schemaname = 'todo' ORDER BY 1, 2;
 SELECT tgname, tgrelid::regclass, tgfoid::regproc
   FROM pg_trigger WHERE tgrelid = 'todo.todos'::regclass AND NOT tgisinternal ORDER BY 1;
--- every function pins its search_path; only todo.authenticate is SECURITY DEFINER (it reads
--- todo.tokens, which no app role may read, to turn a token into its tenant)
+-- every function pins its search_path; the ones that act on todos run as the extension's
+-- owner (SECURITY DEFINER, granted by todo.grant_usage), and so does todo.authenticate (it
+-- reads todo.tokens, which no other role may read, to turn a token into its tenant)
 SELECT p.proname, p.prosecdef, p.proconfig
   FROM pg_proc p WHERE p.pronamespace = 'todo'::regnamespace ORDER BY 1;
 -- the tables are extension configuration: pg_dump keeps their rows
