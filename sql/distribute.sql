@@ -82,6 +82,12 @@ BEGIN
         END IF;
     END LOOP;
 
+    -- a store updated to 0.9.0 while distributed has todo.locks without its key to todo.tenants
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'locks_tenant_id_fkey' AND conrelid = 'todo.locks'::regclass) THEN
+        ALTER TABLE todo.locks ADD CONSTRAINT locks_tenant_id_fkey
+            FOREIGN KEY (tenant_id) REFERENCES todo.tenants ON DELETE CASCADE;
+    END IF;
+
     -- The workers' copies of the tables (created with the extension) have only their own
     -- privileges: grant again what the coordinator's tables grant (todo.grant_usage), now
     -- that Citus carries a GRANT on a distributed table to every node.

@@ -10,10 +10,32 @@
 
 -- Lock rows (src/store/locks.rs): replace the advisory locks, which any role could take.
 CREATE TABLE todo.locks (
-    tenant_id text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
+    tenant_id text NOT NULL,
     name      text NOT NULL,
     PRIMARY KEY (tenant_id, name)
 );
+-- Its foreign key to todo.tenants: now on one server. On a distributed store (todo.tenants a
+-- reference table) Citus could not keep a local table referencing it: todo.distribute(), the
+-- step after the update, distributes todo.locks and then adds the key.
+DO $do$
+BEGIN
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        ALTER TABLE todo.locks ADD CONSTRAINT locks_tenant_id_fkey
+            FOREIGN KEY (tenant_id) REFERENCES todo.tenants ON DELETE CASCADE;
+    ELSE
+        EXECUTE $sql$
+            DO $inner$
+            BEGIN
+                IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'todo.tenants'::regclass) THEN
+                    ALTER TABLE todo.locks ADD CONSTRAINT locks_tenant_id_fkey
+                        FOREIGN KEY (tenant_id) REFERENCES todo.tenants ON DELETE CASCADE;
+                END IF;
+            END
+            $inner$
+        $sql$;
+    END IF;
+END
+$do$;
 COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; no role but the owner reads it.';
 COMMENT ON COLUMN todo.locks.tenant_id IS 'The tenant.';
 COMMENT ON COLUMN todo.locks.name IS 'What the row serializes: list:<conversation> (whole-list replaces) or dependencies (the graph).';
@@ -248,6 +270,12 @@ BEGIN
                 colocate_with => CASE WHEN rel = 'todo.todos' THEN 'default' ELSE 'todo.todos' END);
         END IF;
     END LOOP;
+
+    -- a store updated to 0.9.0 while distributed has todo.locks without its key to todo.tenants
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'locks_tenant_id_fkey' AND conrelid = 'todo.locks'::regclass) THEN
+        ALTER TABLE todo.locks ADD CONSTRAINT locks_tenant_id_fkey
+            FOREIGN KEY (tenant_id) REFERENCES todo.tenants ON DELETE CASCADE;
+    END IF;
 
     -- The workers' copies of the tables (created with the extension) have only their own
     -- privileges: grant again what the coordinator's tables grant (todo.grant_usage), now
