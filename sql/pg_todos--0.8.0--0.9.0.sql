@@ -143,7 +143,9 @@ BEGIN
     -- tables: an app's plain SQL on todo.todos and the dependencies, reads of the tenant's row,
     -- history and id counters; never the event log's, counters' or locks' writes (the
     -- extension makes them). An agent's role: no table at all, so it cannot lock or scan one.
-    EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM %s', grant_usage.role);
+    -- (the tables by name: on a Citus worker, ALL TABLES IN SCHEMA would take in the shards)
+    EXECUTE format('REVOKE ALL ON todo.tenants, todo.counters, todo.id_ranges, todo.todos, todo.events, todo.dependencies, '
+                   'todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', grant_usage.role);
     IF grant_usage.plain_sql THEN
         EXECUTE format('GRANT SELECT ON todo.tenants TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', grant_usage.role);
@@ -177,7 +179,8 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
 BEGIN
-    EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM %s', revoke_usage.role);
+    EXECUTE format('REVOKE ALL ON todo.tenants, todo.counters, todo.id_ranges, todo.todos, todo.events, todo.dependencies, '
+                   'todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', revoke_usage.role);
     EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA todo FROM %s', revoke_usage.role);
     DELETE FROM todo.roles r WHERE r.role = revoke_usage.role;
     RETURN FOUND;
