@@ -20,12 +20,19 @@ CREATE FUNCTION pg_temp.path_of(message text) RETURNS bigint[] LANGUAGE sql AS $
 $$;
 -- whether each step of a path is an edge of the tenant's graph: a dependency, or a parent
 -- waiting for its subtask
-CREATE FUNCTION pg_temp.is_walk(tenant text, path bigint[]) RETURNS boolean LANGUAGE sql AS $$
-    SELECT bool_and(EXISTS (SELECT 1 FROM todo.dependencies d
-                             WHERE d.tenant_id = tenant AND d.todo_id = path[i] AND d.depends_on = path[i + 1])
-                    OR EXISTS (SELECT 1 FROM todo.todos c
-                                WHERE c.tenant_id = tenant AND c.id = path[i + 1] AND c.parent_id = path[i]))
-      FROM generate_series(1, array_length(path, 1) - 1) i
+-- (PL/pgSQL: Citus plans no statement of an SQL function that has parameters)
+CREATE FUNCTION pg_temp.is_walk(tenant text, path bigint[]) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    FOR i IN 1 .. array_length(path, 1) - 1 LOOP
+        IF NOT EXISTS (SELECT 1 FROM todo.dependencies d
+                        WHERE d.tenant_id = tenant AND d.todo_id = path[i] AND d.depends_on = path[i + 1])
+           AND NOT EXISTS (SELECT 1 FROM todo.todos c
+                            WHERE c.tenant_id = tenant AND c.id = path[i + 1] AND c.parent_id = path[i]) THEN
+            RETURN false;
+        END IF;
+    END LOOP;
+    RETURN true;
+END
 $$;
 -- A ladder of 22 layers: layer k (0 to 21) is #2k+1 and #2k+2, and each waits for both
 -- todos of the layer before. #45 is a subtask of #1; #46 waits for nothing.
