@@ -1,6 +1,6 @@
 """bench/results.md, section by section. bench/run writes the whole report but keeps the
-sections other commands write (EXTERNAL); bench/cluster and bench/sse_load.sh each replace
-their own; bin/evidence reads them. A section runs from its "## " heading to the next one.
+sections other commands write (EXTERNAL); bench/cluster, bench/sse_load.sh and
+bench/cycle.sh each replace their own; bin/evidence reads them. A section runs from its "## " heading to the next one.
 
   python3 bench/report.py put FILE    FILE (a section, starting with its heading) replaces the
                                       section of the same kind, or is appended
@@ -10,7 +10,7 @@ import sys
 
 PATH = "bench/results.md"
 # heading prefixes of the sections written by other commands than bench/run
-EXTERNAL = ("## The HTTP service", "## Citus cluster")
+EXTERNAL = ("## The HTTP service", "## Citus cluster", "## Cycle check")
 
 
 def split(text):
@@ -33,8 +33,8 @@ def put(section):
     section = section.strip("\n") + "\n"
     key = kind(section.split("\n", 1)[0])
     head, sections = split(open(PATH).read())
-    kept = [s for s in sections if not s.startswith(key)]
-    open(PATH, "w").write("\n".join([head] + ["\n" + s.rstrip("\n") for s in kept]) + "\n\n" + section)
+    kept = [s.rstrip("\n") for s in sections if not s.startswith(key)]
+    open(PATH, "w").write("\n\n".join([head.rstrip("\n")] + kept + [section.rstrip("\n")]) + "\n")
 
 
 def keep(report):

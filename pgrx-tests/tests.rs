@@ -366,3 +366,33 @@ fn dependencies_refuse_cycles_and_hold_back_the_ready_queue() {
         "a canceled todo no longer blocks"
     );
 }
+
+#[pg_test]
+fn dependencies_are_searched_once_per_new_edge() {
+    setup();
+    let (a, b, c) = (add("a"), add("b"), add("c"));
+    let start = crate::store::edges::searches();
+    let searched = || crate::store::edges::searches() - start;
+    run(&format!("SELECT todo.block({b}, {a})"));
+    assert_eq!(searched(), 1, "todo.block searches; the row trigger does not search its edge again");
+    run(&format!("SELECT todo.todo_writ('/todo block {c} on {b}')"));
+    assert_eq!(searched(), 2, "the writ: one search");
+    assert!(error_of(&format!("SELECT todo.block({a}, {c})")).is_some_and(|e| e.starts_with("22023: ")));
+    assert_eq!(searched(), 3, "a refused edge: one search, nothing inserted");
+    run(&format!("INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('a', {c}, {a})"));
+    assert_eq!(searched(), 4, "plain SQL: the row trigger searches");
+    assert_eq!(
+        error_of(&format!("INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('a', {a}, {c})"))
+            .as_deref(),
+        Some("22023: blocking #1 on #3 would make a cycle: #3 already waits for #1 (#3 → #1)")
+    );
+    assert_eq!(searched(), 5);
+    // the mark todo.block leaves for its own insert is gone after it: a plain INSERT of an
+    // edge it checked is searched again
+    run(&format!("SELECT todo.block({c}, {b})"));
+    assert_eq!(searched(), 6, "an edge already there: one search");
+    assert!(error_of(&format!("INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('a', {c}, {b})"))
+        .is_some_and(|e| e.starts_with("23505: ")));
+    assert_eq!(searched(), 7, "the trigger searched before the key refused the duplicate");
+    assert!(!crate::store::edges::checked_by_operation("a", c, b), "no mark is left");
+}

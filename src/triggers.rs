@@ -256,8 +256,10 @@ fn todos_before_write<'a>(
 /// it (the surfaces check first, for their own error codes; this holds for plain SQL too).
 /// Takes the tenant's dependency lock until the transaction ends, then refuses an edge that
 /// would close a cycle through dependencies or subtasks (22023, the path in the message).
-/// Under REPEATABLE READ the snapshot predates the lock and could miss a concurrent edge:
-/// refused (0A000). A restore (`row_security = off`) brings the graph as it was.
+/// The edge `ops::dependencies::block` has just checked under that lock is not searched
+/// again (`store::edges::checked_by_operation`). Under REPEATABLE READ the snapshot
+/// predates the lock and could miss a concurrent edge: refused (0A000), whoever inserts.
+/// A restore (`row_security = off`) brings the graph as it was.
 #[pg_trigger]
 fn dependencies_before_insert<'a>(
     trigger: &'a PgTrigger<'a>,
@@ -281,6 +283,9 @@ fn dependencies_before_insert<'a>(
             "todo.dependencies: a dependency cannot be added in a REPEATABLE READ transaction",
             "its snapshot could miss a concurrent dependency that closes a cycle: use READ COMMITTED or SERIALIZABLE",
         );
+    }
+    if store::edges::checked_by_operation(&tenant, id, on) {
+        return Ok(Some(new)); // checked by the operation inserting it, which holds the lock
     }
     store::locks::lock_dependencies(&tenant);
     if let Some(path) = store::edges::dependency_path(&tenant, on, id) {

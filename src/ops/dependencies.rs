@@ -21,7 +21,8 @@ fn both_in_scope(scope: &Scope, id: i64, on: i64) -> Result<Option<String>, Erro
 /// Makes `id` wait for `on` (both in scope). `Ok(false)`: it already did. Refuses a todo
 /// waiting for itself and an edge that would close a cycle; the tenant's graph lock makes
 /// the check and the insert one step, so concurrent blocks cannot build a cycle between
-/// them. Errors: `NotFound`, `Edge`.
+/// them. The check runs once: the row trigger of `todo.dependencies` skips the edge this
+/// call has checked (`store::edges::add_checked_dependency`). Errors: `NotFound`, `Edge`.
 pub fn block(scope: &Scope, id: i64, on: i64) -> Result<bool, Error> {
     let conversation = both_in_scope(scope, id, on)?;
     if id == on {
@@ -31,7 +32,7 @@ pub fn block(scope: &Scope, id: i64, on: i64) -> Result<bool, Error> {
     if let Some(path) = store::edges::dependency_path(&scope.tenant, on, id) {
         return Err(EdgeError::Cycle { id, on, path }.into());
     }
-    let added = store::edges::add_dependency(&scope.tenant, id, on);
+    let added = store::edges::add_checked_dependency(&scope.tenant, id, on);
     runner::touched(&scope.tenant, conversation.as_deref(), id);
     Ok(added)
 }
