@@ -22,7 +22,8 @@ use serde_json::{json, Value};
 use crate::dialects;
 use crate::error::Error;
 use crate::ops::Scope;
-use crate::{runner, schema};
+use crate::{limits, runner, schema};
+use pg_todos_core::limits::Setting;
 
 /// What a tool answers: its output object, or (`Err`) its error object — then nothing it
 /// wrote is kept.
@@ -152,8 +153,10 @@ fn tools() -> JsonB {
 /// text, so that arguments nested too deeply to convert still get an error object. An unknown tool gives
 /// `{"error": {"code": "unknown_tool", …}}`; arguments that break the tool's schema give
 /// `{"error": {"code": "invalid_arguments", …}}` (the todolist dialect: its own codes); a
-/// value the database refuses gives `{"error": {"code": "rejected", …}}`. In every error
-/// case nothing is written.
+/// value the database refuses (a column over its limit too) gives `{"error": {"code":
+/// "rejected", …}}`; arguments over `todo.max_arguments_size` bytes (as JSON text) give
+/// `{"error": {"code": "too_large", …}}`, before they are parsed. In every error case
+/// nothing is written.
 ///
 /// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered; and
 /// every error that is not about the arguments' data (a cancel or timeout, a deadlock, a
@@ -263,13 +266,15 @@ fn is_error(out: &Value) -> bool {
         || out.as_str().is_some_and(|s| s.starts_with("Error:"))
 }
 
-/// An output as MCP's `CallToolResult` (see `call_mcp_json`).
+/// An output as MCP's `CallToolResult` (see `call_mcp_json`); its text is cut at
+/// `todo.max_output_size` bytes, with a last line that says so.
 pub fn mcp_result(tool: Option<&Tool>, out: Value) -> Value {
     let text = match (tool.and_then(|t| t.text), &out) {
         (Some(render), _) => render(&out),
         (None, Value::String(s)) => s.clone(),
         (None, other) => other.to_string(),
     };
+    let text = pg_todos_core::limits::cap_text(&text, limits::get(Setting::OutputSize));
     let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": is_error(&out) });
     if out.is_object() {
         result["structuredContent"] = out;
@@ -306,8 +311,12 @@ fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
 }
 
 /// Runs tool `name` (found as `tool`) with arguments handed over as text; its output or
-/// error object (arguments nested too deeply: `invalid_arguments`).
+/// error object (arguments over `todo.max_arguments_size`: `too_large`, before they are
+/// parsed; nested too deeply: `invalid_arguments`).
 fn run_text(tool: Option<&'static Tool>, name: &str, args: Option<&str>) -> Value {
+    if let Err(e) = limits::check(Setting::ArgumentsSize, &format!("{name}: arguments"), args.map_or(0, str::len)) {
+        return error("too_large", e.to_string());
+    }
     match parse_args(name, args) {
         Ok(args) => answer(tool, name, &args),
         Err(e) => e,
