@@ -101,7 +101,8 @@ pub fn check_row(trigger: &PgTrigger<'_>) {
     }
     let data = trigger.trigger_data();
     let update = pgrx::trigger_support::trigger_fired_by_update(data.tg_event);
-    let (new, old) = if update { (data.tg_newtuple, data.tg_trigtuple) } else { (data.tg_trigtuple, std::ptr::null_mut()) };
+    let (new, old) =
+        if update { (data.tg_newtuple, data.tg_trigtuple) } else { (data.tg_trigtuple, std::ptr::null_mut()) };
     // SAFETY: a row trigger's relation, its descriptor and tuples are valid while it runs.
     unsafe {
         let desc = (*data.tg_relation).rd_att;
@@ -126,7 +127,11 @@ pub fn check_row(trigger: &PgTrigger<'_>) {
                 }
             }
             let limit = get(setting);
-            let size = if setting == Setting::MetadataSize { json_text_len(value, limit) } else { text_len(value, limit) };
+            let size = if setting == Setting::MetadataSize {
+                over(json_text_size(value, limit), limit)
+            } else {
+                text_len(value, limit)
+            };
             if let Some(size) = size {
                 raise(&Exceeded { what: name.to_string(), setting, size, limit });
             }
@@ -158,12 +163,21 @@ unsafe fn text_len(value: pg_sys::Datum, limit: usize) -> Option<Size> {
     (chars > limit).then_some(Size::Exact(chars))
 }
 
-/// Measuring metadata stops this far past its limit (its size is then "more than").
+/// Measuring JSON text stops this far past its limit (its size is then "more than").
 const MEASURE_PAST_LIMIT: usize = 16 * 1024 * 1024;
 
-/// A jsonb value's JSON text length (`jsonb::text`) when it passes `limit`, else None;
-/// measured token by token (each number printed alone, then freed), never built.
-unsafe fn json_text_len(value: pg_sys::Datum, limit: usize) -> Option<Size> {
+/// `size` when it passes `limit`.
+fn over(size: Size, limit: usize) -> Option<Size> {
+    match size {
+        Size::Exact(n) if n <= limit => None,
+        other => Some(other),
+    }
+}
+
+/// The length of a jsonb value's JSON text (`jsonb::text`), measured token by token (each
+/// number printed alone, then freed), never built: exact up to 16 MiB past `limit`, else
+/// `AtLeast`. A few bytes of jsonb can print as megabytes (`1e131071` is 131,072 digits).
+unsafe fn json_text_size(value: pg_sys::Datum, limit: usize) -> Size {
     let jsonb = pg_sys::pg_detoast_datum(value.cast_mut_ptr()).cast::<pg_sys::Jsonb>();
     let stop = limit.saturating_add(MEASURE_PAST_LIMIT);
     let mut len = JsonTextLength::new();
@@ -191,13 +205,46 @@ unsafe fn json_text_len(value: pg_sys::Datum, limit: usize) -> Option<Size> {
         };
         len.push(token);
         if len.len() > stop {
-            return Some(Size::AtLeast(stop)); // the copy, if any, goes with the trigger's memory context
+            // the iterator and the copy, if any, go with the calling function's memory context
+            return Size::AtLeast(stop);
         }
     }
     if jsonb as usize != value.value() {
         pg_sys::pfree(jsonb.cast());
     }
-    (len.len() > limit).then_some(Size::Exact(len.len()))
+    Size::Exact(len.len())
+}
+
+/// The JSON text of jsonb argument `n` (from 0) of the running SQL call (None: NULL),
+/// printed only when it fits `setting`'s limit; else the refusal, measured without printing
+/// it. For the functions that take jsonb from any caller (`todo.call`, `todo.call_mcp`,
+/// `todo.rest`): `jsonb::text` in SQL would print a number such as `1e131071` whole first.
+///
+/// # Safety
+/// `fcinfo` is the running call's, and its argument `n` is declared `jsonb` in its SQL.
+pub unsafe fn jsonb_arg(
+    fcinfo: pg_sys::FunctionCallInfo,
+    n: usize,
+    setting: Setting,
+    what: &str,
+) -> Result<Option<String>, Exceeded> {
+    // SAFETY: the caller's promise (above)
+    unsafe {
+        let Some(value) = pgrx::fcinfo::pg_getarg_datum(fcinfo, n) else { return Ok(None) };
+        let limit = get(setting);
+        if let Some(size) = over(json_text_size(value, limit), limit) {
+            return Err(Exceeded { what: what.to_string(), setting, size, limit });
+        }
+        let jsonb = pg_sys::pg_detoast_datum(value.cast_mut_ptr());
+        let text = pgrx::direct_function_call::<&CStr>(pg_sys::jsonb_out, &[Some(pg_sys::Datum::from(jsonb))])
+            .map(|c| {
+                let owned = c.to_string_lossy().into_owned();
+                pg_sys::pfree(c.as_ptr().cast_mut().cast());
+                owned
+            })
+            .unwrap_or_default();
+        Ok(Some(text))
+    }
 }
 
 /// How `jsonb::text` prints one scalar.

@@ -228,7 +228,9 @@ impl fmt::Display for Exceeded {
         match self.setting.unit() {
             Unit::Commands => write!(f, "{} has {size} /todo commands", self.what)?,
             Unit::Characters => write!(f, "{} {is} {size} characters long", self.what)?,
-            Unit::Bytes if self.setting == Setting::MetadataSize => write!(f, "{} {is} {size} bytes of JSON", self.what)?,
+            Unit::Bytes if self.setting == Setting::MetadataSize => {
+                write!(f, "{} {is} {size} bytes of JSON", self.what)?
+            }
             Unit::Bytes => write!(f, "{} {is} {size} bytes", self.what)?,
         }
         write!(f, "; the limit is {} {unit} ({})", self.limit, self.setting.name())
@@ -259,8 +261,12 @@ pub struct JsonTextLength {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JsonToken {
     /// `raw_scalar`: a top-level scalar, printed without brackets
-    BeginArray { raw_scalar: bool },
-    EndArray { raw_scalar: bool },
+    BeginArray {
+        raw_scalar: bool,
+    },
+    EndArray {
+        raw_scalar: bool,
+    },
     BeginObject,
     EndObject,
     /// a key, its printed length (quotes and escapes included)
@@ -566,7 +572,10 @@ mod tests {
     #[test]
     fn a_refusal_says_the_size_the_limit_and_the_setting() {
         let e = check(Setting::SubjectLength, "subject", 2000, 1000).unwrap_err();
-        assert_eq!(e.to_string(), "subject is 2000 characters long; the limit is 1000 characters (todo.max_subject_length)");
+        assert_eq!(
+            e.to_string(),
+            "subject is 2000 characters long; the limit is 1000 characters (todo.max_subject_length)"
+        );
         assert_eq!(e.sqlstate(), "22001");
         assert_eq!(
             e.hint(),
@@ -578,8 +587,16 @@ mod tests {
             e.to_string(),
             "description is 20001 characters long; the limit is 20000 characters (todo.max_text_length)"
         );
-        let e = Exceeded { what: "metadata".into(), setting: Setting::MetadataSize, size: Size::AtLeast(65536), limit: 65536 };
-        assert_eq!(e.to_string(), "metadata is more than 65536 bytes of JSON; the limit is 65536 bytes (todo.max_metadata_size)");
+        let e = Exceeded {
+            what: "metadata".into(),
+            setting: Setting::MetadataSize,
+            size: Size::AtLeast(65536),
+            limit: 65536,
+        };
+        assert_eq!(
+            e.to_string(),
+            "metadata is more than 65536 bytes of JSON; the limit is 65536 bytes (todo.max_metadata_size)"
+        );
         let e = check(Setting::MessageSize, "message", 300_000, 262_144).unwrap_err();
         assert_eq!(e.to_string(), "message is 300000 bytes; the limit is 262144 bytes (todo.max_message_size)");
         assert_eq!(e.sqlstate(), "54000");
@@ -705,7 +722,10 @@ mod tests {
     #[test]
     fn cut_notices() {
         assert_eq!(cut_notice(0, 4096), "… output limit of 4096 bytes reached (todo.max_output_size)");
-        assert_eq!(cut_notice(1, 4096), "… 1 more line not shown: output limit of 4096 bytes reached (todo.max_output_size)");
+        assert_eq!(
+            cut_notice(1, 4096),
+            "… 1 more line not shown: output limit of 4096 bytes reached (todo.max_output_size)"
+        );
         assert_eq!(
             cut_notice(12345, 1048576),
             "… 12345 more lines not shown: output limit of 1048576 bytes reached (todo.max_output_size)"

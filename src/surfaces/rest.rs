@@ -18,7 +18,7 @@ use crate::status::Status;
 use crate::store::{self, read::Filter};
 use crate::time::epoch_seconds;
 use crate::todo::Todo;
-use pg_todos_core::limits::{Setting, FIELD_TOO_LONG};
+use pg_todos_core::limits::{Exceeded, Setting, FIELD_TOO_LONG};
 
 const STATUS_ERROR: &str = "status must be one of: pending, in_progress, completed, canceled, blocked";
 const DEFAULT_LIMIT: i64 = 200;
@@ -68,8 +68,8 @@ pub fn todo_json(t: &Todo) -> Value {
 /// `todo.max_subject_length`). A bulk PATCH that names a todo twice is a 400 and writes
 /// nothing; otherwise it locks its todos in id order first.
 ///
-/// SQL: `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb`, a wrapper that
-/// hands the body over as text (a body nested too deeply to convert is a 400).
+/// SQL: `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb` (`rest_jsonb`),
+/// which hands the body over as text (a body nested too deeply to convert is a 400).
 ///
 /// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered; and
 /// every error that is not about the request's data (a cancel or timeout, a deadlock, a
@@ -79,22 +79,37 @@ pub fn todo_json(t: &Todo) -> Value {
 #[search_path(pg_catalog, todo, pg_temp)]
 fn rest_json(method: &str, path: &str, body: Option<&str>) -> JsonB {
     // the whole body is measured before it is parsed
-    let body = match limits::check(Setting::BodySize, "body", body.map_or(0, str::len)) {
+    let body = limits::check(Setting::BodySize, "body", body.map_or(0, str::len)).map(|()| body);
+    respond(method, path, parsed(body))
+}
+
+/// `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb` (SQL below):
+/// `rest_json` with the body measured as JSON text before it is printed (over
+/// `todo.max_body_size`: 413), so that a number like `1e131071` is refused, not printed.
+#[pg_extern(sql = false)]
+fn rest_jsonb(method: &str, path: &str, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
+    // SAFETY: argument 2 of todo.rest is its jsonb body (the SQL below)
+    let body = unsafe { limits::jsonb_arg(fcinfo, 2, Setting::BodySize, "body") };
+    respond(method, path, parsed(body.as_ref().map(Option::as_deref).map_err(Clone::clone)))
+}
+
+/// A body that fits its limit, parsed (nested too deeply: 400); over it: 413.
+fn parsed(body: Result<Option<&str>, Exceeded>) -> Result<Option<Value>, Reply> {
+    match body {
         Err(e) => Err(reply(413, json!({ "error": e.to_string() }))),
-        Ok(()) => body
+        Ok(body) => body
             .map(serde_json::from_str::<Value>)
             .transpose()
             .map_err(|_| bad(format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH))),
-    };
-    respond(method, path, body)
+    }
 }
 
 extension_sql!(
     r#"
 CREATE FUNCTION todo.rest(method text, path text, body jsonb DEFAULT NULL) RETURNS jsonb
-LANGUAGE sql VOLATILE
+LANGUAGE c VOLATILE
 SET search_path = pg_catalog, todo, pg_temp
-AS $$ SELECT todo.rest_json(method, path, body::text) $$;
+AS 'MODULE_PATHNAME', 'rest_jsonb_wrapper';
 COMMENT ON FUNCTION todo.rest(text, text, jsonb) IS
     'Answers one /v1/todos request (seed 000) as {"status": <http status>, "body": <json>}.';
 "#,

@@ -365,7 +365,8 @@ impl WritOutput {
             if !out.is_empty() {
                 out.push_str("\n\n");
             }
-            let commands = if not_run == 1 { "1 more /todo command" } else { &format!("{not_run} more /todo commands") };
+            let commands =
+                if not_run == 1 { "1 more /todo command" } else { &format!("{not_run} more /todo commands") };
             let why = format!(
                 "output limit of {} bytes reached ({}) — {commands} did not run; send them again in another message",
                 self.limit,
@@ -567,7 +568,10 @@ mod tests {
         let text = out.finish(commands - ran);
         assert!(text.len() <= limit, "{}", text.len());
         assert_eq!(ran, 1, "the first list reaches the limit");
-        assert!(text.starts_with("[/todo list]\n500 open (0 in progress, 500 pending):\n#1 [pending] a todo"), "{text}");
+        assert!(
+            text.starts_with("[/todo list]\n500 open (0 in progress, 500 pending):\n#1 [pending] a todo"),
+            "{text}"
+        );
         let tail: Vec<&str> = text.lines().rev().take(5).collect();
         assert_eq!(tail[0], "[END TODO]");
         assert_eq!(
@@ -577,7 +581,10 @@ mod tests {
         assert_eq!(tail[2], "[/todo]");
         assert_eq!(tail[4], "[END TODO]");
         let notice = text.lines().find(|l| l.starts_with("… ")).expect("a notice line");
-        assert!(notice.ends_with("more lines not shown: output limit of 4096 bytes reached (todo.max_output_size)"), "{notice}");
+        assert!(
+            notice.ends_with("more lines not shown: output limit of 4096 bytes reached (todo.max_output_size)"),
+            "{notice}"
+        );
         // the kept rows plus the ones counted are all of them
         let kept = text.lines().filter(|l| l.starts_with('#')).count();
         let counted: usize = notice.split(' ').nth(1).unwrap().parse().unwrap();
@@ -648,7 +655,11 @@ mod tests {
         let block = open_block_within(&rows, 4096);
         assert!(block.len() <= 4096, "{}", block.len());
         assert!(block.starts_with("Open todos (mark progress"));
-        assert!(block.lines().last().unwrap().ends_with("more lines not shown: output limit of 4096 bytes reached (todo.max_output_size)"));
+        assert!(block
+            .lines()
+            .last()
+            .unwrap()
+            .ends_with("more lines not shown: output limit of 4096 bytes reached (todo.max_output_size)"));
         let preamble = open_preamble_within(&rows, 4096);
         assert!(preamble.len() <= 4096, "{}", preamble.len());
         assert!(preamble.ends_with("(todo.max_output_size)\n[END OPEN TODOS]"), "{preamble}");

@@ -65,9 +65,15 @@ SELECT squeeze(todo.call('todowrite', jsonb_build_object('todos', jsonb_build_ar
 SELECT todo.call('TaskCreate', jsonb_build_object('subject', 'big', 'description', repeat('d', 1024 * 1024)));
 SELECT todo.call_mcp('TaskCreate', jsonb_build_object('subject', 'big', 'description', repeat('d', 1024 * 1024)));
 SELECT squeeze(todo.call_mcp('TaskCreate', jsonb_build_object('subject', 'x', 'description', 'd', 'metadata', jsonb_build_object('k', repeat('m', 65530)))));
+-- arguments are measured as the JSON text they print, before it is printed: ten numbers of
+-- 131,072 digits each from 80 bytes of JSON, then two hundred (measuring stops 16 MiB past
+-- the limit)
+SELECT todo.call('TaskCreate', ('{"subject": "x", "description": "d", "metadata": {"n": [' || repeat('1e131071, ', 9) || '1e131071]}}')::jsonb);
+SELECT todo.call_mcp('TaskCreate', ('{"subject": "x", "description": "d", "metadata": {"n": [' || repeat('1e131071, ', 199) || '1e131071]}}')::jsonb) -> 'structuredContent';
 -- todo.rest: a body over todo.max_body_size is 413, before it is parsed; a column over its
 -- limit is 422; a bulk PATCH that names a todo twice is 400 and writes nothing
 SELECT todo.rest('POST', '/v1/todos', jsonb_build_object('subject', 'big', 'description', repeat('d', 1024 * 1024)));
+SELECT todo.rest('POST', '/v1/todos', ('{"subject": "x", "n": [' || repeat('1e131071, ', 9) || '1e131071]}')::jsonb);
 SELECT squeeze(todo.rest('POST', '/v1/todos', jsonb_build_object('subject', repeat('s', 1001))));
 SELECT squeeze(todo.rest('PATCH', '/v1/todos/1', jsonb_build_object('description', repeat('d', 20001))));
 SELECT todo.rest('PATCH', '/v1/todos', '[{"id": 1, "status": "in_progress"}, {"id": "1", "status": "completed"}]');
