@@ -22,8 +22,12 @@ SHOW todo.max_subject_length;
 SET todo.max_subject_length = 100000;
 SELECT set_config('todo.max_output_size', '100MB', false);
 SHOW todo.max_output_size;
+-- the context is set outside psql's per-statement savepoints (on Citus a SET LOCAL made in a
+-- savepoint is forgotten when it is released)
+\set ON_ERROR_ROLLBACK off
 BEGIN;
 SELECT todo.set_context('limits', 'conv-1', 'agent-1');
+\set ON_ERROR_ROLLBACK on
 -- plain SQL: each free-text column over its limit is 22001, naming the column, its length,
 -- the limit and the setting
 INSERT INTO todo.todos (subject) VALUES (repeat('s', 1001));
@@ -96,8 +100,12 @@ SELECT octet_length(w) <= 1024 * 1024 AS within_limit,
 ROLLBACK;
 
 \connect - postgres
-\set ON_ERROR_ROLLBACK on
--- a superuser raises a limit with SET: then the value is accepted
+-- a superuser raises a limit with SET: then the value is accepted. (No ON_ERROR_ROLLBACK from
+-- here on: on Citus a SET LOCAL made inside its savepoints would not reach the workers.)
+\set ON_ERROR_ROLLBACK off
+-- identifiers share one btree index entry: their limit stops below what it holds
+LOAD 'pg_todos';
+SET todo.max_name_length = 301;
 BEGIN;
 SELECT todo.set_context('limits', 'conv-3', 'admin');
 SET LOCAL todo.max_subject_length = 5000;
@@ -109,8 +117,6 @@ SELECT squeeze(todo.call('TaskCreate', jsonb_build_object('subject', repeat('s',
   'metadata', jsonb_build_object('k', repeat('m', 65530)))));
 SET LOCAL todo.max_name_length = 300;
 INSERT INTO todo.todos (subject, owner) VALUES ('owned', repeat('w', 300)) RETURNING length(owner);
--- identifiers share one btree index entry: their limit stops below what it holds
-SET LOCAL todo.max_name_length = 301;
 SET LOCAL todo.max_writ_commands = 300;
 SELECT count(*) AS blocks FROM regexp_split_to_table(todo.todo_writ((SELECT string_agg('/todo add bulk ' || g, E'\n') FROM generate_series(1, 250) g)), E'\n\n');
 SET LOCAL todo.max_message_size = '512kB';
@@ -128,8 +134,8 @@ SELECT todo.set_context('limits', 'conv-3', 'admin');
 SHOW todo.max_subject_length;
 SELECT id AS long_id FROM todo.todos WHERE length(subject) = 4000 \gset
 SELECT squeeze(todo.todo_writ(E'/todo start ' || :long_id || E'\n/todo subject ' || :long_id || ': ' || repeat('S', 4001)));
-UPDATE todo.todos SET subject = subject || '!' WHERE id = :long_id;
 UPDATE todo.todos SET subject = subject WHERE id = :long_id RETURNING status;
+UPDATE todo.todos SET subject = subject || '!' WHERE id = :long_id;
 ROLLBACK;
 -- a small output limit, to show the cut: the open block, the preamble and the writ
 BEGIN;
