@@ -570,6 +570,17 @@ mod tests {
     }
 
     #[test]
+    fn a_column_over_its_limit_is_the_callers_data() {
+        use crate::error::{disposition, Disposition};
+        // raised by the row trigger inside a writ command or a tool call: the runner turns it
+        // into that command's ERR: line or the tool's error object, never an aborted call
+        assert_eq!(disposition(FIELD_TOO_LONG), Disposition::Answer);
+        // the whole inputs are answered by the surfaces before anything runs; were one raised,
+        // it would not be mistaken for the caller's data
+        assert_eq!(disposition(INPUT_TOO_LARGE), Disposition::Raise);
+    }
+
+    #[test]
     fn a_refusal_says_the_size_the_limit_and_the_setting() {
         let e = check(Setting::SubjectLength, "subject", 2000, 1000).unwrap_err();
         assert_eq!(

@@ -21,6 +21,7 @@ SELECT jsonb_typeof(todo.tools()) AS loaded;
 SHOW todo.max_subject_length;
 SET todo.max_subject_length = 100000;
 SELECT set_config('todo.max_output_size', '100MB', false);
+ALTER ROLE CURRENT_USER SET todo.max_message_size = '100MB';
 SHOW todo.max_output_size;
 -- the context is set outside psql's per-statement savepoints (on Citus a SET LOCAL made in a
 -- savepoint is forgotten when it is released)
