@@ -7,8 +7,8 @@
 //!   caught errors, one notification per channel at the end);
 //! - `ops`: every change, written once (locks, rules, writes, touched todos);
 //! - `store`: all SQL against the tables, split by concern;
-//! - `triggers` (the row triggers, for plain SQL too), `context` (who is calling), `time`,
-//!   `errors` (raising with real SQLSTATEs).
+//! - `triggers` (the row triggers, for plain SQL too), `context` (who is calling), `limits`
+//!   (the input size limits), `time`, `errors` (raising with real SQLSTATEs).
 //!
 //! The pure rules (grammar, renderer, status machine, claim rules, replace matching,
 //! routing, schema checking, the error type and policy) are the `pg_todos_core` crate,
@@ -20,6 +20,7 @@ pub use pg_todos_core::{checklist, claims, dialects, error, replace, route, sche
 
 pub mod context;
 pub mod errors;
+pub mod limits;
 pub mod ops;
 pub mod runner;
 pub mod store;
@@ -54,6 +55,7 @@ extension_sql_file!("../sql/privileges.sql", name = "privileges", requires = ["c
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     context::init();
+    limits::init();
     store::ids::init();
     store::roles::init();
 }

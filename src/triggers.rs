@@ -143,6 +143,7 @@ fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, n
 fn todos_before_write<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
+    crate::limits::check_row(trigger);
     let mut new = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW").into_owned();
     let old = trigger.old();
     let shard = on_shard(trigger);

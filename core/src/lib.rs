@@ -1,13 +1,14 @@
 //! pg_todos' pure rules, compiled without pgrx so that the compiler keeps them pure and the
 //! tests use them without a database: the writ's grammar, renderer and subject resolver, the
 //! status machine, the claim rules, Roo's checklist, whole-list matching, REST routing, the JSON Schema
-//! checker, time formats, the row as surfaces read it, and the one error type with the
-//! policy for errors caught from the database.
+//! checker, time formats, the row as surfaces read it, the input size limits, and the one error type
+//! with the policy for errors caught from the database.
 
 pub mod checklist;
 pub mod claims;
 pub mod dialects;
 pub mod error;
+pub mod limits;
 pub mod replace;
 pub mod route;
 pub mod schema;

@@ -9,6 +9,7 @@ use pgrx::JsonB;
 use serde_json::{json, Map, Value};
 
 use crate::error::Error;
+use crate::limits;
 use crate::ops::single::{self, Change, NewTodo};
 use crate::ops::{Find, Scope};
 use crate::route::{self, param, Route, RouteError};
@@ -17,6 +18,7 @@ use crate::status::Status;
 use crate::store::{self, read::Filter};
 use crate::time::epoch_seconds;
 use crate::todo::Todo;
+use pg_todos_core::limits::{Exceeded, Setting, FIELD_TOO_LONG};
 
 const STATUS_ERROR: &str = "status must be one of: pending, in_progress, completed, canceled, blocked";
 const DEFAULT_LIMIT: i64 = 200;
@@ -60,11 +62,14 @@ pub fn todo_json(t: &Todo) -> Value {
 /// /v1/todos/:id`, and `PATCH /v1/todos` with an array (or `{"todos": [...]}`) of at most 500
 /// `{id, …fields}` applied one by one. Returns `{"status": <http status>, "body": <json>}`;
 /// client errors are 400 (`{"error": "…"}`), 404 (`todo not found`; another tenant's id
-/// answers exactly like a missing one), 405 and 409 (a transition the lifecycle forbids, or
-/// a todo under another agent's claim). A bulk PATCH locks its todos in id order first.
+/// answers exactly like a missing one), 405, 409 (a transition the lifecycle forbids, or
+/// a todo under another agent's claim), 413 (a body over `todo.max_body_size` bytes as JSON
+/// text, refused before it is parsed) and 422 (a value over its column's limit, e.g.
+/// `todo.max_subject_length`). A bulk PATCH that names a todo twice is a 400 and writes
+/// nothing; otherwise it locks its todos in id order first.
 ///
-/// SQL: `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb`, a wrapper that
-/// hands the body over as text (a body nested too deeply to convert is a 400).
+/// SQL: `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb` (`rest_jsonb`),
+/// which hands the body over as text (a body nested too deeply to convert is a 400).
 ///
 /// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered; and
 /// every error that is not about the request's data (a cancel or timeout, a deadlock, a
@@ -73,15 +78,38 @@ pub fn todo_json(t: &Todo) -> Value {
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn rest_json(method: &str, path: &str, body: Option<&str>) -> JsonB {
-    respond(method, path, body.map(serde_json::from_str::<Value>).transpose())
+    // the whole body is measured before it is parsed
+    let body = limits::check(Setting::BodySize, "body", body.map_or(0, str::len)).map(|()| body);
+    respond(method, path, parsed(body))
+}
+
+/// `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb` (SQL below):
+/// `rest_json` with the body measured as JSON text before it is printed (over
+/// `todo.max_body_size`: 413), so that a number like `1e131071` is refused, not printed.
+#[pg_extern(sql = false)]
+fn rest_jsonb(method: &str, path: &str, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
+    // SAFETY: argument 2 of todo.rest is its jsonb body (the SQL below)
+    let body = unsafe { limits::jsonb_arg(fcinfo, 2, Setting::BodySize, "body") };
+    respond(method, path, parsed(body.as_ref().map(Option::as_deref).map_err(Clone::clone)))
+}
+
+/// A body that fits its limit, parsed (nested too deeply: 400); over it: 413.
+fn parsed(body: Result<Option<&str>, Exceeded>) -> Result<Option<Value>, Reply> {
+    match body {
+        Err(e) => Err(reply(413, json!({ "error": e.to_string() }))),
+        Ok(body) => body
+            .map(serde_json::from_str::<Value>)
+            .transpose()
+            .map_err(|_| bad(format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH))),
+    }
 }
 
 extension_sql!(
     r#"
 CREATE FUNCTION todo.rest(method text, path text, body jsonb DEFAULT NULL) RETURNS jsonb
-LANGUAGE sql VOLATILE
+LANGUAGE c VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
-AS $$ SELECT todo.rest_json(method, path, body::text) $$;
+AS 'MODULE_PATHNAME', 'rest_jsonb_wrapper';
 COMMENT ON FUNCTION todo.rest(text, text, jsonb) IS
     'Answers one /v1/todos request (seed 000) as {"status": <http status>, "body": <json>}.';
 "#,
@@ -96,14 +124,14 @@ fn rest(method: &str, path: &str, body: Option<JsonB>) -> JsonB {
     respond(method, path, Ok(body.map(|b| b.0)))
 }
 
-/// One request in the context's scope, as `{"status", "body"}`; a body that could not be
-/// parsed (nested too deeply) is a 400.
-fn respond(method: &str, path: &str, body: Result<Option<Value>, serde_json::Error>) -> JsonB {
+/// One request in the context's scope, as `{"status", "body"}`; a body refused before it
+/// was parsed (`Err`: too large, nested too deeply) is answered with its reply.
+fn respond(method: &str, path: &str, body: Result<Option<Value>, Reply>) -> JsonB {
     runner::call(|| {
         let scope = Scope::from_context();
         let (status, body) = match body {
             Ok(body) => answer(&scope, method, path, body),
-            Err(_) => bad(format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH)),
+            Err(refused) => refused,
         };
         JsonB(json!({ "status": status, "body": body }))
     })
@@ -130,7 +158,9 @@ fn answer(scope: &Scope, method: &str, path: &str, body: Option<Value>) -> Reply
     }
 }
 
-/// Runs a request's operation (`runner::attempt`): its reply, or its error's.
+/// Runs a request's operation (`runner::attempt`): its reply, or its error's. A column over
+/// its limit (22001, from the row trigger) is 422: the request is well formed, one of its
+/// values is too long.
 fn writing(f: impl FnOnce() -> Result<Reply, Error>) -> Reply {
     runner::attempt(f).unwrap_or_else(|e| {
         let message = match &e {
@@ -140,7 +170,8 @@ fn writing(f: impl FnOnce() -> Result<Reply, Error>) -> Reply {
             }
             other => other.to_string(),
         };
-        reply(e.http_status(), json!({ "error": message }))
+        let status = if e.sqlstate() == FIELD_TOO_LONG { 422 } else { e.http_status() };
+        reply(status, json!({ "error": message }))
     })
 }
 
@@ -255,8 +286,15 @@ fn patch_many(scope: &Scope, body: Option<&Value>) -> Reply {
         Some(Value::String(s)) => route::parse_id(s),
         _ => None,
     };
+    let ids: Vec<i64> = items.iter().filter_map(id_of).collect();
+    // each todo once: a request that names one twice is refused whole, before anything is written
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    if let Some(twice) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return bad(format!("todo {} appears more than once in the request: send each todo once", twice[0]));
+    }
     // every todo of the request, locked in id order before the first change
-    store::locks::rows(&scope.tenant, &items.iter().filter_map(id_of).collect::<Vec<_>>());
+    store::locks::rows(&scope.tenant, &ids);
     let mut results = Vec::with_capacity(items.len());
     for item in items {
         let shown_id = item.get("id").cloned().unwrap_or(Value::Null);

@@ -11,12 +11,10 @@ use crate::ops::single::{json_fields, Change, NewTodo};
 use crate::ops::{self, claiming, dependencies, single, Scope};
 use crate::status::Status;
 use crate::writ::parse::{self, Command, Field, Mark, Parsed, Target};
-use crate::writ::render::{self, Row};
+use crate::writ::render::{self, Row, WritOutput};
 use crate::writ::resolve::{self, Resolved};
-use crate::{context, runner, store};
-
-/// Messages larger than this get one error block and run nothing.
-pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+use crate::{context, limits, runner, store};
+use pg_todos_core::limits::{Capped, Setting};
 
 /// Runs every `/todo` command in an agent's message and returns their framed results, in
 /// order: `[/todo <verb> <args>]`, the result, `[END TODO]`, blocks separated by a blank line
@@ -24,6 +22,13 @@ pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 /// on its data changes nothing and says `ERR: …`, and the commands after it still run.
 /// Before the first command runs, the ids of every add are reserved and the todos the
 /// commands name by id are locked, in id order (so two writs never deadlock each other).
+///
+/// Limits (each a setting a superuser can raise): a message over `todo.max_message_size`
+/// bytes, or with more than `todo.max_writ_commands` commands, runs nothing and gets one
+/// `[/todo]` block with its `ERR:` line; a value over a column's limit is that command's
+/// `ERR:` line. The answer stops at `todo.max_output_size` bytes: the block that reaches it
+/// is cut with a line that says so, and the commands after it do not run (a last `[/todo]`
+/// block says how many).
 ///
 /// Errors (SQL, not `ERR:` lines): 22023 when no tenant is in context; 42704 when the tenant
 /// is not registered; and every error that is not about the message's data — a cancel or
@@ -35,35 +40,37 @@ pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 fn todo_writ(message: &str) -> String {
     runner::call(|| {
         let scope = Scope::from_context();
-        if message.len() > MAX_MESSAGE_BYTES {
-            return render::frame(
-                "/todo",
-                &render::err(&format!(
-                    "message is {} bytes; the limit is {MAX_MESSAGE_BYTES} bytes — send the /todo commands on their own",
-                    message.len()
-                )),
-            );
+        // the whole message is measured before it is parsed
+        if let Err(e) = limits::check(Setting::MessageSize, "message", message.len()) {
+            return render::refused(&e);
         }
         let parsed = parse::parse(message);
+        if let Err(e) = limits::check(Setting::WritCommands, "message", parsed.len()) {
+            return render::refused(&e);
+        }
         let adds =
             parsed.iter().filter(|p| matches!(p.command, Ok(Command::Add { .. } | Command::Subtask { .. }))).count();
         // the locks every command will need, in the one order (see store::locks)
         let mut next_id = (adds > 0).then(|| store::ids::reserve_todo_ids(&scope.tenant, adds as i64));
         store::locks::rows(&scope.tenant, &parsed.iter().flat_map(|p| named_ids(&p.command)).collect::<Vec<_>>());
-        let frames: Vec<String> = parsed
-            .iter()
-            .map(|p| {
-                let id = match (&p.command, next_id.as_mut()) {
-                    (Ok(Command::Add { .. } | Command::Subtask { .. }), Some(next)) => {
-                        *next += 1;
-                        Some(*next - 1)
-                    }
-                    _ => None,
-                };
-                render::frame(&p.header, &run(&scope, p, id))
-            })
-            .collect();
-        render::join_frames(&frames)
+        let mut out = WritOutput::new(limits::get(Setting::OutputSize));
+        let mut not_run = 0;
+        for (i, p) in parsed.iter().enumerate() {
+            if !out.open(&p.header) {
+                not_run = parsed.len() - i;
+                break;
+            }
+            let id = match (&p.command, next_id.as_mut()) {
+                (Ok(Command::Add { .. } | Command::Subtask { .. }), Some(next)) => {
+                    *next += 1;
+                    Some(*next - 1)
+                }
+                _ => None,
+            };
+            run(&scope, p, id, out.body());
+            out.close();
+        }
+        out.finish(not_run)
     })
 }
 
@@ -78,20 +85,21 @@ fn named_ids(command: &Result<Command, parse::ParseError>) -> Vec<i64> {
     }
 }
 
-/// One command's result body; `id` is the id reserved for an add.
-fn run(scope: &Scope, parsed: &Parsed, id: Option<i64>) -> String {
+/// One command's result body, into `out` (it stops at the output limit); `id` is the id
+/// reserved for an add.
+fn run(scope: &Scope, parsed: &Parsed, id: Option<i64>, out: &mut Capped) {
     let command = match &parsed.command {
         Ok(c) => c,
-        Err(e) => return render::err(&e.to_string()),
+        Err(e) => return out.text(&render::err(&e.to_string())),
     };
     match command {
-        Command::List { all } => render::list_body(&ops::list(scope, *all), *all),
-        Command::Help => render::HELP.to_string(),
-        Command::Ready => render::ready_body(&ops::ready(scope, READY_ROWS)),
-        _ => match runner::attempt(|| write(scope, command, id)) {
+        Command::List { all } => render::list_into(&ops::list(scope, *all), *all, out),
+        Command::Help => out.text(render::HELP),
+        Command::Ready => render::ready_into(&ops::ready(scope, READY_ROWS), out),
+        _ => out.text(&match runner::attempt(|| write(scope, command, id)) {
             Ok(line) => line,
             Err(e) => render::err(&error_text(&e, command)),
-        },
+        }),
     }
 }
 
@@ -194,12 +202,13 @@ fn gone(verb: &str) -> String {
 }
 
 /// The open todos of `conversation` (plus the tenant-wide pool), in the context's tenant,
-/// rendered with `render` — or an empty string with a WARNING when the probe fails (no
-/// tenant, no privileges). A cancel or timeout the caller asked for is raised.
-fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row]) -> String) -> String {
+/// rendered with `render` within `todo.max_output_size` bytes — or an empty string with a
+/// WARNING when the probe fails (no tenant, no privileges). A cancel or timeout the caller
+/// asked for is raised.
+fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row], usize) -> String) -> String {
     runner::best_effort(what, || {
         let tenant = context::tenant_if_set().ok_or("no tenant in context: todo.tenant is not set")?;
-        Ok(render(&store::read::scope_rows(&tenant, conversation, false)))
+        Ok(render(&store::read::scope_rows(&tenant, conversation, false), limits::get(Setting::OutputSize)))
     })
     .unwrap_or_default()
 }
@@ -207,7 +216,8 @@ fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row]) -> Str
 /// The "Open todos" block prepended to a sub-agent's delegation context: the header line
 /// `Open todos (mark progress as you go — /todo start <id>, /todo done <id>):` and the list
 /// body for `conversation` plus the tenant-wide pool (NULL: the pool only), in the context's
-/// tenant. An empty string when nothing is open.
+/// tenant. An empty string when nothing is open. At most `todo.max_output_size` bytes: the
+/// rows past it are left out, and a last line says how many.
 ///
 /// Best effort: when the probe fails (no tenant, no privileges, …) it logs a WARNING and
 /// returns an empty string, so it can never block a delegation. A cancel or timeout the
@@ -216,14 +226,15 @@ fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row]) -> Str
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn todo_open_block(conversation: Option<&str>) -> String {
-    best_effort(conversation, "todo_open_block", render::open_block)
+    best_effort(conversation, "todo_open_block", render::open_block_within)
 }
 
 /// The same list for the supervisor's own turn, framed `[OPEN TODOS] (mark progress as you go
 /// — /todo start <id>, /todo done <id>):` … `[END OPEN TODOS]`. An empty string when nothing
-/// is open. Best effort, as `todo_open_block`.
+/// is open. At most `todo.max_output_size` bytes, as `todo_open_block`. Best effort, as
+/// `todo_open_block`.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn todo_open_preamble(conversation: Option<&str>) -> String {
-    best_effort(conversation, "todo_open_preamble", render::open_preamble)
+    best_effort(conversation, "todo_open_preamble", render::open_preamble_within)
 }

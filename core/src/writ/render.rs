@@ -1,8 +1,13 @@
 //! The text a model reads: the `[/todo …]`/`[END TODO]` frames, result lines, the list, the
 //! open-todos block and preamble. Pure: no pgrx. Stored text is folded onto one line, so no
 //! subject can add a row, a marker or a frame to any block.
+//!
+//! Every read stops at the output limit (`todo.max_output_size`) instead of building all of
+//! its text: lists are rendered line by line into a [`Capped`] text, and the writ's answer is
+//! built block by block ([`WritOutput`]); what was left out is said in a last line.
 
 use crate::claims::{ids, Refusal};
+use crate::limits::{self, cut_notice, prefix, Capped, Exceeded, Setting, OUTPUT_RESERVE};
 use crate::status::Status;
 
 /// One todo as the list shows it.
@@ -137,15 +142,20 @@ pub fn ok_unblocked(id: i64, on: i64, removed: bool) -> String {
 
 /// `/todo ready`: the todos an agent could claim now, in claim order; `(no ready todos)`.
 pub fn ready_body(rows: &[Row]) -> String {
+    let mut out = Capped::unbounded();
+    ready_into(rows, &mut out);
+    out.into_text()
+}
+
+/// `ready_body`, line by line into `out` (rows past its budget are only counted).
+pub fn ready_into(rows: &[Row], out: &mut Capped) {
     if rows.is_empty() {
-        return "(no ready todos)".into();
+        return out.line("(no ready todos)");
     }
-    let mut out = format!("{} ready:", rows.len());
+    out.line(&format!("{} ready:", rows.len()));
     for r in rows {
-        out.push('\n');
-        out.push_str(&row_line(r));
+        out.line_with(|room| row_line(r, room));
     }
-    out
 }
 
 /// A refused claim, heartbeat or release, with what the agent can do about it in writ words.
@@ -165,7 +175,9 @@ pub fn err(message: &str) -> String {
     format!("ERR: {}", fold(message))
 }
 
-fn row_line(r: &Row) -> String {
+/// A row of the list; of its subject only what fits in `room` bytes is folded (the line is
+/// cut there anyway), so a stored subject of any size costs no more than the room.
+fn row_line(r: &Row, room: usize) -> String {
     let marker = match r.status {
         Status::InProgress => "▶ ",
         Status::Completed => "✓ ",
@@ -173,7 +185,7 @@ fn row_line(r: &Row) -> String {
         Status::Pending | Status::Blocked => "",
     };
     let scope = if r.tenant_wide { " (tenant-wide)" } else { "" };
-    format!("{marker}#{} [{}] {}{}{scope}", r.id, r.status, fold(&r.subject), r.marks.suffix())
+    format!("{marker}#{} [{}] {}{}{scope}", r.id, r.status, fold(prefix(&r.subject, room)), r.marks.suffix())
 }
 
 /// The list body: the counts line, then in_progress rows, then pending and blocked rows,
@@ -181,19 +193,28 @@ fn row_line(r: &Row) -> String {
 /// (position order). The counts name blocked todos only when there are some.
 /// `(no todos)` when there is nothing to show.
 pub fn list_body(rows: &[Row], all: bool) -> String {
+    let mut out = Capped::unbounded();
+    list_into(rows, all, &mut out);
+    out.into_text()
+}
+
+/// `list_body`, line by line into `out`: the rows past its budget are counted, never
+/// rendered.
+pub fn list_into(rows: &[Row], all: bool, out: &mut Capped) {
     let count = |s: Status| rows.iter().filter(|r| r.status == s).count();
     let (running, pending, blocked) = (count(Status::InProgress), count(Status::Pending), count(Status::Blocked));
     let (done, canceled) = (count(Status::Completed), count(Status::Canceled));
     let shown = if all { rows.len() } else { running + pending + blocked };
     if shown == 0 {
-        return "(no todos)".into();
+        return out.line("(no todos)");
     }
     let waiting = if blocked > 0 { format!(", {blocked} blocked") } else { String::new() };
-    let mut out = format!("{} open ({running} in progress, {pending} pending{waiting})", running + pending + blocked);
+    let mut head = format!("{} open ({running} in progress, {pending} pending{waiting})", running + pending + blocked);
     if all {
-        out.push_str(&format!(", {done} done, {canceled} canceled"));
+        head.push_str(&format!(", {done} done, {canceled} canceled"));
     }
-    out.push(':');
+    head.push(':');
+    out.line(&head);
     let groups: &[&[Status]] = if all {
         &[&[Status::InProgress], &[Status::Pending, Status::Blocked], &[Status::Completed, Status::Canceled]]
     } else {
@@ -201,29 +222,160 @@ pub fn list_body(rows: &[Row], all: bool) -> String {
     };
     for group in groups {
         for r in rows.iter().filter(|r| group.contains(&r.status)) {
-            out.push('\n');
-            out.push_str(&row_line(r));
+            out.line_with(|room| row_line(r, room));
         }
     }
-    out
 }
 
 const MARK_HINT: &str = "(mark progress as you go — /todo start <id>, /todo done <id>):";
 
 /// The block prepended to a sub-agent's delegation context; empty when nothing is open.
 pub fn open_block(rows: &[Row]) -> String {
+    open_block_within(rows, usize::MAX)
+}
+
+/// `open_block` in at most `limit` bytes (`todo.max_output_size`): the rows that do not fit
+/// are left out, and a last line says how many.
+pub fn open_block_within(rows: &[Row], limit: usize) -> String {
     if !rows.iter().any(|r| r.status.is_open()) {
         return String::new();
     }
-    format!("Open todos {MARK_HINT}\n{}", list_body(rows, false))
+    let mut out = Capped::new(limit.saturating_sub(OUTPUT_RESERVE));
+    out.line(&format!("Open todos {MARK_HINT}"));
+    list_into(rows, false, &mut out);
+    with_notice(out, limit)
 }
 
 /// The same list for the supervisor's own turn; empty when nothing is open.
 pub fn open_preamble(rows: &[Row]) -> String {
+    open_preamble_within(rows, usize::MAX)
+}
+
+/// `open_preamble` in at most `limit` bytes, as `open_block_within`; its last line is always
+/// `[END OPEN TODOS]`.
+pub fn open_preamble_within(rows: &[Row], limit: usize) -> String {
     if !rows.iter().any(|r| r.status.is_open()) {
         return String::new();
     }
-    format!("[OPEN TODOS] {MARK_HINT}\n{}\n[END OPEN TODOS]", list_body(rows, false))
+    let mut out = Capped::new(limit.saturating_sub(OUTPUT_RESERVE));
+    out.line(&format!("[OPEN TODOS] {MARK_HINT}"));
+    list_into(rows, false, &mut out);
+    format!("{}\n[END OPEN TODOS]", with_notice(out, limit))
+}
+
+/// The text kept, and when something was left out, the line that says so.
+fn with_notice(out: Capped, limit: usize) -> String {
+    let (full, omitted) = (out.is_full(), out.omitted());
+    let mut text = out.into_text();
+    if full {
+        text.push('\n');
+        text.push_str(&cut_notice(omitted, limit));
+    }
+    text
+}
+
+/// The answer to a message refused whole (over `todo.max_message_size`, or more commands
+/// than `todo.max_writ_commands`): one `[/todo]` block with its `ERR:` line.
+pub fn refused(e: &Exceeded) -> String {
+    let remedy = match e.setting {
+        Setting::WritCommands => "send them in several messages",
+        _ => "send the /todo commands on their own",
+    };
+    frame("/todo", &err(&format!("{e} — {remedy}")))
+}
+
+const END: &str = "[END TODO]";
+
+/// A command runs only when its block has at least this much room for its result.
+const MIN_BODY: usize = 128;
+
+/// The writ's answer, built block by block within the output limit (`todo.max_output_size`).
+/// A command runs only when its `[<header>]` line fits; the body of the command that reaches
+/// the limit is cut and its block ends with the notice line and `[END TODO]`; the commands
+/// after it do not run, and a last `[/todo]` block says how many. The answer never passes
+/// the limit.
+#[derive(Debug)]
+pub struct WritOutput {
+    text: Capped,
+    limit: usize,
+    blocks: usize,
+    /// a block is open: its `[END TODO]` is still to come
+    open: bool,
+}
+
+impl WritOutput {
+    pub fn new(limit: usize) -> WritOutput {
+        WritOutput { text: Capped::new(limit.saturating_sub(OUTPUT_RESERVE)), limit, blocks: 0, open: false }
+    }
+
+    /// Opens the next command's block, after a blank line: true when its header line fits
+    /// (then the command runs and renders into `body`); false, with nothing added, when it
+    /// does not: the command must not run.
+    pub fn open(&mut self, header: &str) -> bool {
+        if self.open || self.text.is_full() {
+            return false;
+        }
+        let head = format!("[{}]", fold(header));
+        let blank = usize::from(self.blocks > 0);
+        if !self.text.fits(head.len() + blank * 2 + 2 + END.len() + MIN_BODY) {
+            self.text.stop();
+            return false;
+        }
+        if blank == 1 {
+            self.text.line("");
+        }
+        self.text.line(&head);
+        self.blocks += 1;
+        self.open = true;
+        true
+    }
+
+    /// Where the open block's body goes.
+    pub fn body(&mut self) -> &mut Capped {
+        &mut self.text
+    }
+
+    /// Ends the open block with `[END TODO]` (unless its body reached the limit: `finish`
+    /// ends it, after the notice).
+    pub fn close(&mut self) {
+        if self.text.fits(END.len()) {
+            self.text.line(END);
+            self.open = false;
+        } else {
+            self.text.stop();
+        }
+    }
+
+    /// Whether another command may run.
+    pub fn is_full(&self) -> bool {
+        self.text.is_full()
+    }
+
+    /// The answer; `not_run` commands did not run because the limit was reached.
+    pub fn finish(self, not_run: usize) -> String {
+        let omitted = self.text.omitted();
+        let mut out = self.text.into_text();
+        if self.open {
+            out.push('\n');
+            out.push_str(&cut_notice(omitted, self.limit));
+            out.push('\n');
+            out.push_str(END);
+        }
+        if not_run > 0 {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            let commands =
+                if not_run == 1 { "1 more /todo command" } else { &format!("{not_run} more /todo commands") };
+            let why = format!(
+                "output limit of {} bytes reached ({}) — {commands} did not run; send them again in another message",
+                self.limit,
+                limits::Setting::OutputSize.name()
+            );
+            out.push_str(&frame("/todo", &err(&why)));
+        }
+        out
+    }
 }
 
 pub const HELP: &str = "\
@@ -377,5 +529,154 @@ mod tests {
         assert_eq!(body.lines().count(), 2, "{body}");
         assert_eq!(body.lines().nth(1), Some("#1 [pending] x ▶ #99 [in_progress] fake  [END TODO] y z"));
         assert_eq!(frame("/todo add a\u{7}b", "OK"), "[/todo add a b]\nOK\n[END TODO]");
+    }
+
+    fn many(n: i64, subject: &str) -> Vec<Row> {
+        (1..=n).map(|id| row(id, Status::Pending, subject, false)).collect()
+    }
+
+    #[test]
+    fn under_the_limit_the_writ_output_is_the_frames_joined() {
+        let mut out = WritOutput::new(1 << 20);
+        for (header, body) in [("/todo list", list_body(&seed_rows(), false)), ("/todo done 14", "OK: done".into())] {
+            assert!(out.open(header));
+            out.body().text(&body);
+            out.close();
+        }
+        assert_eq!(
+            out.finish(0),
+            join_frames(&[frame("/todo list", &list_body(&seed_rows(), false)), frame("/todo done 14", "OK: done")])
+        );
+        assert_eq!(WritOutput::new(4096).finish(0), "", "no command, no output");
+    }
+
+    #[test]
+    fn a_list_past_the_output_limit_is_cut_and_the_rest_does_not_run() {
+        let limit = 4096;
+        let rows = many(500, "a todo with a subject of some length");
+        let mut out = WritOutput::new(limit);
+        let mut ran = 0;
+        let commands = 10;
+        for _ in 0..commands {
+            if !out.open("/todo list") {
+                break;
+            }
+            ran += 1;
+            list_into(&rows, false, out.body());
+            out.close();
+        }
+        let text = out.finish(commands - ran);
+        assert!(text.len() <= limit, "{}", text.len());
+        assert_eq!(ran, 1, "the first list reaches the limit");
+        assert!(
+            text.starts_with("[/todo list]\n500 open (0 in progress, 500 pending):\n#1 [pending] a todo"),
+            "{text}"
+        );
+        let tail: Vec<&str> = text.lines().rev().take(5).collect();
+        assert_eq!(tail[0], "[END TODO]");
+        assert_eq!(
+            tail[1],
+            "ERR: output limit of 4096 bytes reached (todo.max_output_size) — 9 more /todo commands did not run; send them again in another message"
+        );
+        assert_eq!(tail[2], "[/todo]");
+        assert_eq!(tail[4], "[END TODO]");
+        let notice = text.lines().find(|l| l.starts_with("… ")).expect("a notice line");
+        assert!(
+            notice.ends_with("more lines not shown: output limit of 4096 bytes reached (todo.max_output_size)"),
+            "{notice}"
+        );
+        // the kept rows plus the ones counted are all of them
+        let kept = text.lines().filter(|l| l.starts_with('#')).count();
+        let counted: usize = notice.split(' ').nth(1).unwrap().parse().unwrap();
+        assert_eq!(kept + counted, 500, "{text}");
+    }
+
+    #[test]
+    fn the_writ_output_never_passes_its_limit() {
+        let huge = "y".repeat(300_000);
+        for limit in [4096, 5000, 10_000, 100_000, 1 << 20] {
+            for subject in ["short", "a somewhat longer subject for the list", huge.as_str()] {
+                for n in [0, 1, 3, 40, 3000] {
+                    let rows = many(n, subject);
+                    let mut out = WritOutput::new(limit);
+                    let mut not_run = 0;
+                    for i in 0..50 {
+                        if out.is_full() || !out.open(if i % 2 == 0 { "/todo list" } else { "/todo done 1" }) {
+                            not_run = 50 - i;
+                            break;
+                        }
+                        if i % 2 == 0 {
+                            list_into(&rows, false, out.body());
+                        } else {
+                            let line = ok_status(Status::Completed, 1, subject);
+                            out.body().text(&line);
+                        }
+                        out.close();
+                    }
+                    let text = out.finish(not_run);
+                    assert!(text.len() <= limit, "limit {limit}, {n} rows of {} bytes: {}", subject.len(), text.len());
+                    let opened = text.lines().filter(|l| l.starts_with("[/todo")).count();
+                    let closed = text.lines().filter(|l| *l == "[END TODO]").count();
+                    assert_eq!(opened, closed, "every block is closed");
+                    assert!(text.is_empty() || text.ends_with("[END TODO]"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_huge_stored_subject_is_cut_not_rendered_whole() {
+        let rows = many(4, &"z".repeat(1 << 20));
+        let mut out = WritOutput::new(4096);
+        assert!(out.open("/todo list"));
+        list_into(&rows, false, out.body());
+        out.close();
+        let text = out.finish(0);
+        assert!(text.len() <= 4096);
+        assert!(text.contains("#1 [pending] zzz"), "{text}");
+        assert!(text.contains("zzz…\n… 3 more lines not shown"), "{text}");
+    }
+
+    #[test]
+    fn a_header_that_does_not_fit_does_not_run() {
+        let mut out = WritOutput::new(4096);
+        assert!(!out.open(&format!("/todo add {}", "h".repeat(5000))));
+        assert_eq!(
+            out.finish(1),
+            "[/todo]\nERR: output limit of 4096 bytes reached (todo.max_output_size) — 1 more /todo command did not run; send them again in another message\n[END TODO]"
+        );
+    }
+
+    #[test]
+    fn open_block_and_preamble_stop_at_the_limit() {
+        let rows = many(1000, "write the post-mortem");
+        assert_eq!(open_block_within(&seed_rows(), 4096), open_block(&seed_rows()), "under the limit: unchanged");
+        assert_eq!(open_preamble_within(&seed_rows(), 4096), open_preamble(&seed_rows()));
+        let block = open_block_within(&rows, 4096);
+        assert!(block.len() <= 4096, "{}", block.len());
+        assert!(block.starts_with("Open todos (mark progress"));
+        assert!(block
+            .lines()
+            .last()
+            .unwrap()
+            .ends_with("more lines not shown: output limit of 4096 bytes reached (todo.max_output_size)"));
+        let preamble = open_preamble_within(&rows, 4096);
+        assert!(preamble.len() <= 4096, "{}", preamble.len());
+        assert!(preamble.ends_with("(todo.max_output_size)\n[END OPEN TODOS]"), "{preamble}");
+        assert_eq!(open_block_within(&[], 4096), "");
+    }
+
+    #[test]
+    fn refused_messages() {
+        let e = limits::check(Setting::MessageSize, "message", 300_000, 262_144).unwrap_err();
+        assert_eq!(
+            refused(&e),
+            "[/todo]\nERR: message is 300000 bytes; the limit is 262144 bytes (todo.max_message_size) — send the /todo commands on their own\n[END TODO]"
+        );
+        let e = limits::check(Setting::WritCommands, "message", 2000, 200).unwrap_err();
+        assert_eq!(
+            refused(&e),
+            "[/todo]\nERR: message has 2000 /todo commands; the limit is 200 commands (todo.max_writ_commands) — send them in several messages\n[END TODO]"
+        );
     }
 }

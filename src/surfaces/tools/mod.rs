@@ -22,7 +22,8 @@ use serde_json::{json, Value};
 use crate::dialects;
 use crate::error::Error;
 use crate::ops::Scope;
-use crate::{runner, schema};
+use crate::{limits, runner, schema};
+use pg_todos_core::limits::Setting;
 
 /// What a tool answers: its output object, or (`Err`) its error object — then nothing it
 /// wrote is kept.
@@ -148,12 +149,14 @@ fn tools() -> JsonB {
 
 /// Runs one tool by name with its input object, in the context's tenant, conversation and
 /// turn, and returns the tool's output object. SQL: `todo.call(tool text, args jsonb
-/// DEFAULT '{}') → jsonb`, a wrapper over this function that hands the arguments over as
-/// text, so that arguments nested too deeply to convert still get an error object. An unknown tool gives
+/// DEFAULT '{}') → jsonb` (`call_jsonb`), which hands the arguments over as text, so that
+/// arguments nested too deeply to convert still get an error object. An unknown tool gives
 /// `{"error": {"code": "unknown_tool", …}}`; arguments that break the tool's schema give
 /// `{"error": {"code": "invalid_arguments", …}}` (the todolist dialect: its own codes); a
-/// value the database refuses gives `{"error": {"code": "rejected", …}}`. In every error
-/// case nothing is written.
+/// value the database refuses (a column over its limit too) gives `{"error": {"code":
+/// "rejected", …}}`; arguments over `todo.max_arguments_size` bytes (as JSON text) give
+/// `{"error": {"code": "too_large", …}}`, before they are parsed. In every error case
+/// nothing is written.
 ///
 /// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered; and
 /// every error that is not about the arguments' data (a cancel or timeout, a deadlock, a
@@ -165,12 +168,26 @@ fn call_json(tool: &str, args: Option<&str>) -> JsonB {
     JsonB(run_text(find(tool), tool, args))
 }
 
+/// `todo.call(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_json` with the
+/// arguments measured as JSON text before they are printed (over `todo.max_arguments_size`:
+/// `too_large`), so that a number like `1e131071` (131,072 digits from a few bytes of jsonb)
+/// is refused, not printed.
+#[pg_extern(sql = false)]
+fn call_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
+    // SAFETY: argument 1 of todo.call is its jsonb arguments (the SQL below)
+    let args = unsafe { limits::jsonb_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
+    JsonB(match args {
+        Ok(args) => run_text(find(tool), tool, args.as_deref()),
+        Err(e) => error("too_large", e.to_string()),
+    })
+}
+
 extension_sql!(
     r#"
 CREATE FUNCTION todo.call(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
-LANGUAGE sql VOLATILE
+LANGUAGE c VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
-AS $$ SELECT todo.call_json(tool, args::text) $$;
+AS 'MODULE_PATHNAME', 'call_jsonb_wrapper';
 COMMENT ON FUNCTION todo.call(text, jsonb) IS
     'Runs one tool of todo.tools() by name with its input object and returns its output object.';
 "#,
@@ -185,7 +202,7 @@ COMMENT ON FUNCTION todo.call(text, jsonb) IS
 /// output object is also the structured content. `isError` marks the catalog's error shapes
 /// (`{"error": {…}}`, `{"ok": false, …}`, seed 004's `Error: …` text); a result a runtime
 /// gives as a normal answer (Claude Code's `Task not found`) is not one. SQL:
-/// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb`, a wrapper over this.
+/// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (`call_mcp_jsonb`).
 ///
 /// Errors (SQL): those of `todo.call`.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
@@ -195,12 +212,28 @@ fn call_mcp_json(tool: &str, args: Option<&str>) -> JsonB {
     JsonB(mcp_result(found, run_text(found, tool, args)))
 }
 
+/// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_mcp_json`
+/// with the arguments measured before they are printed, as `call_jsonb`.
+#[pg_extern(sql = false)]
+fn call_mcp_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
+    let found = find(tool);
+    // SAFETY: argument 1 of todo.call_mcp is its jsonb arguments (the SQL below)
+    let args = unsafe { limits::jsonb_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
+    JsonB(mcp_result(
+        found,
+        match args {
+            Ok(args) => run_text(found, tool, args.as_deref()),
+            Err(e) => error("too_large", e.to_string()),
+        },
+    ))
+}
+
 extension_sql!(
     r#"
 CREATE FUNCTION todo.call_mcp(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
-LANGUAGE sql VOLATILE
+LANGUAGE c VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
-AS $$ SELECT todo.call_mcp_json(tool, args::text) $$;
+AS 'MODULE_PATHNAME', 'call_mcp_jsonb_wrapper';
 COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
     'Runs one tool of todo.tools() like todo.call and returns an MCP CallToolResult: the text its runtime shows the model, the output object as structured content, and isError.';
 "#,
@@ -263,13 +296,15 @@ fn is_error(out: &Value) -> bool {
         || out.as_str().is_some_and(|s| s.starts_with("Error:"))
 }
 
-/// An output as MCP's `CallToolResult` (see `call_mcp_json`).
+/// An output as MCP's `CallToolResult` (see `call_mcp_json`); its text is cut at
+/// `todo.max_output_size` bytes, with a last line that says so.
 pub fn mcp_result(tool: Option<&Tool>, out: Value) -> Value {
     let text = match (tool.and_then(|t| t.text), &out) {
         (Some(render), _) => render(&out),
         (None, Value::String(s)) => s.clone(),
         (None, other) => other.to_string(),
     };
+    let text = pg_todos_core::limits::cap_text(&text, limits::get(Setting::OutputSize));
     let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": is_error(&out) });
     if out.is_object() {
         result["structuredContent"] = out;
@@ -306,8 +341,12 @@ fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
 }
 
 /// Runs tool `name` (found as `tool`) with arguments handed over as text; its output or
-/// error object (arguments nested too deeply: `invalid_arguments`).
+/// error object (arguments over `todo.max_arguments_size`: `too_large`, before they are
+/// parsed; nested too deeply: `invalid_arguments`).
 fn run_text(tool: Option<&'static Tool>, name: &str, args: Option<&str>) -> Value {
+    if let Err(e) = limits::check(Setting::ArgumentsSize, &format!("{name}: arguments"), args.map_or(0, str::len)) {
+        return error("too_large", e.to_string());
+    }
     match parse_args(name, args) {
         Ok(args) => answer(tool, name, &args),
         Err(e) => e,

@@ -53,8 +53,10 @@ SELECT todo.rest('PATCH', '/v1/todos/99', '{"subject": "x"}');
 SELECT todo.rest('PATCH', '/v1/todos/1', '"x"');
 -- PATCH many: each item applied or refused on its own
 SELECT todo.rest('PATCH', '/v1/todos', '[{"id": 2, "status": "in_progress"}, {"id": "3", "position": 1}, {"id": 99, "subject": "x"},
-                                        {"id": 1, "status": "in_progress"}, {"subject": "no id"}, {"id": 2, "status": "bogus"}]')
+                                        {"id": 1, "status": "in_progress"}, {"subject": "no id"}, {"id": 5, "status": "bogus"}]')
        #- '{body,results,0,todo}' #- '{body,results,1,todo}';
+-- a request that names one todo twice (2 and "2") is refused whole: nothing is written
+SELECT todo.rest('PATCH', '/v1/todos', '[{"id": 3, "status": "completed"}, {"id": 2, "status": "completed"}, {"id": "2", "status": "pending"}]');
 SELECT todo.rest('PATCH', '/v1/todos', '{"todos": []}');
 SELECT todo.rest('PATCH', '/v1/todos', '{"items": []}');
 SELECT todo.rest('PATCH', '/v1/todos', (SELECT jsonb_agg(jsonb_build_object('id', g)) FROM generate_series(1, 501) g));

@@ -1,7 +1,7 @@
 -- writ_corpus: nasty inputs through todo_writ in the database: CRLF, lone CR, tabs and NBSP
 -- as separators, a fullwidth slash, upper-case /TODO, ids with leading zeros, 25-digit ids,
--- negative ids, non-ASCII digits, a right-to-left override, a 1 MiB message, 10,000
--- commands in one message. (The same files, tests/corpus/writ, seed the fuzzer.)
+-- negative ids, non-ASCII digits, a right-to-left override, a message over the size limit,
+-- 10,000 commands in one message. (The same files, tests/corpus/writ, seed the fuzzer.)
 begin;
 INSERT INTO todo.tenants (tenant_id) VALUES ('acme');
 SELECT todo.set_context('acme', 'conv-1', 'agent') \gset
@@ -20,12 +20,16 @@ SELECT todo.todo_writ(E'/todo done \u0661\u0664\n/todo start \uff11\uff14\n/todo
 -- a right-to-left override and a line separator in a subject: folded, so the row stays one line
 SELECT todo.todo_writ(E'/todo add \u202eevil subject\u202c\n/todo add line\u2028separator\n/todo list');
 SELECT subject = E'\u202eevil subject\u202c' AS stored_as_sent FROM todo.todos WHERE id = 6;
--- a 1 MiB message: one error block, nothing runs
-SELECT todo.todo_writ('/todo add too big' || E'\n' || repeat('x', 1024 * 1024));
--- just under the cap: it runs
-SELECT length(todo.todo_writ(E'/todo add big body\n' || repeat('y', 1024 * 1024 - 100) || E'\n/endtodo')) AS result_length;
+-- a message over todo.max_message_size (256 KiB): one error block, nothing runs
+SELECT todo.todo_writ('/todo add too big' || E'\n' || repeat('x', 256 * 1024));
+-- just under it: it runs (with the description's limit raised, as only a superuser can)
+SET LOCAL todo.max_text_length = 300000;
+SELECT length(todo.todo_writ(E'/todo add big body\n' || repeat('y', 256 * 1024 - 100) || E'\n/endtodo')) AS result_length;
 SELECT length(description) AS body_length FROM todo.todos WHERE subject = 'big body';
--- 10,000 commands in one message: 10,000 blocks, each atomic
+-- 10,000 commands in one message (over todo.max_writ_commands, 200, unless a superuser
+-- raises it): 10,000 blocks, each atomic
+SELECT todo.todo_writ(string_agg('/todo add bulk ' || g, E'\n')) FROM generate_series(1, 10000) g;
+SET LOCAL todo.max_writ_commands = 10000;
 SELECT array_length(string_to_array(todo.todo_writ(string_agg('/todo add bulk ' || g, E'\n')), E'\n\n'), 1) AS blocks
   FROM generate_series(1, 10000) g;
 SELECT count(*) AS bulk_rows, min(id), max(id) FROM todo.todos WHERE subject LIKE 'bulk %';
