@@ -391,8 +391,10 @@ fn dependencies_are_searched_once_per_new_edge() {
     // edge it checked is searched again
     run(&format!("SELECT todo.block({c}, {b})"));
     assert_eq!(searched(), 6, "an edge already there: one search");
-    assert!(error_of(&format!("INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('a', {c}, {b})"))
-        .is_some_and(|e| e.starts_with("23505: ")));
+    assert!(error_of(&format!(
+        "INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('a', {c}, {b})"
+    ))
+    .is_some_and(|e| e.starts_with("23505: ")));
     assert_eq!(searched(), 7, "the trigger searched before the key refused the duplicate");
     assert!(!crate::store::edges::checked_by_operation("a", c, b), "no mark is left");
 }
