@@ -13,19 +13,21 @@ CREATE TABLE todo.tokens (
     label       text NOT NULL CONSTRAINT tokens_label_check CHECK (btrim(label) <> ''),
     secret_hash bytea NOT NULL UNIQUE,
     created_at  timestamptz NOT NULL DEFAULT now(),
-    revoked_at  timestamptz
+    revoked_at  timestamptz,
+    person      boolean NOT NULL DEFAULT false
 );
 COMMENT ON TABLE todo.tokens IS 'Bearer tokens of the HTTP service: one tenant each, stored as a SHA-256 hash; todo.create_token makes one, todo.revoke_token ends it.';
 COMMENT ON COLUMN todo.tokens.label IS 'Who or what the token is for; the actor recorded for its writes (person:<label> from the board).';
 COMMENT ON COLUMN todo.tokens.secret_hash IS 'sha256 of the token''s text; the token itself is never stored.';
 COMMENT ON COLUMN todo.tokens.revoked_at IS 'When todo.revoke_token ended it; a revoked token authenticates nothing.';
+COMMENT ON COLUMN todo.tokens.person IS 'true: made for a person (the board); only such a token may send X-Actor: person and be recorded as person:<label>.';
 CREATE INDEX tokens_tenant ON todo.tokens (tenant_id);
 REVOKE ALL ON todo.tokens FROM PUBLIC;
 ALTER TABLE todo.tokens ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.tokens FORCE ROW LEVEL SECURITY;
 SELECT pg_catalog.pg_extension_config_dump('todo.tokens', '');
 
-CREATE FUNCTION todo.create_token(tenant text, label text)
+CREATE FUNCTION todo.create_token(tenant text, label text, person boolean DEFAULT false)
 RETURNS TABLE (token_id uuid, token text)
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, todo, pg_temp
@@ -37,20 +39,24 @@ BEGIN
         RAISE EXCEPTION 'todo.create_token: the label must not be blank'
             USING ERRCODE = '22023', HINT = 'Name who or what the token is for, e.g. ''ci-agent'' or ''Ada''.';
     END IF;
+    IF create_token.person IS NULL THEN
+        RAISE EXCEPTION 'todo.create_token: person must be true or false'
+            USING ERRCODE = '22004', HINT = 'person => true for a person (the board), false (the default) for an agent.';
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM todo.tenants t WHERE t.tenant_id = create_token.tenant) THEN
         RAISE EXCEPTION 'todo.create_token: tenant "%" is not registered', create_token.tenant
             USING ERRCODE = '42704', HINT = 'INSERT INTO todo.tenants (tenant_id) VALUES (...) first.';
     END IF;
-    INSERT INTO todo.tokens AS k (tenant_id, label, secret_hash)
-    VALUES (create_token.tenant, create_token.label, sha256(convert_to(secret, 'UTF8')))
+    INSERT INTO todo.tokens AS k (tenant_id, label, secret_hash, person)
+    VALUES (create_token.tenant, create_token.label, sha256(convert_to(secret, 'UTF8')), create_token.person)
     RETURNING k.token_id INTO create_token.token_id;
     token := secret;
     RETURN NEXT;
 END
 $fn$;
-COMMENT ON FUNCTION todo.create_token(text, text) IS
-    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). Errors: 22023 blank label, 42704 unknown tenant.';
-REVOKE EXECUTE ON FUNCTION todo.create_token(text, text) FROM PUBLIC;
+COMMENT ON FUNCTION todo.create_token(text, text, boolean) IS
+    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). person => true: a token for a person (the board), the only kind that may act as person:<label> (X-Actor: person); false (the default): an agent''s. Errors: 22023 blank label, 22004 person NULL, 42704 unknown tenant.';
+REVOKE EXECUTE ON FUNCTION todo.create_token(text, text, boolean) FROM PUBLIC;
 
 CREATE FUNCTION todo.revoke_token(token_id uuid) RETURNS boolean
 LANGUAGE plpgsql VOLATILE
@@ -66,16 +72,16 @@ COMMENT ON FUNCTION todo.revoke_token(uuid) IS
     'Revokes a bearer token at once (its next request gets 401); true when it was active, false when unknown or already revoked.';
 REVOKE EXECUTE ON FUNCTION todo.revoke_token(uuid) FROM PUBLIC;
 
-CREATE FUNCTION todo.authenticate(token text) RETURNS TABLE (tenant_id text, label text)
+CREATE FUNCTION todo.authenticate(token text) RETURNS TABLE (tenant_id text, label text, person boolean)
 LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
-    SELECT k.tenant_id, k.label FROM todo.tokens k
+    SELECT k.tenant_id, k.label, k.person FROM todo.tokens k
      WHERE k.secret_hash = pg_catalog.sha256(pg_catalog.convert_to(authenticate.token, 'UTF8'))
        AND k.revoked_at IS NULL
 $fn$;
 COMMENT ON FUNCTION todo.authenticate(text) IS
-    'The tenant and label of an active bearer token; no row for an unknown, malformed or revoked one. For the HTTP service (todo.grant_usage grants it).';
+    'The tenant and label of an active bearer token, and whether it was made for a person; no row for an unknown, malformed or revoked one. For the HTTP service (todo.grant_usage grants it).';
 REVOKE EXECUTE ON FUNCTION todo.authenticate(text) FROM PUBLIC;
 
 -- Todos a person should look at, for the board, psql and dashboards (Grafana reads it as a
@@ -116,12 +122,29 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
 -- PL/pgSQL with the tenant in a variable: each statement names one tenant, so Citus sends it
--- to the tenant's worker
+-- to the tenant's worker. Bounded, however large the tenant: at most max_conversations
+-- conversations, max_todos todos of each and max_attention attention rows are built, with
+-- counts of what was left out; the conversations are chosen from one aggregate over the
+-- tenant's live todos (no JSON is built for the others).
 DECLARE
     tenant text := todo.current_tenant();
+    max_conversations constant integer := 50;
+    max_todos constant integer := 200;
+    max_attention constant integer := 200;
 BEGIN
-RETURN (WITH shown AS (
-    SELECT t.*,
+RETURN (WITH groups AS (
+    SELECT t.conversation_id, max(t.updated_at) AS active, count(*) AS total
+      FROM todo.todos t
+     WHERE t.tenant_id = tenant AND t.archived_at IS NULL
+     GROUP BY t.conversation_id
+), chosen AS (
+    SELECT g.conversation_id, g.active, g.total, count(*) OVER () AS all_groups,
+           row_number() OVER (ORDER BY g.conversation_id IS NOT NULL, g.active DESC, g.conversation_id) AS rank
+      FROM groups g
+     ORDER BY g.conversation_id IS NOT NULL, g.active DESC, g.conversation_id
+     LIMIT max_conversations
+), shown AS (
+    SELECT c.rank, t.*,
            (SELECT coalesce(jsonb_agg(d.depends_on ORDER BY d.depends_on), '[]')
               FROM todo.dependencies d
               JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
@@ -132,10 +155,15 @@ RETURN (WITH shown AS (
              WHERE s.tenant_id = tenant AND s.parent_id = t.id
                AND s.status <> 'canceled' AND s.archived_at IS NULL
             HAVING count(*) > 0) AS subtasks
-      FROM todo.todos t
-     WHERE t.tenant_id = tenant AND t.archived_at IS NULL
+      FROM chosen c
+      CROSS JOIN LATERAL (
+          SELECT x.* FROM todo.todos x
+           WHERE x.tenant_id = tenant AND x.archived_at IS NULL
+             AND (x.conversation_id = c.conversation_id OR (c.conversation_id IS NULL AND x.conversation_id IS NULL))
+           ORDER BY x.position, x.id
+           LIMIT max_todos) t
 ), lists AS (
-    SELECT conversation_id, max(updated_at) AS active,
+    SELECT rank,
            jsonb_agg(jsonb_build_object(
                'id', id, 'subject', subject, 'active_form', active_form, 'status', status,
                'priority', priority, 'owner', owner, 'agent_id', agent_id, 'claimed_by', claimed_by,
@@ -144,20 +172,31 @@ RETURN (WITH shown AS (
                    THEN greatest(0, ceil(extract(epoch FROM lease_expires_at - now())))::bigint END,
                'blocked_by', blocked_by, 'parent_id', parent_id, 'subtasks', subtasks,
                'updated_at', updated_at)
-               ORDER BY position, id) AS todos
+               ORDER BY position, id) AS todos,
+           count(*) AS n
       FROM shown
-     GROUP BY conversation_id
+     GROUP BY rank
+), attention AS (
+    SELECT a.*, count(*) OVER () AS all_rows FROM todo.needs_attention a
+     WHERE a.tenant_id = tenant
+     ORDER BY a.since, a.todo_id
+     LIMIT max_attention
 )
 SELECT jsonb_build_object(
     'tenant', tenant,
     'now', now(),
-    'conversations', coalesce((SELECT jsonb_agg(jsonb_build_object('conversation_id', l.conversation_id, 'todos', l.todos)
-                                                ORDER BY l.conversation_id IS NOT NULL, l.active DESC, l.conversation_id)
-                                 FROM lists l), '[]'),
-    'attention', coalesce((SELECT jsonb_agg(to_jsonb(a) - 'tenant_id' ORDER BY a.since, a.todo_id)
-                             FROM todo.needs_attention a
-                            WHERE a.tenant_id = tenant), '[]')));
+    'conversations', coalesce((SELECT jsonb_agg(jsonb_build_object('conversation_id', c.conversation_id,
+                                                                   'todos', l.todos,
+                                                                   'todos_omitted', c.total - l.n)
+                                                ORDER BY c.rank)
+                                 FROM chosen c JOIN lists l ON l.rank = c.rank), '[]'),
+    'conversations_omitted', coalesce((SELECT max(c.all_groups) - count(*) FROM chosen c), 0),
+    'attention', coalesce((SELECT jsonb_agg(to_jsonb(a) - 'tenant_id' - 'all_rows' ORDER BY a.since, a.todo_id)
+                             FROM attention a), '[]'),
+    'attention_omitted', coalesce((SELECT max(a.all_rows) - count(*) FROM attention a), 0),
+    'limits', jsonb_build_object('conversations', max_conversations, 'todos', max_todos,
+                                 'attention', max_attention)));
 END
 $fn$;
 COMMENT ON FUNCTION todo.board() IS
-    'The board of the tenant in context: {"tenant", "now", "conversations": [{"conversation_id", "todos"}] (the tenant-wide pool first, then the most recently active), "attention": the needs_attention rows}. Errors: 22023 when no tenant is in context.';
+    'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos", "todos_omitted"}] (the tenant-wide pool first, then the most recently active; at most 50 conversations of at most 200 todos each, in list order), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';

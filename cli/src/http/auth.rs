@@ -1,5 +1,6 @@
 //! Who a request acts for: the tenant and label of its bearer token (`todo.authenticate`),
-//! and the agent recorded on what it writes (`X-Agent-Id`, `X-Actor: person`). The header
+//! whether the token was made for a person, and the agent recorded on what it writes
+//! (`X-Agent-Id`, `X-Actor: person`, the latter only with a person's token). The header
 //! parsing is pure and unit-tested; the token is never logged.
 
 use axum::http::HeaderMap;
@@ -7,11 +8,13 @@ use deadpool_postgres::Client;
 
 use super::errors::ApiError;
 
-/// A token's tenant and label, as `todo.authenticate` answers them.
+/// A token's tenant and label, and whether it was made for a person, as `todo.authenticate`
+/// answers them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
     pub tenant: String,
     pub label: String,
+    pub person: bool,
 }
 
 /// Longest token sent to the database; a longer one is refused unread.
@@ -27,11 +30,12 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty() && token.len() <= MAX_TOKEN).then_some(token)
 }
 
-/// The agent a request acts as: `person:<label>` with `X-Actor: person` (the board sends it),
-/// else `X-Agent-Id` when present and not blank, else the token's label. Errors (400): an
-/// `X-Agent-Id` starting with `person:` (only the board's header makes a person), an
-/// `X-Actor` other than `person` or `agent`, a header that is not text.
-pub fn actor(headers: &HeaderMap, label: &str) -> Result<String, ApiError> {
+/// The agent a request acts as: `person:<label>` with `X-Actor: person` (the board sends it)
+/// from a token made for a person, else `X-Agent-Id` when present and not blank, else the
+/// token's label. Errors: 403 for `X-Actor: person` from a token not made for a person; 400
+/// for an `X-Agent-Id` starting with `person:` in any case (only a person's token makes a
+/// person), an `X-Actor` other than `person` or `agent`, a header that is not text.
+pub fn actor(headers: &HeaderMap, identity: &Identity) -> Result<String, ApiError> {
     let text = |name: &str| match headers.get(name) {
         None => Ok(None),
         Some(v) => v
@@ -40,12 +44,15 @@ pub fn actor(headers: &HeaderMap, label: &str) -> Result<String, ApiError> {
             .map_err(|_| ApiError::BadRequest(format!("{name} must be text"))),
     };
     let agent = text("x-agent-id")?.filter(|a| !a.is_empty());
-    if agent.as_deref().is_some_and(|a| a.starts_with("person:")) {
+    if agent.as_deref().is_some_and(|a| a.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("person:"))) {
         return Err(ApiError::BadRequest("X-Agent-Id may not start with person:".into()));
     }
     match text("x-actor")?.map(|a| a.to_ascii_lowercase()).as_deref() {
-        Some("person") => Ok(format!("person:{label}")),
-        None | Some("" | "agent") => Ok(agent.unwrap_or_else(|| label.to_string())),
+        Some("person") if identity.person => Ok(format!("person:{}", identity.label)),
+        Some("person") => Err(ApiError::Forbidden(
+            "X-Actor: person needs a token made for a person (todo.create_token(tenant, label, person => true))".into(),
+        )),
+        None | Some("" | "agent") => Ok(agent.unwrap_or_else(|| identity.label.clone())),
         Some(_) => Err(ApiError::BadRequest("X-Actor must be person or agent".into())),
     }
 }
@@ -57,11 +64,15 @@ pub fn actor(headers: &HeaderMap, label: &str) -> Result<String, ApiError> {
 pub async fn authenticate(db: &Client, headers: &HeaderMap) -> Result<Identity, ApiError> {
     let token = bearer(headers).ok_or(ApiError::Unauthorized)?;
     let lookup = async {
-        let statement = db.prepare_cached("SELECT tenant_id, label FROM todo.authenticate($1)").await?;
+        let statement = db.prepare_cached("SELECT tenant_id, label, person FROM todo.authenticate($1)").await?;
         db.query_opt(&statement, &[&token]).await
     };
     let row = lookup.await.map_err(|e| ApiError::from_db(&e))?.ok_or(ApiError::Unauthorized)?;
-    Ok(Identity { tenant: row.get(0), label: row.get::<_, Option<String>>(1).unwrap_or_default() })
+    Ok(Identity {
+        tenant: row.get(0),
+        label: row.get::<_, Option<String>>(1).unwrap_or_default(),
+        person: row.get::<_, Option<bool>>(2).unwrap_or(false),
+    })
 }
 
 #[cfg(test)]
@@ -94,23 +105,37 @@ mod tests {
 
     #[test]
     fn actors() {
-        assert_eq!(actor(&headers(&[]), "ci-bot").unwrap(), "ci-bot");
-        assert_eq!(actor(&headers(&[("x-agent-id", "planner")]), "ci-bot").unwrap(), "planner");
-        assert_eq!(actor(&headers(&[("x-agent-id", "  ")]), "ci-bot").unwrap(), "ci-bot");
-        assert_eq!(actor(&headers(&[("x-actor", "person")]), "alice").unwrap(), "person:alice");
+        let agent = Identity { tenant: "acme".into(), label: "ci-bot".into(), person: false };
+        let alice = Identity { tenant: "acme".into(), label: "alice".into(), person: true };
+        assert_eq!(actor(&headers(&[]), &agent).unwrap(), "ci-bot");
+        assert_eq!(actor(&headers(&[("x-agent-id", "planner")]), &agent).unwrap(), "planner");
+        assert_eq!(actor(&headers(&[("x-agent-id", "  ")]), &agent).unwrap(), "ci-bot");
+        assert_eq!(actor(&headers(&[("x-actor", "person")]), &alice).unwrap(), "person:alice");
+        assert_eq!(actor(&headers(&[("x-actor", "Person"), ("x-agent-id", "planner")]), &alice).unwrap(), "person:alice");
+        assert_eq!(actor(&headers(&[("x-actor", "agent"), ("x-agent-id", "planner")]), &alice).unwrap(), "planner");
+        // a person's token acts as an agent by default
+        assert_eq!(actor(&headers(&[]), &alice).unwrap(), "alice");
+        // an agent's token may not act as a person, in any spelling
+        for spelling in ["person", "Person", "PERSON", " person "] {
+            assert!(
+                matches!(actor(&headers(&[("x-actor", spelling)]), &agent), Err(ApiError::Forbidden(m)) if m.contains("person => true")),
+                "{spelling}"
+            );
+        }
+        for id in ["person:bob", "Person:bob", "PERSON:bob", "pErSoN:", "  person:bob"] {
+            assert_eq!(
+                actor(&headers(&[("x-agent-id", id)]), &agent).unwrap_err(),
+                ApiError::BadRequest("X-Agent-Id may not start with person:".into()),
+                "{id}"
+            );
+        }
+        // even with a person's token and header: the agent id is refused, not overridden
+        assert!(actor(&headers(&[("x-agent-id", "person:bob"), ("x-actor", "person")]), &alice).is_err());
+        // not a prefix: fine
+        assert_eq!(actor(&headers(&[("x-agent-id", "persona")]), &agent).unwrap(), "persona");
+        assert_eq!(actor(&headers(&[("x-agent-id", "pers:on")]), &agent).unwrap(), "pers:on");
         assert_eq!(
-            actor(&headers(&[("x-actor", "Person"), ("x-agent-id", "planner")]), "alice").unwrap(),
-            "person:alice"
-        );
-        assert_eq!(actor(&headers(&[("x-actor", "agent"), ("x-agent-id", "planner")]), "alice").unwrap(), "planner");
-        assert_eq!(
-            actor(&headers(&[("x-agent-id", "person:bob")]), "alice").unwrap_err(),
-            ApiError::BadRequest("X-Agent-Id may not start with person:".into())
-        );
-        // even with the board's header: the agent id is refused, not overridden
-        assert!(actor(&headers(&[("x-agent-id", "person:bob"), ("x-actor", "person")]), "alice").is_err());
-        assert_eq!(
-            actor(&headers(&[("x-actor", "robot")]), "alice").unwrap_err(),
+            actor(&headers(&[("x-actor", "robot")]), &agent).unwrap_err(),
             ApiError::BadRequest("X-Actor must be person or agent".into())
         );
     }

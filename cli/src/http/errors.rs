@@ -18,6 +18,17 @@ pub enum ApiError {
     TooLarge(usize),
     /// 404 `{"error":"not found"}`
     NotFound,
+    /// 403 `{"error": <message>}`: the token may not do this (`X-Actor: person` from a token
+    /// not made for a person)
+    Forbidden(String),
+    /// 408 `{"error":"request body not received within N s"}`
+    SlowBody(u64),
+    /// 429 `{"error": <message>}` with `Retry-After: 5`: the token has as many event streams
+    /// open as it may
+    TooMany(String),
+    /// 503 `{"error": <message>}` with `Retry-After: 1`: a limit of the service (its event
+    /// streams, the tenant's share of the pool) is reached; nothing was done
+    Busy(String),
     /// 503 `{"error": <text>}` with `Retry-After: 1`: the database is busy, timed out or
     /// away; nothing was committed
     Unavailable(String),
@@ -70,12 +81,7 @@ impl ApiError {
     /// The answer for a pool that could not hand out a connection in time or could not open
     /// one: 503, whatever the server said (a database not accepting connections says 55000).
     pub fn from_pool(e: &deadpool_postgres::PoolError) -> ApiError {
-        match e {
-            deadpool_postgres::PoolError::Backend(e) if e.as_db_error().is_some() => {
-                ApiError::Unavailable(crate::db::error_text(e))
-            }
-            other => ApiError::Unavailable(format!("database unavailable: {other}")),
-        }
+        ApiError::Unavailable(pool_cause(e))
     }
 
     /// The status and the JSON body sent.
@@ -87,9 +93,25 @@ impl ApiError {
                 (StatusCode::PAYLOAD_TOO_LARGE, json!({ "error": format!("request body is larger than {n} bytes") }))
             }
             ApiError::NotFound => (StatusCode::NOT_FOUND, json!({"error": "not found"})),
+            ApiError::Forbidden(m) => (StatusCode::FORBIDDEN, json!({ "error": m })),
+            ApiError::SlowBody(n) => {
+                (StatusCode::REQUEST_TIMEOUT, json!({ "error": format!("request body not received within {n} s") }))
+            }
+            ApiError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, json!({ "error": m })),
+            ApiError::Busy(m) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": m })),
             ApiError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": m })),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, json!({"error": "internal error"})),
         }
+    }
+}
+
+/// Why the pool gave no connection, in words: the database's SQLSTATE and message when it
+/// refused one (`55000: database "app" is not currently accepting connections`), else
+/// `database unavailable: <the pool's error>`.
+pub fn pool_cause(e: &deadpool_postgres::PoolError) -> String {
+    match e {
+        deadpool_postgres::PoolError::Backend(e) if e.as_db_error().is_some() => crate::db::error_text(e),
+        other => format!("database unavailable: {other}"),
     }
 }
 
@@ -111,8 +133,14 @@ impl IntoResponse for ApiError {
             ApiError::Unauthorized => {
                 r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             }
-            ApiError::Unavailable(_) => {
+            ApiError::Unavailable(_) | ApiError::Busy(_) => {
                 r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            ApiError::TooMany(_) => {
+                r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            }
+            ApiError::SlowBody(_) => {
+                r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
             }
             _ => {}
         }
@@ -154,5 +182,14 @@ mod tests {
         assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
         let r = ApiError::Unauthorized.into_response();
         assert_eq!(r.headers()[header::WWW_AUTHENTICATE], "Bearer");
+        let r = ApiError::Busy("full".into()).into_response();
+        assert_eq!((r.status(), &r.headers()[header::RETRY_AFTER]), (StatusCode::SERVICE_UNAVAILABLE, &HeaderValue::from_static("1")));
+        let r = ApiError::TooMany("too many".into()).into_response();
+        assert_eq!((r.status(), &r.headers()[header::RETRY_AFTER]), (StatusCode::TOO_MANY_REQUESTS, &HeaderValue::from_static("5")));
+        assert_eq!(ApiError::Forbidden("no".into()).parts(), (StatusCode::FORBIDDEN, json!({"error": "no"})));
+        assert_eq!(
+            ApiError::SlowBody(30).parts(),
+            (StatusCode::REQUEST_TIMEOUT, json!({"error": "request body not received within 30 s"}))
+        );
     }
 }

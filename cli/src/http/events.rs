@@ -1,8 +1,8 @@
 //! The Server-Sent Events of `/v1/events`, as text: OpenCode's bus shape (`data:` lines of
 //! `{"type", "properties"}`), one `todo.updated` message per changed conversation, and the
-//! cursor of `todo.changes_since` as the event id of the last message of a batch only, so a
-//! client cut mid-batch reconnects (`Last-Event-ID`) from the batch's start. Pure,
-//! unit-tested; `hub` sends them.
+//! cursor of `todo.changes_since` as the event id of the last message of a batch only (a
+//! batch may span several pages), so a client cut mid-batch reconnects (`Last-Event-ID`) from
+//! the batch's start. Pure, unit-tested; `hub` sends them.
 
 use serde_json::{json, Value};
 
@@ -29,27 +29,43 @@ pub fn connected(id: Option<&str>) -> String {
     message(id, &bus("server.connected", &json!({})))
 }
 
-/// `todo.changes_since`'s answer (`{"cursor", "changes": [{"conversation_id", "todos"}]}`)
-/// as its cursor and its messages, one `todo.updated` per change
-/// (`{"sessionID": <conversation_id>, "todos": […]}`), the last one with `id: <cursor>`.
-/// Errors: an answer without a cursor that is a snapshot (see `valid_cursor`) or without a
-/// list of changes.
-pub fn batch(answer: &Value) -> Result<(String, Vec<String>), String> {
+/// One page of `todo.changes_since(since, after, page_size)`: its cursor, the `data` of one
+/// `todo.updated` message per change (`{"sessionID": <conversation_id>, "todos": […]}`), and
+/// the `after` of the next page (None on the last).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub cursor: String,
+    pub updates: Vec<String>,
+    pub next: Option<String>,
+}
+
+/// The page of an answer `{"cursor", "changes": [{"conversation_id", "todos"}], "next"}`.
+/// Errors: an answer without a cursor that is a snapshot (see `valid_cursor`), without a
+/// list of changes, or with a `next` that is not text or null.
+pub fn page(answer: &Value) -> Result<Page, String> {
     let cursor = answer["cursor"]
         .as_str()
         .filter(|c| valid_cursor(c))
         .ok_or_else(|| format!("changes_since: no cursor in {answer}"))?;
     let changes = answer["changes"].as_array().ok_or_else(|| format!("changes_since: no changes in {answer}"))?;
-    let last = changes.len().saturating_sub(1);
-    let messages = changes
+    let next = match &answer["next"] {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => return Err(format!("changes_since: next is {other}")),
+    };
+    let updates = changes
         .iter()
-        .enumerate()
-        .map(|(i, change)| {
-            let properties = json!({"sessionID": change["conversation_id"], "todos": change["todos"]});
-            message((i == last).then_some(cursor), &bus("todo.updated", &properties))
+        .map(|change| {
+            bus("todo.updated", &json!({"sessionID": change["conversation_id"], "todos": change["todos"]}))
         })
         .collect();
-    Ok((cursor.to_string(), messages))
+    Ok(Page { cursor: cursor.to_string(), updates, next })
+}
+
+/// The messages of `updates`, the last one with `id: <last_id>` when given.
+pub fn messages(updates: Vec<String>, last_id: Option<&str>) -> Vec<String> {
+    let last = updates.len().saturating_sub(1);
+    updates.into_iter().enumerate().map(|(i, data)| message(if i == last { last_id } else { None }, &data)).collect()
 }
 
 /// Whether `s` reads as a `pg_snapshot` (`xmin:xmax:xip,…`, e.g. `783:790:785` or `790:790:`):
@@ -66,7 +82,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn messages() {
+    fn message_text() {
         assert_eq!(
             connected(Some("10:12:11")),
             "id: 10:12:11\ndata: {\"type\":\"server.connected\",\"properties\":{}}\n\n"
@@ -84,11 +100,12 @@ mod tests {
                 {"conversation_id": "c1", "todos": [{"content": "a", "status": "pending", "priority": "medium", "id": "1"}]},
                 {"conversation_id": null, "todos": []},
                 {"conversation_id": "c3", "todos": []},
-            ]
+            ],
+            "next": null
         });
-        let (cursor, m) = batch(&answer).unwrap();
-        assert_eq!(cursor, "790:795:");
-        assert_eq!(m.len(), 3);
+        let p = page(&answer).unwrap();
+        assert_eq!((p.cursor.as_str(), p.next.as_deref(), p.updates.len()), ("790:795:", None, 3));
+        let m = messages(p.updates, Some(&p.cursor));
         assert_eq!(
             m[0],
             "data: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":\"c1\",\"todos\":[{\"content\":\"a\",\"id\":\"1\",\"priority\":\"medium\",\"status\":\"pending\"}]}}\n\n"
@@ -98,16 +115,22 @@ mod tests {
             m[2],
             "id: 790:795:\ndata: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":\"c3\",\"todos\":[]}}\n\n"
         );
+        // a page with more to come: no id on any message
+        let p = page(&json!({"cursor": "800:800:", "changes": [{"conversation_id": "c", "todos": []}], "next": "c"})).unwrap();
+        assert_eq!(p.next.as_deref(), Some("c"));
+        assert!(messages(p.updates, None).iter().all(|m| m.starts_with("data: ")));
         // no changes: no messages, the cursor still moves
-        let (cursor, m) = batch(&json!({"cursor": "800:800:", "changes": []})).unwrap();
-        assert_eq!((cursor.as_str(), m.len()), ("800:800:", 0));
+        let p = page(&json!({"cursor": "800:800:", "changes": [], "next": null})).unwrap();
+        assert_eq!((p.cursor.as_str(), p.updates.len()), ("800:800:", 0));
+        assert!(messages(p.updates, Some("800:800:")).is_empty());
     }
 
     #[test]
     fn answers_without_a_cursor_are_errors() {
-        assert!(batch(&json!({"changes": []})).is_err());
-        assert!(batch(&json!({"cursor": "1:2:\nid: x", "changes": []})).is_err());
-        assert!(batch(&json!({"cursor": "1:2:"})).is_err());
+        assert!(page(&json!({"changes": []})).is_err());
+        assert!(page(&json!({"cursor": "1:2:\nid: x", "changes": []})).is_err());
+        assert!(page(&json!({"cursor": "1:2:"})).is_err());
+        assert!(page(&json!({"cursor": "1:2:", "changes": [], "next": 3})).is_err());
     }
 
     #[test]

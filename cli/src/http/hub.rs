@@ -1,48 +1,126 @@
-//! The SSE hubs: one per tenant with subscribers, each a broadcast of messages, a mutex and
-//! the hub's cursor (`todo.changes_since`). On a notification of the tenant's channel the hub
-//! reads, under its mutex, what changed since its cursor and broadcasts it (bursts of
-//! notifications coalesce into one read); a new subscriber, under the same mutex, subscribes
-//! to the broadcast and then reads its catch-up (`Last-Event-ID`), so no older state reaches a
-//! client after a newer one, and none is missed. A subscriber that falls behind the broadcast
-//! is disconnected: it reconnects with its last id and catches up. The last subscriber of a
-//! tenant to leave closes its hub (UNLISTEN).
+//! The SSE hubs: one per tenant with subscribers, each with a mutex, the hub's cursor
+//! (`todo.changes_since`) and the queues of its live subscribers. On a notification of the
+//! tenant's channel the hub reads, under its mutex, what changed since its cursor, a page at a
+//! time, and puts each message on every live subscriber's queue (bursts of notifications
+//! coalesce into one read).
+//!
+//! A subscriber with a `Last-Event-ID` first catches up on its own, a page at a time as it
+//! reads them (never the whole catch-up in memory), then joins: under the hub's mutex it reads
+//! what changed since its catch-up began, and if that is one page, it takes its place among
+//! the live subscribers; otherwise it catches up again from there. So no older state reaches a
+//! client after a newer one, and none is missed.
+//!
+//! Memory is bounded by bytes: a subscriber's queue holds at most `--stream-buffer` bytes (or
+//! one message, whatever its size); a subscriber that falls further behind is ended, and
+//! reconnects with its last id to catch up. The last subscriber of a tenant to leave closes
+//! its hub (UNLISTEN). Every stream ends at shutdown, or within `--token-recheck` seconds of
+//! its token's revocation (`streams`).
 
 use std::collections::{HashMap, VecDeque};
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::body::Bytes;
-use deadpool_postgres::Pool;
 use futures::Stream;
 use serde_json::Value;
-use tokio::sync::{broadcast, watch, Notify};
+use tokio::sync::{watch, Notify};
 use tokio::time::{interval_at, Instant, Interval};
 
 use super::errors::ApiError;
-use super::events::{batch, connected, valid_cursor, PING};
+use super::events::{connected, messages, page, valid_cursor, Page, PING};
 use super::listener::Listener;
-use super::work;
+use super::streams::Slot;
+use super::work::{self, Db};
 
-/// Messages a subscriber may fall behind by before it is disconnected.
-const BACKLOG: usize = 4096;
 /// Time between keep-alive comments.
 const PING_EVERY: Duration = Duration::from_secs(15);
-const CHANGES: &str = "SELECT todo.changes_since($1)";
+/// Conversations per page of `todo.changes_since` (the function also stops a page at 256 KiB).
+pub const PAGE_SIZE: i32 = 32;
+const CHANGES: &str = "SELECT todo.changes_since($1::text, $2::text, $3::integer)";
+
+/// A live subscriber's queue: messages in order, their bytes counted against a budget.
+struct Queue {
+    state: Mutex<QueueState>,
+    ready: Notify,
+    budget: usize,
+}
+
+#[derive(Default)]
+struct QueueState {
+    items: VecDeque<Bytes>,
+    bytes: usize,
+    /// fell more than the budget behind: the stream ends
+    overflowed: bool,
+}
+
+enum Next {
+    Message(Bytes),
+    Empty,
+    Overflowed,
+}
+
+impl Queue {
+    fn new(budget: usize) -> Queue {
+        Queue { state: Mutex::new(QueueState::default()), ready: Notify::new(), budget }
+    }
+
+    /// Queues `m`, unless it would take the queue past its budget (an empty queue takes any
+    /// one message): then the queue is emptied and marked overflowed.
+    fn push(&self, m: &Bytes) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.overflowed {
+            return;
+        }
+        if !s.items.is_empty() && s.bytes + m.len() > self.budget {
+            s.overflowed = true;
+            s.items.clear();
+            s.bytes = 0;
+        } else {
+            s.bytes += m.len();
+            s.items.push_back(m.clone());
+        }
+        drop(s);
+        self.ready.notify_one();
+    }
+
+    fn pop(&self) -> Next {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.overflowed {
+            return Next::Overflowed;
+        }
+        match s.items.pop_front() {
+            Some(m) => {
+                s.bytes -= m.len();
+                Next::Message(m)
+            }
+            None => Next::Empty,
+        }
+    }
+}
 
 /// One tenant's hub.
 struct Hub {
     tenant: String,
-    sender: broadcast::Sender<Bytes>,
-    /// the cursor up to which changes have been broadcast; None until the hub's first
+    /// the cursor up to which changes have been queued; None until the hub's first
     /// subscriber has opened it (LISTEN, then the current cursor)
     cursor: tokio::sync::Mutex<Option<String>>,
+    /// the live subscribers' queues, by subscriber
+    queues: Mutex<HashMap<u64, Arc<Queue>>>,
     /// the tenant's channel, once read
     channel: OnceLock<String>,
     /// woken by the tenant's notifications (and by a reconnect of the LISTEN connection)
     wake: Arc<Notify>,
     /// woken when the last subscriber leaves: the hub's task ends
     closed: Notify,
+}
+
+impl Hub {
+    fn send(&self, m: Bytes) {
+        let queues: Vec<Arc<Queue>> = self.queues.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        for q in queues {
+            q.push(&m);
+        }
+    }
 }
 
 struct Entry {
@@ -54,7 +132,10 @@ struct Entry {
 pub struct Hubs {
     tenants: Mutex<HashMap<String, Entry>>,
     listener: Listener,
-    pool: Pool,
+    db: Db,
+    /// bytes a subscriber may fall behind by
+    budget: usize,
+    next_id: std::sync::atomic::AtomicU64,
     /// true once the server shuts down: every stream ends
     shutdown: watch::Receiver<bool>,
 }
@@ -64,10 +145,12 @@ pub struct Hubs {
 struct Subscription {
     hubs: Arc<Hubs>,
     hub: Arc<Hub>,
+    id: u64,
 }
 
 impl Drop for Subscription {
     fn drop(&mut self) {
+        self.hub.queues.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
         let mut tenants = self.hubs.tenants.lock().unwrap_or_else(|e| e.into_inner());
         let Some(entry) = tenants.get_mut(&self.hub.tenant) else { return };
         if !Arc::ptr_eq(&entry.hub, &self.hub) {
@@ -85,72 +168,108 @@ impl Drop for Subscription {
     }
 }
 
-/// What a subscriber's stream holds: the messages to send first, the broadcast, the ping
-/// timer, the shutdown signal, its hold on the hub.
+/// Where a subscriber's stream is.
+enum Phase {
+    /// catching up on its own: the pages of the changes since `since` after `after`; the
+    /// round's cursor (its first page's) goes on the round's last message
+    CatchUp { since: String, round: String, after: String },
+    /// caught up to `position`: join the live subscribers, or catch up again
+    Join { position: String },
+    /// a live subscriber with its queue
+    Live(Arc<Queue>),
+}
+
+/// What a subscriber's stream holds: the messages to send first, where it is, the ping timer,
+/// the shutdown and revocation signals, its hold on the hub and its place among the streams.
 struct Subscriber {
-    first: VecDeque<String>,
-    receiver: broadcast::Receiver<Bytes>,
+    pending: VecDeque<Bytes>,
+    phase: Phase,
     ping: Interval,
     shutdown: watch::Receiver<bool>,
-    _subscription: Subscription,
+    subscription: Subscription,
+    slot: Slot,
 }
 
 impl Hubs {
-    /// No hubs yet; they are opened by subscribers, read from `pool`, LISTEN through
-    /// `listener` and end their streams when `shutdown` turns true.
-    pub fn new(pool: Pool, listener: Listener, shutdown: watch::Receiver<bool>) -> Arc<Hubs> {
-        Arc::new(Hubs { tenants: Mutex::new(HashMap::new()), listener, pool, shutdown })
+    /// No hubs yet; they are opened by subscribers, read through `db`, LISTEN through
+    /// `listener`, let a subscriber fall `budget` bytes behind and end their streams when
+    /// `shutdown` turns true.
+    pub fn new(db: Db, listener: Listener, budget: usize, shutdown: watch::Receiver<bool>) -> Arc<Hubs> {
+        Arc::new(Hubs {
+            tenants: Mutex::new(HashMap::new()),
+            listener,
+            db,
+            budget,
+            next_id: std::sync::atomic::AtomicU64::new(1),
+            shutdown,
+        })
     }
 
-    /// Subscribes to the tenant's changes: a stream of SSE text that starts with
-    /// `server.connected` (with the current cursor as its id), or, after `last_event_id` (a
-    /// cursor), with `server.connected` and the lists of every conversation changed since
-    /// (the last message with the new cursor as its id; without changes, `server.connected`
-    /// carries it), then every change as it commits, `: ping` every 15 s. The stream ends at
-    /// shutdown or when the subscriber falls more than 4,096 messages behind.
+    /// Subscribes to the tenant's changes, holding `slot` (its place among the streams): a
+    /// stream of SSE text that starts with `server.connected` (with the current cursor as its
+    /// id), or, after `last_event_id` (a cursor), with `server.connected` and the lists of
+    /// every conversation changed since, a page at a time (the last message with the new
+    /// cursor as its id; without changes, `server.connected` carries it), then every change as
+    /// it commits, `: ping` every 15 s. The stream ends at shutdown, when its token is revoked,
+    /// or when the subscriber falls more than the budget behind.
     /// Errors: 400 `malformed Last-Event-ID` (not a snapshot, or one the database refuses,
     /// 22P02); a database error's answer (503/500).
     pub async fn subscribe(
         self: &Arc<Self>,
         tenant: &str,
         last_event_id: Option<&str>,
-    ) -> Result<impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static, ApiError> {
+        slot: Slot,
+    ) -> Result<impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static, ApiError> {
         let malformed = || ApiError::BadRequest("malformed Last-Event-ID".into());
         if last_event_id.is_some_and(|id| !valid_cursor(id)) {
             return Err(malformed());
         }
         let subscription = self.join(tenant);
         let hub = subscription.hub.clone();
-        let mut cursor = hub.cursor.lock().await;
-        if cursor.is_none() {
-            *cursor = Some(self.open(&hub).await?);
-        }
-        let receiver = hub.sender.subscribe();
-        let first = match last_event_id {
-            None => vec![connected(cursor.as_deref())],
+        let (pending, phase) = match last_event_id {
+            None => {
+                let mut cursor = hub.cursor.lock().await;
+                if cursor.is_none() {
+                    *cursor = Some(self.open(&hub).await?);
+                }
+                let queue = self.enlist(&subscription);
+                (vec![connected(cursor.as_deref())], Phase::Live(queue))
+            }
             Some(id) => {
-                let answer: Value = work::one(&self.pool, tenant, None, CHANGES, &[&id]).await.map_err(|f| match f
-                    .sqlstate
-                    .as_deref()
                 {
+                    let mut cursor = hub.cursor.lock().await;
+                    if cursor.is_none() {
+                        *cursor = Some(self.open(&hub).await?);
+                    }
+                }
+                let first = read(&self.db, tenant, id, None).await.map_err(|f| match f.sqlstate.as_deref() {
                     Some("22P02") => malformed(),
                     _ => f.answer,
                 })?;
-                let (now, messages) = batch(&answer).map_err(ApiError::Internal)?;
-                if messages.is_empty() {
-                    vec![connected(Some(&now))]
-                } else {
-                    std::iter::once(connected(None)).chain(messages).collect()
+                match first.next {
+                    None if first.updates.is_empty() => {
+                        (vec![connected(Some(&first.cursor))], Phase::Join { position: first.cursor })
+                    }
+                    None => {
+                        let mut m = vec![connected(None)];
+                        m.extend(messages(first.updates, Some(&first.cursor)));
+                        (m, Phase::Join { position: first.cursor })
+                    }
+                    Some(after) => {
+                        let mut m = vec![connected(None)];
+                        m.extend(messages(first.updates, None));
+                        (m, Phase::CatchUp { since: id.to_string(), round: first.cursor, after })
+                    }
                 }
             }
         };
-        drop(cursor);
         let subscriber = Subscriber {
-            first: first.into(),
-            receiver,
+            pending: pending.into_iter().map(Bytes::from).collect(),
+            phase,
             ping: interval_at(Instant::now() + PING_EVERY, PING_EVERY),
             shutdown: self.shutdown.clone(),
-            _subscription: subscription,
+            subscription,
+            slot,
         };
         Ok(futures::stream::unfold(subscriber, next))
     }
@@ -161,41 +280,64 @@ impl Hubs {
         let entry = tenants.entry(tenant.to_string()).or_insert_with(|| {
             let hub = Arc::new(Hub {
                 tenant: tenant.to_string(),
-                sender: broadcast::channel(BACKLOG).0,
                 cursor: tokio::sync::Mutex::new(None),
+                queues: Mutex::new(HashMap::new()),
                 channel: OnceLock::new(),
                 wake: Arc::new(Notify::new()),
                 closed: Notify::new(),
             });
-            tokio::spawn(run(self.pool.clone(), hub.clone()));
+            tokio::spawn(run(self.db.clone(), hub.clone()));
             Entry { hub, subscribers: 0 }
         });
         entry.subscribers += 1;
-        Subscription { hubs: self.clone(), hub: entry.hub.clone() }
+        let id = self.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Subscription { hubs: self.clone(), hub: entry.hub.clone(), id }
+    }
+
+    /// Makes the subscriber a live one (call with the hub's cursor mutex held): a queue of its
+    /// own that every later change reaches.
+    fn enlist(&self, subscription: &Subscription) -> Arc<Queue> {
+        let queue = Arc::new(Queue::new(self.budget));
+        subscription.hub.queues.lock().unwrap_or_else(|e| e.into_inner()).insert(subscription.id, queue.clone());
+        queue
     }
 
     /// Opens a hub (its cursor's mutex held): reads the tenant's channel, LISTENs it, then
     /// reads the current cursor, in that order, so every commit after the cursor is notified.
     /// Returns the cursor. Errors: a database error's answer.
     async fn open(&self, hub: &Hub) -> Result<String, ApiError> {
-        let channel: String = work::one(&self.pool, &hub.tenant, None, "SELECT todo.channel()", &[]).await?;
+        let channel: String = work::one(&self.db, &hub.tenant, None, "SELECT todo.channel()", &[]).await?;
         let _ = hub.channel.set(channel.clone());
         self.listener.listen(&channel, hub.wake.clone()).await;
-        let answer: Value = work::one(&self.pool, &hub.tenant, None, CHANGES, &[&None::<&str>]).await?;
-        let (cursor, _) = batch(&answer).map_err(ApiError::Internal)?;
-        Ok(cursor)
+        let answer: Value =
+            work::one(&self.db, &hub.tenant, None, CHANGES, &[&None::<&str>, &None::<&str>, &PAGE_SIZE]).await?;
+        Ok(page(&answer).map_err(ApiError::Internal)?.cursor)
     }
 }
 
-/// A hub's task: on each wake, broadcast what changed since the cursor; on an error, say so
-/// and try again a second later; end when the hub closes.
-async fn run(pool: Pool, hub: Arc<Hub>) {
+/// One page of the tenant's changes since `since`, after `after`. Errors: the statement's.
+async fn read(db: &Db, tenant: &str, since: &str, after: Option<&str>) -> Result<Page, work::Failure> {
+    let answer: Value = work::one(db, tenant, None, CHANGES, &[&since, &after, &PAGE_SIZE]).await?;
+    page(&answer).map_err(|e| work::Failure { sqlstate: None, answer: ApiError::Internal(e) })
+}
+
+/// A failure's text, for the log.
+fn failure_text(f: &work::Failure) -> String {
+    match &f.answer {
+        ApiError::Internal(cause) => cause.clone(),
+        other => other.parts().1["error"].as_str().unwrap_or_default().to_string(),
+    }
+}
+
+/// A hub's task: on each wake, queue what changed since the cursor; on an error, say so and
+/// try again a second later; end when the hub closes.
+async fn run(db: Db, hub: Arc<Hub>) {
     loop {
         tokio::select! {
             _ = hub.wake.notified() => {}
             _ = hub.closed.notified() => return,
         }
-        if let Err(e) = refresh(&pool, &hub).await {
+        if let Err(e) = refresh(&db, &hub).await {
             eprintln!("pg_todos serve: events of tenant {:?}: {e}", hub.tenant);
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_secs(1)) => hub.wake.notify_one(),
@@ -205,38 +347,164 @@ async fn run(pool: Pool, hub: Arc<Hub>) {
     }
 }
 
-/// Under the hub's mutex: `changes_since(cursor)`, one message per change broadcast (the last
-/// with the new cursor as its id), the cursor moved on. Errors: the database's, or an answer
-/// without a cursor; the cursor stays then.
-async fn refresh(pool: &Pool, hub: &Hub) -> Result<(), String> {
+/// Under the hub's mutex: the changes since the cursor, a page at a time, each message queued
+/// for every live subscriber (the last of the batch with the batch's cursor, its first page's,
+/// as its id), the cursor moved on. Errors: the database's, or an answer without a cursor;
+/// the cursor stays then (what was queued comes again: harmless).
+async fn refresh(db: &Db, hub: &Hub) -> Result<(), String> {
     let mut cursor = hub.cursor.lock().await;
     let Some(since) = cursor.clone() else { return Ok(()) };
-    let answer: Value = work::one(pool, &hub.tenant, None, CHANGES, &[&since]).await.map_err(|f| {
-        let (_, body) = f.answer.parts();
-        match f.answer {
-            ApiError::Internal(cause) => cause,
-            _ => body["error"].as_str().unwrap_or_default().to_string(),
+    let mut round: Option<String> = None;
+    let mut after: Option<String> = None;
+    loop {
+        let p = read(db, &hub.tenant, &since, after.as_deref()).await.map_err(|f| failure_text(&f))?;
+        let round = round.get_or_insert(p.cursor).clone();
+        let last = p.next.is_none();
+        for m in messages(p.updates, last.then_some(round.as_str())) {
+            hub.send(Bytes::from(m));
         }
-    })?;
-    let (now, messages) = batch(&answer)?;
-    for m in messages {
-        // no receivers is no error: the hub is closing
-        let _ = hub.sender.send(Bytes::from(m));
+        if last {
+            *cursor = Some(round);
+            return Ok(());
+        }
+        after = p.next;
     }
-    *cursor = Some(now);
-    Ok(())
 }
 
-/// The stream's next piece of text: the first messages, then broadcasts and pings; None (the
-/// end) at shutdown or when the subscriber fell behind.
-async fn next(mut s: Subscriber) -> Option<(Result<Bytes, Infallible>, Subscriber)> {
-    if let Some(m) = s.first.pop_front() {
-        return Some((Ok(Bytes::from(m)), s));
+/// The stream's next piece of text: what is pending, then the catch-up's pages, then the
+/// queue and pings; None (the end) at shutdown, at the token's revocation, or when a catch-up
+/// read fails (the client reconnects); an error when the subscriber fell behind (the
+/// connection is cut at once: a client that does not read would not read the end either).
+async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subscriber)> {
+    loop {
+        if *s.shutdown.borrow() || *s.slot.revoked.borrow() {
+            return None;
+        }
+        if let Some(m) = s.pending.pop_front() {
+            return Some((Ok(m), s));
+        }
+        let hub = s.subscription.hub.clone();
+        let hubs = s.subscription.hubs.clone();
+        match &s.phase {
+            Phase::CatchUp { since, round, after } => {
+                let (since, round) = (since.clone(), round.clone());
+                let p = tokio::select! {
+                    p = read(&hubs.db, &hub.tenant, &since, Some(after)) => p,
+                    _ = s.shutdown.wait_for(|down| *down) => return None,
+                };
+                let p = match p {
+                    Ok(p) => p,
+                    Err(f) => {
+                        eprintln!("pg_todos serve: catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
+                        return None;
+                    }
+                };
+                match p.next {
+                    Some(after) => {
+                        s.pending.extend(messages(p.updates, None).into_iter().map(Bytes::from));
+                        s.phase = Phase::CatchUp { since, round, after };
+                    }
+                    None => {
+                        s.pending.extend(messages(p.updates, Some(&round)).into_iter().map(Bytes::from));
+                        s.phase = Phase::Join { position: round };
+                    }
+                }
+            }
+            Phase::Join { position } => {
+                let position = position.clone();
+                let cursor = tokio::select! {
+                    c = hub.cursor.lock() => c,
+                    _ = s.shutdown.wait_for(|down| *down) => return None,
+                };
+                let p = match read(&hubs.db, &hub.tenant, &position, None).await {
+                    Ok(p) => p,
+                    Err(f) => {
+                        eprintln!("pg_todos serve: catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
+                        return None;
+                    }
+                };
+                match p.next {
+                    // more than a page changed meanwhile: catch up again, outside the mutex
+                    Some(after) => {
+                        drop(cursor);
+                        s.pending.extend(messages(p.updates, None).into_iter().map(Bytes::from));
+                        s.phase = Phase::CatchUp { since: position, round: p.cursor, after };
+                    }
+                    // under the mutex: every change after this read reaches the queue
+                    None => {
+                        let queue = hubs.enlist(&s.subscription);
+                        drop(cursor);
+                        s.pending.extend(messages(p.updates, Some(&p.cursor)).into_iter().map(Bytes::from));
+                        s.phase = Phase::Live(queue);
+                    }
+                }
+            }
+            Phase::Live(queue) => {
+                let queue = queue.clone();
+                match queue.pop() {
+                    Next::Message(m) => return Some((Ok(m), s)),
+                    Next::Overflowed => {
+                        eprintln!(
+                            "pg_todos serve: an event stream of tenant {:?} fell more than {} bytes behind: ended (it catches up on reconnect)",
+                            hub.tenant, hubs.budget
+                        );
+                        let behind = std::io::Error::other("the subscriber fell behind");
+                        return Some((Err(behind), s));
+                    }
+                    Next::Empty => {}
+                }
+                let mut revoked = s.slot.revoked.clone();
+                let ping = tokio::select! {
+                    _ = queue.ready.notified() => false,
+                    _ = s.ping.tick() => true,
+                    _ = s.shutdown.wait_for(|down| *down) => return None,
+                    _ = revoked.wait_for(|r| *r) => return None,
+                };
+                if ping {
+                    return Some((Ok(Bytes::from_static(PING.as_bytes())), s));
+                }
+            }
+        }
     }
-    let piece = tokio::select! {
-        r = s.receiver.recv() => r.ok()?,
-        _ = s.ping.tick() => Bytes::from_static(PING.as_bytes()),
-        _ = s.shutdown.wait_for(|down| *down) => return None,
-    };
-    Some((Ok(piece), s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(n: Next) -> String {
+        match n {
+            Next::Message(m) => String::from_utf8(m.to_vec()).unwrap(),
+            Next::Empty => "(empty)".into(),
+            Next::Overflowed => "(overflowed)".into(),
+        }
+    }
+
+    #[test]
+    fn a_queue_is_bounded_by_bytes_not_messages() {
+        let q = Queue::new(10);
+        q.push(&Bytes::from_static(b"12345"));
+        q.push(&Bytes::from_static(b"12345"));
+        assert_eq!(text(q.pop()), "12345");
+        // 5 queued + 6 > 10: past the budget, the queue is emptied and the stream ends
+        q.push(&Bytes::from_static(b"123456"));
+        assert_eq!(text(q.pop()), "(overflowed)");
+        // and stays ended
+        q.push(&Bytes::from_static(b"1"));
+        assert_eq!(text(q.pop()), "(overflowed)");
+        assert_eq!(q.state.lock().unwrap().bytes, 0);
+    }
+
+    #[test]
+    fn an_empty_queue_takes_a_message_larger_than_its_budget() {
+        let q = Queue::new(4);
+        q.push(&Bytes::from_static(b"a large list"));
+        assert_eq!(text(q.pop()), "a large list");
+        assert_eq!(text(q.pop()), "(empty)");
+        // many small messages read as they come never end it
+        for _ in 0..1000 {
+            q.push(&Bytes::from_static(b"abc"));
+            assert_eq!(text(q.pop()), "abc");
+        }
+    }
 }

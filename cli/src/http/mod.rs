@@ -6,11 +6,16 @@
 //!   (`todo.authenticate`); the tenant comes from the token alone (`auth`).
 //! - Each request runs one statement in its own transaction on a pooled connection, with a
 //!   lock timeout (10 s), a statement timeout (30 s) and the token's tenant and agent in
-//!   context; serialization failures and deadlocks run again (`work`). What is not the
-//!   caller's data (timeouts, cancels, the database away) is 503 with `Retry-After: 1`;
+//!   context, once its tenant has a place in its share of the pool (`gate`); serialization
+//!   failures and deadlocks run again (`work`). What is not the caller's data (timeouts,
+//!   cancels, the database away, the tenant's share taken) is 503 with `Retry-After: 1`;
 //!   anything else unexpected is 500 (`errors`).
-//! - `/v1/events` reads changes by cursor (`todo.changes_since`) when the tenant's channel is
-//!   notified, on one LISTEN connection for the server (`listener`, `hub`, `events`).
+//! - `/v1/events` reads changes by cursor (`todo.changes_since`, a page at a time) when the
+//!   tenant's channel is notified, on one LISTEN connection for the server (`listener`,
+//!   `hub`, `events`); the streams are counted per token and in all, and end when their token
+//!   is revoked (`streams`).
+//! - Connections are capped and timed (headers, idle keep-alive, a client that reads nothing:
+//!   `server`); see `config::USAGE` for every limit.
 //! - SIGTERM or SIGINT: no new connections, in-flight requests finish, event streams end, exit
 //!   0; after `--shutdown-grace` seconds, exit 1 anyway.
 
@@ -18,9 +23,12 @@ pub mod auth;
 pub mod config;
 pub mod errors;
 pub mod events;
+pub mod gate;
 pub mod hub;
 pub mod listener;
 pub mod routes;
+pub mod server;
+pub mod streams;
 pub mod work;
 
 use std::str::FromStr;
@@ -39,8 +47,8 @@ fn fail(message: String) -> ! {
 
 /// Connects once and checks the extension is there with the functions this service calls;
 /// returns the extension's version and the database's name. Errors (a message): the database
-/// cannot be reached, the extension is not installed or older than 0.6.0, or the role may
-/// not look tokens up (not given `todo.grant_usage` since 0.6.0).
+/// cannot be reached, the extension is not installed or older than 0.9.0, or the role may
+/// not look tokens up (not given `todo.grant_usage`).
 async fn check(connection: &str) -> Result<(String, String), String> {
     let (client, conn) = tokio_postgres::connect(connection, NoTls)
         .await
@@ -53,7 +61,7 @@ async fn check(connection: &str) -> Result<(String, String), String> {
                 "SELECT current_database()::text, current_user::text,
                         (SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'),
                         to_regprocedure('todo.authenticate(text)') IS NOT NULL
-                            AND to_regprocedure('todo.changes_since(text)') IS NOT NULL,
+                            AND to_regprocedure('todo.changes_since(text, text, integer)') IS NOT NULL,
                         has_function_privilege(to_regprocedure('todo.authenticate(text)')::oid, 'EXECUTE')",
                 &[],
             )
@@ -65,7 +73,7 @@ async fn check(connection: &str) -> Result<(String, String), String> {
             .ok_or_else(|| format!("the pg_todos extension is not installed in database \"{db}\": CREATE EXTENSION pg_todos"))?;
         if !row.get::<_, bool>(3) {
             return Err(format!(
-                "pg_todos {version} in database \"{db}\" has no todo.authenticate or todo.changes_since (0.6.0 or later needed): ALTER EXTENSION pg_todos UPDATE"
+                "pg_todos {version} in database \"{db}\" has no todo.authenticate or paged todo.changes_since (0.9.0 or later needed): ALTER EXTENSION pg_todos UPDATE"
             ));
         }
         // a role set up before 0.6.0 lacks what todo.grant_usage now grants: every request
@@ -126,6 +134,17 @@ pub async fn main(args: Vec<String>) {
     };
     let (version, db) = check(&config.connection).await.unwrap_or_else(|e| fail(e));
     let pool = pool(&config).unwrap_or_else(|e| fail(e));
+    let mut limits = config.limits.clone();
+    if let Some(files) = server::raise_file_limit() {
+        let fit = config::connections_that_fit(limits.max_connections, files, config.pool_size);
+        if fit < limits.max_connections {
+            eprintln!(
+                "pg_todos serve: --max-connections {} lowered to {fit}: the process may open {files} files",
+                limits.max_connections
+            );
+            limits.max_connections = fit;
+        }
+    }
     let socket = tokio::net::TcpListener::bind(config.listen)
         .await
         .unwrap_or_else(|e| fail(format!("cannot listen on {}: {e}", config.listen)));
@@ -134,22 +153,21 @@ pub async fn main(args: Vec<String>) {
 
     let (shutdown, shutdown_rx) = watch::channel(false);
     let listener = listener::Listener::start(config.connection.clone());
-    let hubs = hub::Hubs::new(pool.clone(), listener, shutdown_rx);
-    let app = routes::router(routes::AppState { pool, hubs, max_body: config.max_body });
+    let database = work::Db { pool: pool.clone(), gate: gate::Gate::new(limits.tenant_share, limits.tenant_wait) };
+    let hubs = hub::Hubs::new(database.clone(), listener, limits.stream_buffer, shutdown_rx.clone());
+    let streams = streams::Streams::new(limits.max_streams, limits.max_streams_per_token);
+    tokio::spawn(streams::recheck_tokens(streams.clone(), pool, limits.token_recheck));
+    let app = routes::router(routes::AppState { db: database, hubs, streams, limits: limits.clone() });
     let grace = config.shutdown_grace;
-    let stop = async move {
+    tokio::spawn(async move {
         terminated().await;
         eprintln!("pg_todos serve: shutting down: finishing requests in flight (at most {}s)", grace.as_secs());
         // every event stream ends; the server stops accepting and waits for the rest
         let _ = shutdown.send(true);
-        tokio::spawn(async move {
-            tokio::time::sleep(grace).await;
-            eprintln!("pg_todos serve: requests still in flight after {}s; exiting", grace.as_secs());
-            std::process::exit(1);
-        });
-    };
-    if let Err(e) = axum::serve(socket, app).with_graceful_shutdown(stop).await {
-        fail(format!("server error: {e}"));
-    }
+        tokio::time::sleep(grace).await;
+        eprintln!("pg_todos serve: requests still in flight after {}s; exiting", grace.as_secs());
+        std::process::exit(1);
+    });
+    server::serve(socket, app, limits, shutdown_rx).await;
     eprintln!("pg_todos serve: stopped");
 }

@@ -8,11 +8,14 @@
 //! | `GET /v1/board` | 200 `todo.board()` |
 //! | `GET /v1/events` | Server-Sent Events of every committed change (`hub`) |
 //! | `GET /healthz` | 200 `{"status":"ok"}` |
-//! | `GET /readyz` | 200 `{"status":"ready"}`, or 503 when the database does not answer in 2 s |
-//! | `GET /` | the board's page |
+//! | `GET /readyz` | 200 `{"status":"ready"}`, or 503 `{"status":"unavailable","error":"database unavailable"}` when the database does not answer in 2 s (the cause is logged, never sent) |
+//! | `GET /` | the board's page, with a Content-Security-Policy that allows its own script and style only |
 //! | anything else | 404 `{"error":"not found"}` (405 for another method of a known path) |
+//!
+//! Every response carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a
+//! Content-Security-Policy with `frame-ancestors 'none'`.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
@@ -22,13 +25,15 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::Router;
-use deadpool_postgres::Pool;
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
 use super::auth::{self, Identity};
+use super::config::Limits;
 use super::errors::{json_response, ApiError};
 use super::hub::Hubs;
-use super::work;
+use super::streams::Streams;
+use super::work::{self, Db};
 
 /// The board's page, served at `/`.
 pub const BOARD: &str = include_str!("../../assets/board.html");
@@ -36,10 +41,10 @@ pub const BOARD: &str = include_str!("../../assets/board.html");
 /// What every handler shares.
 #[derive(Clone)]
 pub struct AppState {
-    pub pool: Pool,
+    pub db: Db,
     pub hubs: Arc<Hubs>,
-    /// largest request body read, in bytes
-    pub max_body: usize,
+    pub streams: Arc<Streams>,
+    pub limits: Limits,
 }
 
 /// Every route, with the request log around them.
@@ -55,8 +60,51 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/events", get(events))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(secure))
         .layer(middleware::from_fn(log))
         .with_state(state)
+}
+
+/// The policy of every response but the board's page: nothing may load, nothing may frame it.
+const API_POLICY: &str = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/// The text between the first `open` tag and the next `close` tag of `page`.
+fn inline<'a>(page: &'a str, open: &str, close: &str) -> &'a str {
+    page.find(open)
+        .map(|i| &page[i + open.len()..])
+        .and_then(|rest| rest.find(close).map(|j| &rest[..j]))
+        .unwrap_or("")
+}
+
+/// `'sha256-<base64>'` of a text, as a Content-Security-Policy source.
+fn hash_source(text: &str) -> String {
+    use base64::Engine;
+    format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text.as_bytes())))
+}
+
+/// The board's policy: its one inline script and one inline style, by their hashes; requests
+/// to this origin only (`/v1/board`, `/v1/events`, `/v1/todos`); the favicon's `data:`; no
+/// frame, no plugin, no base or form target elsewhere.
+pub fn board_policy(page: &str) -> String {
+    format!(
+        "default-src 'none'; script-src {}; style-src {}; connect-src 'self'; img-src 'self' data:; \
+         base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        hash_source(inline(page, "<script>", "</script>")),
+        hash_source(inline(page, "<style>", "</style>"))
+    )
+}
+
+/// The security headers of every response (the board's page sets its own policy first).
+async fn secure(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let h = response.headers_mut();
+    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    h.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(API_POLICY));
+    }
+    response
 }
 
 /// One line per request on stderr: method, path (without the query), status, milliseconds.
@@ -79,23 +127,36 @@ async fn method_not_allowed() -> Response {
 }
 
 /// The token's identity (on a pooled connection, given back before the work) and the agent
-/// the request acts as. Errors: 401, 400 for a bad actor header, a database error's answer.
+/// the request acts as. Errors: 401; 400 or 403 for a bad actor header; 503 `database
+/// unavailable` when the token cannot be looked up (the cause is logged: a caller not known
+/// yet never reads the database's words); 500.
 async fn caller(state: &AppState, headers: &HeaderMap) -> Result<(Identity, String), ApiError> {
-    let db = state.pool.get().await.map_err(|e| ApiError::from_pool(&e))?;
-    let identity = auth::authenticate(&db, headers).await?;
+    let hidden = |e: ApiError| match e {
+        ApiError::Unavailable(cause) => {
+            eprintln!("pg_todos serve: looking up a token: {cause}");
+            ApiError::Unavailable("database unavailable".into())
+        }
+        other => other,
+    };
+    let db = state.db.pool.get().await.map_err(|e| hidden(ApiError::from_pool(&e)))?;
+    let identity = auth::authenticate(&db, headers).await.map_err(hidden)?;
     drop(db);
-    let agent = auth::actor(headers, &identity.label)?;
+    let agent = auth::actor(headers, &identity)?;
     Ok((identity, agent))
 }
 
 /// The request's body as JSON: None when empty. Errors: 413 over `max` bytes (the
-/// Content-Length alone decides when it says so), 400 `malformed JSON: …` otherwise.
-async fn json_body(body: Body, headers: &HeaderMap, max: usize) -> Result<Option<Value>, ApiError> {
+/// Content-Length alone decides when it says so), 408 when it has not all come within
+/// `time`, 400 `malformed JSON: …` otherwise.
+async fn json_body(body: Body, headers: &HeaderMap, max: usize, time: Duration) -> Result<Option<Value>, ApiError> {
     let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > max as u64) {
         return Err(ApiError::TooLarge(max));
     }
-    let bytes: Bytes = axum::body::to_bytes(body, max).await.map_err(|e| {
+    let read = tokio::time::timeout(time, axum::body::to_bytes(body, max))
+        .await
+        .map_err(|_| ApiError::SlowBody(time.as_secs()))?;
+    let bytes: Bytes = read.map_err(|e| {
         let over = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
         match over {
             true => ApiError::TooLarge(max),
@@ -133,10 +194,10 @@ async fn rest(
     body: Body,
 ) -> Result<Response, ApiError> {
     let (identity, agent) = caller(&state, &headers).await?;
-    let body = json_body(body, &headers, state.max_body).await?;
+    let body = json_body(body, &headers, state.limits.max_body, state.limits.body_timeout).await?;
     let target = uri.path_and_query().map_or_else(|| uri.path().to_string(), |pq| pq.as_str().to_string());
     let answer: Value = work::one(
-        &state.pool,
+        &state.db,
         &identity.tenant,
         Some(&agent),
         "SELECT todo.rest($1, $2, $3)",
@@ -154,25 +215,28 @@ async fn session_todo(
 ) -> Result<Response, ApiError> {
     let (identity, agent) = caller(&state, &headers).await?;
     let list: Value =
-        work::one(&state.pool, &identity.tenant, Some(&agent), "SELECT todo.list_as('opencode', $1)", &[&id]).await?;
+        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.list_as('opencode', $1)", &[&id]).await?;
     Ok(json_response(StatusCode::OK, &list))
 }
 
 /// `GET /v1/board`: `todo.board()` of the token's tenant.
 async fn board(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let (identity, agent) = caller(&state, &headers).await?;
-    let board: Value = work::one(&state.pool, &identity.tenant, Some(&agent), "SELECT todo.board()", &[]).await?;
+    let board: Value = work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board()", &[]).await?;
     Ok(json_response(StatusCode::OK, &board))
 }
 
-/// `GET /v1/events`: the tenant's changes as Server-Sent Events (see `hub`).
+/// `GET /v1/events`: the tenant's changes as Server-Sent Events (see `hub`), once the token
+/// has a place among the streams (`streams`: 429 past its own cap, 503 past the service's).
 async fn events(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let (identity, _) = caller(&state, &headers).await?;
     let last = match headers.get("last-event-id") {
         None => None,
         Some(v) => Some(v.to_str().map_err(|_| ApiError::BadRequest("malformed Last-Event-ID".into()))?.trim()),
     };
-    let stream = state.hubs.subscribe(&identity.tenant, last.filter(|l| !l.is_empty())).await?;
+    let token = auth::bearer(&headers).ok_or(ApiError::Unauthorized)?;
+    let slot = state.streams.open(token)?;
+    let stream = state.hubs.subscribe(&identity.tenant, last.filter(|l| !l.is_empty()), slot).await?;
     let mut response = Body::from_stream(stream).into_response();
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -185,29 +249,38 @@ async fn healthz() -> Response {
     json_response(StatusCode::OK, &json!({"status": "ok"}))
 }
 
-/// Ready when a pooled connection answers the extension check within 2 s.
+/// Ready when a pooled connection answers the extension check within 2 s. The answer never
+/// holds the database's words (anyone may ask): the cause is logged.
 async fn readyz(State(state): State<AppState>) -> Response {
     let check = async {
-        let db = state.pool.get().await.map_err(|e| e.to_string())?;
+        let db = state.db.pool.get().await.map_err(|e| super::errors::pool_cause(&e))?;
         let row = db
             .query_opt("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'", &[])
             .await
             .map_err(|e| crate::db::error_text(&e))?;
         row.map(|_| ()).ok_or_else(|| "the pg_todos extension is not installed".to_string())
     };
-    match tokio::time::timeout(Duration::from_secs(2), check).await {
-        Ok(Ok(())) => json_response(StatusCode::OK, &json!({"status": "ready"})),
-        Ok(Err(e)) => json_response(StatusCode::SERVICE_UNAVAILABLE, &json!({"status": "unavailable", "error": e})),
-        Err(_) => json_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            &json!({"status": "unavailable", "error": "the database did not answer within 2 s"}),
-        ),
-    }
+    let cause = match tokio::time::timeout(Duration::from_secs(2), check).await {
+        Ok(Ok(())) => return json_response(StatusCode::OK, &json!({"status": "ready"})),
+        Ok(Err(e)) => e,
+        Err(_) => "the database did not answer within 2 s".to_string(),
+    };
+    eprintln!("pg_todos serve: not ready: {cause}");
+    json_response(StatusCode::SERVICE_UNAVAILABLE, &json!({"status": "unavailable", "error": "database unavailable"}))
+}
+
+/// The board's Content-Security-Policy, computed once from the page.
+fn board_header() -> &'static HeaderValue {
+    static POLICY: OnceLock<HeaderValue> = OnceLock::new();
+    POLICY.get_or_init(|| HeaderValue::from_str(&board_policy(BOARD)).expect("a policy is header text"))
 }
 
 async fn board_page() -> Response {
     let mut r = BOARD.into_response();
-    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    h.insert(header::CONTENT_SECURITY_POLICY, board_header().clone());
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
 }
 
@@ -227,6 +300,25 @@ mod tests {
         assert!(
             matches!(parse_body(b"\xff").unwrap_err(), ApiError::BadRequest(m) if m.starts_with("malformed JSON: "))
         );
+    }
+
+    #[test]
+    fn the_board_policy_allows_its_own_script_and_style_only() {
+        let policy = board_policy(BOARD);
+        let script = inline(BOARD, "<script>", "</script>");
+        let style = inline(BOARD, "<style>", "</style>");
+        assert!(script.contains("use strict") && style.contains(":root"), "the page's script and style are found");
+        // one of each: a second inline block would be blocked by the policy
+        assert_eq!(BOARD.matches("<script").count(), 1);
+        assert_eq!(BOARD.matches("<style").count(), 1);
+        assert!(!BOARD.contains(" style=\"") && !BOARD.contains(" onclick=\""), "no inline attribute the policy would block");
+        assert!(policy.contains(&format!("script-src {}", hash_source(script))), "{policy}");
+        assert!(policy.contains(&format!("style-src {}", hash_source(style))), "{policy}");
+        assert!(policy.contains("frame-ancestors 'none'") && policy.starts_with("default-src 'none'"));
+        assert!(!policy.contains("unsafe-inline"));
+        // a known hash: sha256 of "" in base64
+        assert_eq!(hash_source(""), "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='");
+        board_header();
     }
 
     #[test]

@@ -1,13 +1,22 @@
-//! One request's work in the database: a pooled connection, one transaction with time limits
-//! and the tenant's context, one statement, COMMIT; serialization failures and deadlocks run
-//! again.
+//! One request's work in the database: a place in the tenant's share (`gate`), a pooled
+//! connection, one transaction with time limits and the tenant's context, one statement,
+//! COMMIT; serialization failures and deadlocks run again.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::Pool;
 use tokio_postgres::types::{FromSqlOwned, ToSql};
 
 use super::errors::{classify, ApiError, Class};
+use super::gate::Gate;
+
+/// The database as the service uses it: the pool, and each tenant's share of it.
+#[derive(Clone)]
+pub struct Db {
+    pub pool: Pool,
+    pub gate: Arc<Gate>,
+}
 
 /// Runs after a serialization failure or a deadlock, at most this many times.
 const RETRIES: u32 = 5;
@@ -25,21 +34,23 @@ impl From<Failure> for ApiError {
     }
 }
 
-/// The first column of the one row `sql` returns, run on a pooled connection in its own
-/// transaction: `lock_timeout` 10 s, `statement_timeout` 30 s, `todo.set_context(tenant,
+/// The first column of the one row `sql` returns, run, once the tenant has a place in its
+/// share of the pool, on a pooled connection in its own transaction: `lock_timeout` 10 s, `statement_timeout` 30 s, `todo.set_context(tenant,
 /// NULL, agent)`, the statement, COMMIT. A serialization failure (40001) or deadlock (40P01)
 /// runs the whole transaction again, up to 5 more times, after a short pause. Errors: no
-/// connection from the pool (503), or the statement's error classified by `ApiError::from_db`
+/// place in the tenant's share in time (503), no connection from the pool (503), or the statement's error classified by `ApiError::from_db`
 /// (503 for what is not the caller's data, 500 otherwise), with its SQLSTATE; nothing is
 /// committed then.
 pub async fn one<T: FromSqlOwned>(
-    pool: &Pool,
+    database: &Db,
     tenant: &str,
     agent: Option<&str>,
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
 ) -> Result<T, Failure> {
-    let mut db = pool.get().await.map_err(|e| Failure { sqlstate: None, answer: ApiError::from_pool(&e) })?;
+    let _pass = database.gate.enter(tenant).await.map_err(|answer| Failure { sqlstate: None, answer })?;
+    let mut db =
+        database.pool.get().await.map_err(|e| Failure { sqlstate: None, answer: ApiError::from_pool(&e) })?;
     let mut retries = 0;
     loop {
         let attempt = async {

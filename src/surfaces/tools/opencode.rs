@@ -164,6 +164,87 @@ COMMENT ON FUNCTION todo.changes_since(text) IS
     requires = [changes_since]
 );
 
+/// A page of the catch-up stops once its lists pass this many bytes of JSON (after at least
+/// one conversation), whatever `page_size` allows.
+const PAGE_BYTES: usize = 256 * 1024;
+/// The largest `page_size`.
+const MAX_PAGE_SIZE: i32 = 1000;
+
+/// `changes_since` a page at a time, for a catch-up that must not be built whole: `{"cursor",
+/// "changes", "next"}`. The conversations changed since `since` come in one order (by id,
+/// bytewise, the tenant-wide pool last), at most `page_size` of them and no more once their
+/// lists pass 256 KiB of JSON (at least one); `next` is null on the last page, else the
+/// `after` of the next call (the last conversation of this page). Every page of a catch-up
+/// passes the same `since`; the `cursor` of its first page is the one to keep once the last
+/// page is read (a conversation that changes meanwhile may come twice, never be missed).
+/// `since` NULL: no changes, only the cursor.
+///
+/// Errors: 22023 when no tenant is in context or `page_size` is not from 1 to 1000; 22P02 for
+/// a `since` that is not a cursor.
+#[pg_extern(stable, parallel_restricted, security_definer, name = "changes_since")]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> JsonB {
+    let tenant = context::tenant();
+    let size = match page_size {
+        Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
+        _ => crate::errors::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("todo.changes_since: page_size must be from 1 to {MAX_PAGE_SIZE}"),
+            "a page of 20 to 100 conversations is usual",
+        ),
+    };
+    let (cursor, _) = store::events::changed_since(&tenant, None);
+    let Some(since) = since else { return JsonB(json!({ "cursor": cursor, "changes": [], "next": null })) };
+    let (conversations, more) = changed_since_page(&tenant, since, after, size as usize);
+    let mut changes = Vec::new();
+    let mut bytes = 0;
+    for c in &conversations {
+        let todos = list(&tenant, c.as_deref());
+        bytes += serde_json::to_vec(&todos).map_or(0, |v| v.len());
+        changes.push(json!({ "conversation_id": c, "todos": todos }));
+        if bytes >= PAGE_BYTES {
+            break;
+        }
+    }
+    // more to come: rows past this page, or the byte limit stopped it early (the pool is last,
+    // so a page that ends with it has nothing after it)
+    let next = match changes.last().map(|c| c["conversation_id"].clone()) {
+        Some(Value::String(last)) if more || changes.len() < conversations.len() => Some(last),
+        _ => None,
+    };
+    JsonB(json!({ "cursor": cursor, "changes": changes, "next": next }))
+}
+
+/// The conversations with an event `since` did not see (see `store::events::changed_since`),
+/// after `after` in the page order (by id bytewise, the pool, None, last; `after` None: from the
+/// start), at most `size`; and whether there are more. Raises 22P02 for a malformed `since`.
+// (belongs beside store::events::changed_since, the module that owns the SQL of the event log)
+fn changed_since_page(tenant: &str, since: &str, after: Option<&str>, size: usize) -> (Vec<Option<String>>, bool) {
+    let mut rows = store::with_plan(
+        "SELECT DISTINCT e.conversation_id COLLATE \"C\" AS conversation_id FROM todo.events e
+          WHERE e.tenant_id = $1 AND e.xact >= pg_catalog.pg_snapshot_xmin($2::pg_snapshot)
+            AND NOT pg_catalog.pg_visible_in_snapshot(e.xact, $2::pg_snapshot)
+            AND ($3::text IS NULL OR e.conversation_id COLLATE \"C\" > $3::text COLLATE \"C\" OR e.conversation_id IS NULL)
+          ORDER BY 1 NULLS LAST
+          LIMIT $4",
+        &[tenant.into(), since.into(), after.into(), (size as i64 + 1).into()],
+        false,
+        |rows| rows.map(|r| r.get::<String>(1)).collect::<Result<Vec<_>, _>>(),
+    );
+    let more = rows.len() > size;
+    rows.truncate(size);
+    (rows, more)
+}
+
+extension_sql!(
+    r#"
+COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
+    'changes_since a page at a time: {"cursor", "changes", "next"}; at most page_size (1 to 1000) conversations, fewer once their lists pass 256 KiB of JSON, ordered by id (bytewise) with the tenant-wide pool last; next: the after of the next page, null on the last. Keep the cursor of a catch-up''s first page.';
+"#,
+    name = "changes_since_page_comment",
+    requires = [changes_since_page]
+);
+
 /// The session's list as the `update` of an Agent Client Protocol v1 `session/update`
 /// notification: `{"sessionUpdate": "plan", "entries": [{"content", "priority", "status"}]}`.
 /// ACP v1 has no cancelled or blocked status: a canceled todo is shown `completed`, a

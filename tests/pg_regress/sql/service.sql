@@ -1,13 +1,14 @@
 -- service: what the HTTP service and its board call. Bearer tokens (created by an
 -- administrator, stored as a hash, revocable, unreadable by the app role); the change feed
 -- todo.changes_since (a cursor, the conversations changed since, a rollback never shows);
--- OpenCode's list shape of todo.list_as; the view todo.needs_attention; todo.board().
+-- the catch-up a page at a time; OpenCode's list shape of todo.list_as; the view
+-- todo.needs_attention; todo.board() and its bounds; tokens made for a person.
 -- The change feed needs committed transactions, so this file commits and deletes its
 -- tenants at the end.
 INSERT INTO todo.tenants (tenant_id) VALUES ('svc_a'), ('svc_b');
 
 -- ========== tokens ==========
-SELECT token_id AS ada_id, token AS ada FROM todo.create_token('svc_a', 'Ada') \gset
+SELECT token_id AS ada_id, token AS ada FROM todo.create_token('svc_a', 'Ada', person => true) \gset
 SELECT token AS bot FROM todo.create_token('svc_a', 'ci-bot') \gset
 SELECT token AS bee FROM todo.create_token('svc_b', 'Bee') \gset
 SELECT :'ada' ~ '^pgt_[0-9a-f]{64}$' AS token_format, :'ada' <> :'bot' AS distinct_tokens;
@@ -21,6 +22,8 @@ SELECT count(*) AS unknown FROM todo.authenticate('pgt_' || repeat('0', 64));
 SELECT count(*) AS malformed FROM todo.authenticate('Bearer ' || :'ada');
 SELECT count(*) AS empty FROM todo.authenticate('');
 SELECT count(*) AS null_token FROM todo.authenticate(NULL);
+-- a token is an agent's unless made for a person
+SELECT label, person FROM todo.tokens WHERE tenant_id IN ('svc_a', 'svc_b') ORDER BY label;
 -- revoked at once, once
 SELECT todo.revoke_token(token_id) AS revoked FROM todo.tokens WHERE label = 'ci-bot';
 SELECT count(*) AS after_revoke FROM todo.authenticate(:'bot');
@@ -30,6 +33,7 @@ SELECT todo.revoke_token('00000000-0000-0000-0000-000000000000') AS unknown_id;
 \set VERBOSITY sqlstate
 SELECT * FROM todo.create_token('svc_a', '  ');
 SELECT * FROM todo.create_token('nobody', 'Ada');
+SELECT * FROM todo.create_token('svc_a', 'Ada', NULL);
 \set VERBOSITY default
 SELECT * FROM todo.create_token('nobody', 'Ada');
 -- the app role authenticates, and can neither read tokens nor make or revoke them
@@ -97,11 +101,32 @@ COMMIT;
 BEGIN;
 SELECT todo.set_context('svc_a');
 SELECT jsonb_pretty(todo.changes_since(:'c1')->'changes');
+-- a page at a time: the same conversations, by id with the pool last, one per page here;
+-- next is the after of the next page, null on the last; every page has a cursor
+SELECT p1->'changes'->0->'conversation_id' AS first, p1->'next' AS next,
+       p1->>'cursor' ~ '^\d+:\d+:[\d,]*$' AS cursor
+  FROM todo.changes_since(:'c0', NULL, 1) p1;
+SELECT p2->'changes'->0->'conversation_id' AS second, p2->'next' AS next
+  FROM todo.changes_since(:'c0', 'ses_1', 1) p2;
+SELECT p3->'changes'->0->'conversation_id' AS third, p3->'next' AS next
+  FROM todo.changes_since(:'c0', 'ses_2', 1) p3;
+SELECT jsonb_array_length(p->'changes') AS all_in_one_page, p->'next' AS next
+  FROM todo.changes_since(:'c0', NULL, 100) p;
+SELECT (todo.changes_since(:'c0', NULL, 100)->'changes') @> (todo.changes_since(:'c0')->'changes')
+   AND (todo.changes_since(:'c0')->'changes') @> (todo.changes_since(:'c0', NULL, 100)->'changes') AS same_as_unpaged;
+SELECT todo.changes_since(NULL, NULL, 5) - 'cursor' AS no_cursor_no_changes;
 -- refusals
 \set VERBOSITY sqlstate
 SELECT todo.changes_since('not a cursor');
 \set VERBOSITY default
 ROLLBACK;
+-- a page size from 1 to 1000, a cursor that is one
+\set VERBOSITY sqlstate
+BEGIN; SELECT todo.set_context('svc_a') IS NOT NULL AS context_set; SELECT todo.changes_since(:'c0', NULL, 1001); ROLLBACK;
+BEGIN; SELECT todo.set_context('svc_a') IS NOT NULL AS context_set; SELECT todo.changes_since(:'c0', NULL, NULL); ROLLBACK;
+BEGIN; SELECT todo.set_context('svc_a') IS NOT NULL AS context_set; SELECT todo.changes_since('1:2', NULL, 10); ROLLBACK;
+\set VERBOSITY default
+BEGIN; SELECT todo.set_context('svc_a') IS NOT NULL AS context_set; SELECT todo.changes_since(:'c0', NULL, 0); ROLLBACK;
 SELECT todo.changes_since(NULL);
 
 -- ========== needs attention, and the board ==========
@@ -149,6 +174,27 @@ SELECT todo.set_context('svc_a');
 SELECT count(*) AS own_attention FROM todo.needs_attention;
 ROLLBACK;
 \connect - postgres
+
+-- the board is bounded: at most 50 conversations (the pool first, then the most recently
+-- active), 200 todos of each, with counts of what was left out
+INSERT INTO todo.tenants (tenant_id) VALUES ('svc_big');
+BEGIN;
+SELECT todo.set_context('svc_big');
+INSERT INTO todo.todos (subject, conversation_id, updated_at)
+SELECT 'todo ' || i, 'conv-' || lpad(i::text, 3, '0'), now() - make_interval(mins => i) FROM generate_series(1, 60) i;
+INSERT INTO todo.todos (subject, conversation_id) SELECT 'long ' || i, 'a-long-list' FROM generate_series(1, 205) i;
+INSERT INTO todo.todos (subject) VALUES ('pool chore');
+SELECT jsonb_array_length(b->'conversations') AS conversations, b->'conversations_omitted' AS conversations_omitted,
+       b->'conversations'->0->'conversation_id' AS first, b->'conversations'->1->'conversation_id' AS second,
+       b->'conversations'->-1->'conversation_id' AS last_shown,
+       jsonb_array_length(b->'conversations'->1->'todos') AS long_list_shown,
+       b->'conversations'->1->'todos_omitted' AS long_list_omitted,
+       b->'conversations'->1->'todos'->-1->>'subject' AS long_list_last_shown,
+       b->'conversations'->2->'todos_omitted' AS short_list_omitted,
+       b->'limits' AS limits, b->'attention_omitted' AS attention_omitted
+  FROM todo.board() b;
+ROLLBACK;
+DELETE FROM todo.tenants WHERE tenant_id = 'svc_big';
 
 -- leave nothing behind
 DELETE FROM todo.tenants WHERE tenant_id IN ('svc_a', 'svc_b');
