@@ -445,7 +445,7 @@ def run(d, server):
     check("6. a bad token shows the token form (token refused); a good one typed there opens the board", bad_token)
 
     def revoked():
-        tid, tok = superuser("SELECT token_id, token FROM todo.create_token('acme', 'Bea')")[0]
+        tid, tok = superuser("SELECT token_id, token FROM todo.create_token('acme', 'Bea', person => true)")[0]
         d.execute_script("sessionStorage.clear()")
         d.get(f"{BASE}/#token={tok}")
         wait_for("board with the second token", lambda: has_todo(d, c1_a))

@@ -35,8 +35,8 @@ server="$REPO/target/debug/pg_todos"
 throwaway board "$PORT"
 createdb board
 agent_database board acme northwind
-token_acme=$(psql -X -qAt -v ON_ERROR_STOP=1 -d board -c "SELECT token FROM todo.create_token('acme', 'Ada')")
-token_northwind=$(psql -X -qAt -v ON_ERROR_STOP=1 -d board -c "SELECT token FROM todo.create_token('northwind', 'Ada')")
+token_acme=$(psql -X -qAt -v ON_ERROR_STOP=1 -d board -c "SELECT token FROM todo.create_token('acme', 'Ada', person => true)")
+token_northwind=$(psql -X -qAt -v ON_ERROR_STOP=1 -d board -c "SELECT token FROM todo.create_token('northwind', 'Ada', person => true)")
 listen=127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 status=0
