@@ -195,7 +195,7 @@ fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Optio
     };
     let (cursor, _) = store::events::changed_since(&tenant, None);
     let Some(since) = since else { return JsonB(json!({ "cursor": cursor, "changes": [], "next": null })) };
-    let (conversations, more) = changed_since_page(&tenant, since, after, size as usize);
+    let (conversations, more) = store::events::changed_since_page(&tenant, since, after, size as usize);
     let mut changes = Vec::new();
     let mut bytes = 0;
     for c in &conversations {
@@ -213,27 +213,6 @@ fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Optio
         _ => None,
     };
     JsonB(json!({ "cursor": cursor, "changes": changes, "next": next }))
-}
-
-/// The conversations with an event `since` did not see (see `store::events::changed_since`),
-/// after `after` in the page order (by id bytewise, the pool, None, last; `after` None: from the
-/// start), at most `size`; and whether there are more. Raises 22P02 for a malformed `since`.
-// (belongs beside store::events::changed_since, the module that owns the SQL of the event log)
-fn changed_since_page(tenant: &str, since: &str, after: Option<&str>, size: usize) -> (Vec<Option<String>>, bool) {
-    let mut rows = store::with_plan(
-        "SELECT DISTINCT e.conversation_id COLLATE \"C\" AS conversation_id FROM todo.events e
-          WHERE e.tenant_id = $1 AND e.xact >= pg_catalog.pg_snapshot_xmin($2::pg_snapshot)
-            AND NOT pg_catalog.pg_visible_in_snapshot(e.xact, $2::pg_snapshot)
-            AND ($3::text IS NULL OR e.conversation_id COLLATE \"C\" > $3::text COLLATE \"C\" OR e.conversation_id IS NULL)
-          ORDER BY 1 NULLS LAST
-          LIMIT $4",
-        &[tenant.into(), since.into(), after.into(), (size as i64 + 1).into()],
-        false,
-        |rows| rows.map(|r| r.get::<String>(1)).collect::<Result<Vec<_>, _>>(),
-    );
-    let more = rows.len() > size;
-    rows.truncate(size);
-    (rows, more)
 }
 
 extension_sql!(
