@@ -50,8 +50,10 @@ MEASURE = "--measure" in sys.argv[3:]
 # buffers (16 writes); 0.8.0 held every reader's whole catch-up.
 RSS_BOUND_MB = 64
 READERS = 100
-CONVERSATIONS = 300
-TODOS_PER_LIST = 40
+# the tenant the readers catch up on (--measure may be given a larger one through the
+# environment: PGTODOS_ABUSE_CONVERSATIONS, PGTODOS_ABUSE_TODOS_PER_LIST)
+CONVERSATIONS = int(os.environ.get("PGTODOS_ABUSE_CONVERSATIONS", "300")) if MEASURE else 300
+TODOS_PER_LIST = int(os.environ.get("PGTODOS_ABUSE_TODOS_PER_LIST", "40")) if MEASURE else 40
 
 
 class Service:
