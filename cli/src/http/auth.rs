@@ -111,7 +111,10 @@ mod tests {
         assert_eq!(actor(&headers(&[("x-agent-id", "planner")]), &agent).unwrap(), "planner");
         assert_eq!(actor(&headers(&[("x-agent-id", "  ")]), &agent).unwrap(), "ci-bot");
         assert_eq!(actor(&headers(&[("x-actor", "person")]), &alice).unwrap(), "person:alice");
-        assert_eq!(actor(&headers(&[("x-actor", "Person"), ("x-agent-id", "planner")]), &alice).unwrap(), "person:alice");
+        assert_eq!(
+            actor(&headers(&[("x-actor", "Person"), ("x-agent-id", "planner")]), &alice).unwrap(),
+            "person:alice"
+        );
         assert_eq!(actor(&headers(&[("x-actor", "agent"), ("x-agent-id", "planner")]), &alice).unwrap(), "planner");
         // a person's token acts as an agent by default
         assert_eq!(actor(&headers(&[]), &alice).unwrap(), "alice");

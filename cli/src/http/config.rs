@@ -56,7 +56,8 @@ Limits (each also an environment variable):
 /// What the command line asks for: run with a configuration, or print the usage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    Serve(Config),
+    /// boxed: a configuration is large beside `Help`
+    Serve(Box<Config>),
     Help,
 }
 
@@ -186,13 +187,13 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         tenant_share: number("tenant-share", (pool_size as u64 / 4).max(1), 1)? as usize,
         tenant_wait: seconds("tenant-wait", 5, 1)?,
     };
-    Ok(Command::Serve(Config {
+    Ok(Command::Serve(Box::new(Config {
         listen,
         connection: pick("database-url").unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_serve")),
         pool_size,
         shutdown_grace: Duration::from_secs(number("shutdown-grace", 10, 0)?),
         limits,
-    }))
+    })))
 }
 
 /// The open connections the process can hold with `files` file descriptors: what is left
@@ -217,7 +218,7 @@ mod tests {
 
     fn serve(c: Command) -> Config {
         match c {
-            Command::Serve(c) => c,
+            Command::Serve(c) => *c,
             Command::Help => panic!("help, not a configuration"),
         }
     }
@@ -284,7 +285,10 @@ mod tests {
         // the flag wins over its variable; a blank variable is no variable
         assert_eq!((l.max_streams, l.max_streams_per_token), (5, 8));
         assert_eq!((l.max_connections, l.stream_buffer, l.max_body), (50, 65536, 100));
-        assert_eq!((l.token_recheck, l.tenant_share, l.tenant_wait), (Duration::from_secs(1), 2, Duration::from_secs(2)));
+        assert_eq!(
+            (l.token_recheck, l.tenant_share, l.tenant_wait),
+            (Duration::from_secs(1), 2, Duration::from_secs(2))
+        );
     }
 
     #[test]
@@ -350,7 +354,10 @@ mod tests {
         assert_eq!(e(&["--max-body", "-5"]), "--max-body \"-5\": use an integer from 1 to 4294967295");
         assert_eq!(e(&["--shutdown-grace", "soon"]), "--shutdown-grace \"soon\": use an integer from 0 to 4294967295");
         assert_eq!(e(&["--header-timeout", "0"]), "--header-timeout \"0\": use an integer from 1 to 4294967295");
-        assert_eq!(e(&["--max-streams", "99999999999"]), "--max-streams \"99999999999\": use an integer from 1 to 4294967295");
+        assert_eq!(
+            e(&["--max-streams", "99999999999"]),
+            "--max-streams \"99999999999\": use an integer from 1 to 4294967295"
+        );
         assert_eq!(e(&["--tenant-share"]), "--tenant-share needs a value");
         let bad = env_of(&[("PG_TODOS_STREAM_BUFFER", "lots")]);
         assert!(parse(&[], &bad).unwrap_err().starts_with("--stream-buffer \"lots\""));

@@ -183,9 +183,15 @@ mod tests {
         let r = ApiError::Unauthorized.into_response();
         assert_eq!(r.headers()[header::WWW_AUTHENTICATE], "Bearer");
         let r = ApiError::Busy("full".into()).into_response();
-        assert_eq!((r.status(), &r.headers()[header::RETRY_AFTER]), (StatusCode::SERVICE_UNAVAILABLE, &HeaderValue::from_static("1")));
+        assert_eq!(
+            (r.status(), &r.headers()[header::RETRY_AFTER]),
+            (StatusCode::SERVICE_UNAVAILABLE, &HeaderValue::from_static("1"))
+        );
         let r = ApiError::TooMany("too many".into()).into_response();
-        assert_eq!((r.status(), &r.headers()[header::RETRY_AFTER]), (StatusCode::TOO_MANY_REQUESTS, &HeaderValue::from_static("5")));
+        assert_eq!(
+            (r.status(), &r.headers()[header::RETRY_AFTER]),
+            (StatusCode::TOO_MANY_REQUESTS, &HeaderValue::from_static("5"))
+        );
         assert_eq!(ApiError::Forbidden("no".into()).parts(), (StatusCode::FORBIDDEN, json!({"error": "no"})));
         assert_eq!(
             ApiError::SlowBody(30).parts(),

@@ -55,9 +55,7 @@ pub fn page(answer: &Value) -> Result<Page, String> {
     };
     let updates = changes
         .iter()
-        .map(|change| {
-            bus("todo.updated", &json!({"sessionID": change["conversation_id"], "todos": change["todos"]}))
-        })
+        .map(|change| bus("todo.updated", &json!({"sessionID": change["conversation_id"], "todos": change["todos"]})))
         .collect();
     Ok(Page { cursor: cursor.to_string(), updates, next })
 }
@@ -116,7 +114,8 @@ mod tests {
             "id: 790:795:\ndata: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":\"c3\",\"todos\":[]}}\n\n"
         );
         // a page with more to come: no id on any message
-        let p = page(&json!({"cursor": "800:800:", "changes": [{"conversation_id": "c", "todos": []}], "next": "c"})).unwrap();
+        let p = page(&json!({"cursor": "800:800:", "changes": [{"conversation_id": "c", "todos": []}], "next": "c"}))
+            .unwrap();
         assert_eq!(p.next.as_deref(), Some("c"));
         assert!(messages(p.updates, None).iter().all(|m| m.starts_with("data: ")));
         // no changes: no messages, the cursor still moves

@@ -98,7 +98,11 @@ mod tests {
         let _a2 = gate.enter("a").await.unwrap();
         // the third of tenant a waits, then is refused
         let refused = gate.enter("a").await;
-        assert!(matches!(&refused, Err(ApiError::Busy(m)) if m.contains("2 database operations")), "{:?}", refused.err());
+        assert!(
+            matches!(&refused, Err(ApiError::Busy(m)) if m.contains("2 database operations")),
+            "{:?}",
+            refused.err()
+        );
         // tenant b is not held by a
         let b = gate.enter("b").await.unwrap();
         drop(b);

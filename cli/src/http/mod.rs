@@ -129,7 +129,7 @@ pub async fn main(args: Vec<String>) {
             println!("{}", config::USAGE);
             return;
         }
-        Ok(Command::Serve(c)) => c,
+        Ok(Command::Serve(c)) => *c,
         Err(e) => fail(format!("{e}\n\n{}", config::USAGE)),
     };
     let (version, db) = check(&config.connection).await.unwrap_or_else(|e| fail(e));

@@ -70,10 +70,7 @@ const API_POLICY: &str = "default-src 'none'; frame-ancestors 'none'; base-uri '
 
 /// The text between the first `open` tag and the next `close` tag of `page`.
 fn inline<'a>(page: &'a str, open: &str, close: &str) -> &'a str {
-    page.find(open)
-        .map(|i| &page[i + open.len()..])
-        .and_then(|rest| rest.find(close).map(|j| &rest[..j]))
-        .unwrap_or("")
+    page.find(open).map(|i| &page[i + open.len()..]).and_then(|rest| rest.find(close).map(|j| &rest[..j])).unwrap_or("")
 }
 
 /// `'sha256-<base64>'` of a text, as a Content-Security-Policy source.
@@ -311,7 +308,10 @@ mod tests {
         // one of each: a second inline block would be blocked by the policy
         assert_eq!(BOARD.matches("<script").count(), 1);
         assert_eq!(BOARD.matches("<style").count(), 1);
-        assert!(!BOARD.contains(" style=\"") && !BOARD.contains(" onclick=\""), "no inline attribute the policy would block");
+        assert!(
+            !BOARD.contains(" style=\"") && !BOARD.contains(" onclick=\""),
+            "no inline attribute the policy would block"
+        );
         assert!(policy.contains(&format!("script-src {}", hash_source(script))), "{policy}");
         assert!(policy.contains(&format!("style-src {}", hash_source(style))), "{policy}");
         assert!(policy.contains("frame-ancestors 'none'") && policy.starts_with("default-src 'none'"));

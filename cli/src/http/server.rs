@@ -97,7 +97,12 @@ impl Watched {
     fn wrote<T>(&self, r: &Poll<io::Result<T>>) {
         match r {
             Poll::Pending => {
-                let _ = self.watch.stalled_since.compare_exchange(NONE, self.watch.now(), Ordering::Relaxed, Ordering::Relaxed);
+                let _ = self.watch.stalled_since.compare_exchange(
+                    NONE,
+                    self.watch.now(),
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                );
             }
             Poll::Ready(_) => self.watch.stalled_since.store(NONE, Ordering::Relaxed),
         }
@@ -108,7 +113,10 @@ impl AsyncRead for Watched {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
         let r = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if matches!(r, Poll::Ready(Ok(()))) && buf.filled().len() > before && self.watch.in_flight.load(Ordering::Relaxed) == 0 {
+        if matches!(r, Poll::Ready(Ok(())))
+            && buf.filled().len() > before
+            && self.watch.in_flight.load(Ordering::Relaxed) == 0
+        {
             let now = self.watch.now();
             let _ = self.watch.head_started.compare_exchange(NONE, now, Ordering::Relaxed, Ordering::Relaxed);
         }
@@ -166,7 +174,10 @@ impl HttpBody for Counted {
     type Data = axum::body::Bytes;
     type Error = axum::Error;
 
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         Pin::new(&mut self.inner).poll_frame(cx)
     }
 
@@ -195,7 +206,7 @@ pub fn raise_file_limit() -> Option<u64> {
             }
         }
     }
-    Some(limit.rlim_cur as u64)
+    Some(limit.rlim_cur)
 }
 
 /// Serves `app` on `socket` until `shutdown` turns true, then stops accepting (the socket
@@ -220,7 +231,9 @@ pub async fn serve(socket: TcpListener, app: Router, limits: Limits, mut shutdow
                 // out of file descriptors or the like: wait a little rather than spin
                 if !matches!(
                     e.kind(),
-                    io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionRefused
+                    io::ErrorKind::ConnectionAborted
+                        | io::ErrorKind::ConnectionReset
+                        | io::ErrorKind::ConnectionRefused
                 ) {
                     eprintln!("pg_todos serve: accept: {e}");
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -314,8 +327,7 @@ mod tests {
     fn at(now_ms: u64, f: impl Fn(&Watch)) -> Watch {
         let w = Watch::new();
         f(&w);
-        let w = Watch { opened: Instant::now() - Duration::from_millis(now_ms), ..w };
-        w
+        Watch { opened: Instant::now() - Duration::from_millis(now_ms), ..w }
     }
 
     #[test]
@@ -326,7 +338,13 @@ mod tests {
         // a byte sent late does not move the deadline of the first request
         assert_eq!(at(10_000, |w| w.head_started.store(9_500, Ordering::Relaxed)).expired(&l), Some("header timeout"));
         // a request in flight (its body, its answer) is not timed here
-        assert_eq!(at(100_000, |w| { w.in_flight.store(1, Ordering::Relaxed); }).expired(&l), None);
+        assert_eq!(
+            at(100_000, |w| {
+                w.in_flight.store(1, Ordering::Relaxed);
+            })
+            .expired(&l),
+            None
+        );
     }
 
     #[test]

@@ -49,8 +49,7 @@ pub async fn one<T: FromSqlOwned>(
     params: &[&(dyn ToSql + Sync)],
 ) -> Result<T, Failure> {
     let _pass = database.gate.enter(tenant).await.map_err(|answer| Failure { sqlstate: None, answer })?;
-    let mut db =
-        database.pool.get().await.map_err(|e| Failure { sqlstate: None, answer: ApiError::from_pool(&e) })?;
+    let mut db = database.pool.get().await.map_err(|e| Failure { sqlstate: None, answer: ApiError::from_pool(&e) })?;
     let mut retries = 0;
     loop {
         let attempt = async {
