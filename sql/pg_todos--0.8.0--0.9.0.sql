@@ -334,7 +334,7 @@ $fn$;
 -- Only a token made for a person may act as person:<label> (X-Actor: person). Tokens made
 -- before 0.9.0 are an agent's: make the board's people new ones (person => true), or
 -- UPDATE todo.tokens SET person = true WHERE token_id = ... as an administrator.
-ALTER TABLE todo.tokens ADD COLUMN person boolean NOT NULL DEFAULT false;
+ALTER TABLE todo.tokens ADD COLUMN IF NOT EXISTS person boolean NOT NULL DEFAULT false;
 COMMENT ON COLUMN todo.tokens.person IS 'true: made for a person (the board); only such a token may send X-Actor: person and be recorded as person:<label>.';
 
 DROP FUNCTION todo.create_token(text, text);
