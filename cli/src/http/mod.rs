@@ -26,6 +26,7 @@ pub mod events;
 pub mod gate;
 pub mod hub;
 pub mod listener;
+pub mod mcp;
 pub mod routes;
 pub mod server;
 pub mod streams;
@@ -153,7 +154,8 @@ pub async fn main(args: Vec<String>) {
     let hubs = hub::Hubs::new(database.clone(), listener, limits.stream_buffer, shutdown_rx.clone());
     let streams = streams::Streams::new(limits.max_streams, limits.max_streams_per_token);
     tokio::spawn(streams::recheck_tokens(streams.clone(), pool, limits.token_recheck));
-    let app = routes::router(routes::AppState { db: database, hubs, streams, limits: limits.clone() });
+    let mcp = mcp::service(database.clone(), limits.max_body);
+    let app = routes::router(routes::AppState { db: database, hubs, streams, limits: limits.clone(), mcp });
     let grace = config.shutdown_grace;
     tokio::spawn(async move {
         terminated().await;
