@@ -17,7 +17,7 @@
 //!   `PG_TODOS_CONVERSATION` or `CLAUDE_CODE_TASK_LIST_ID` name another, `--session-list` gives
 //!   each server process a new one (see `config`). The agent defaults to the client's name and
 //!   the session's id, the turn to the session's id.
-//! - Each call has a lock timeout (10 s) and a statement timeout (60 s). Serialization
+//! - Each call has a lock timeout (10 s) and a statement timeout (30 s). Serialization
 //!   failures and deadlocks are retried.
 
 pub mod config;
@@ -35,6 +35,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
 use crate::db::error_text as db_error;
+use crate::http::errors::ApiError;
 use crate::http::work::{self, Act, Db};
 use config::Config;
 
@@ -115,10 +116,16 @@ impl Tools {
     }
 }
 
-/// A failed statement in words: the error of the answer the HTTP service would give.
+/// A failed statement in words for the model: the database's `<SQLSTATE>: <message>` (the
+/// caller is the agent itself, not an anonymous HTTP client), or why there was no database.
 fn failure(f: work::Failure) -> String {
-    let (_, body) = f.answer.parts();
-    body["error"].as_str().map_or_else(|| body.to_string(), str::to_string)
+    match f.answer {
+        ApiError::Internal(m) | ApiError::Unavailable(m) | ApiError::Busy(m) => m,
+        other => {
+            let (_, body) = other.parts();
+            body["error"].as_str().map_or_else(|| body.to_string(), str::to_string)
+        }
+    }
 }
 
 /// `todo.call_mcp`'s answer as rmcp's result; an answer that is not one is a tool error that
