@@ -71,12 +71,12 @@ def server_env(**extra):
 
 
 class Server:
-    """One `pg_todos serve` process on a free port, its stderr in a log file."""
+    """One `pg_todos serve` process on a free port (or `port`), its stderr in a log file."""
     count = 0
 
-    def __init__(self, *flags, **env):
+    def __init__(self, *flags, port=None, **env):
         Server.count += 1
-        self.port = free_port()
+        self.port = port or free_port()
         self.log_path = os.path.join(LOGS, f"server-{Server.count}.log")
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen([SERVER, "serve", "--listen", f"{HOST}:{self.port}", *flags],

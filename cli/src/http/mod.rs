@@ -26,6 +26,7 @@ pub mod events;
 pub mod gate;
 pub mod hub;
 pub mod listener;
+pub mod mcp;
 pub mod routes;
 pub mod server;
 pub mod streams;
@@ -38,7 +39,7 @@ use tokio::sync::watch;
 use tokio_postgres::NoTls;
 
 use crate::db::error_text;
-use config::{Command, Config};
+use config::Command;
 
 fn fail(message: String) -> ! {
     eprintln!("pg_todos serve: {message}");
@@ -91,22 +92,18 @@ async fn check(connection: &str) -> Result<(String, String), String> {
     result
 }
 
-/// The pool: `size` connections at most, a connection waited for at most 10 s and opened in
-/// at most 5 s. Errors: a connection string libpq's syntax does not read.
-fn pool(config: &Config) -> Result<Pool, String> {
-    let pg = tokio_postgres::Config::from_str(&config.connection).map_err(|e| format!("--database-url: {e}"))?;
+/// A pool on `connection`: `size` connections at most, a connection waited for at most 10 s
+/// and opened in at most 5 s; a connection found closed (the database restarted) is dropped
+/// and a new one opened. Errors: a connection string libpq's syntax does not read.
+pub fn pool(connection: &str, size: usize) -> Result<Pool, String> {
+    let pg = tokio_postgres::Config::from_str(connection).map_err(|e| format!("--database-url: {e}"))?;
     let manager = Manager::from_config(pg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
     let timeouts = Timeouts {
         wait: Some(std::time::Duration::from_secs(10)),
         create: Some(std::time::Duration::from_secs(5)),
         recycle: Some(std::time::Duration::from_secs(5)),
     };
-    Pool::builder(manager)
-        .max_size(config.pool_size)
-        .timeouts(timeouts)
-        .runtime(Runtime::Tokio1)
-        .build()
-        .map_err(|e| e.to_string())
+    Pool::builder(manager).max_size(size).timeouts(timeouts).runtime(Runtime::Tokio1).build().map_err(|e| e.to_string())
 }
 
 /// SIGTERM or SIGINT, whichever comes first.
@@ -133,7 +130,7 @@ pub async fn main(args: Vec<String>) {
         Err(e) => fail(format!("{e}\n\n{}", config::USAGE)),
     };
     let (version, db) = check(&config.connection).await.unwrap_or_else(|e| fail(e));
-    let pool = pool(&config).unwrap_or_else(|e| fail(e));
+    let pool = pool(&config.connection, config.pool_size).unwrap_or_else(|e| fail(e));
     let mut limits = config.limits.clone();
     if let Some(files) = server::raise_file_limit() {
         let fit = config::connections_that_fit(limits.max_connections, files, config.pool_size);
@@ -157,7 +154,8 @@ pub async fn main(args: Vec<String>) {
     let hubs = hub::Hubs::new(database.clone(), listener, limits.stream_buffer, shutdown_rx.clone());
     let streams = streams::Streams::new(limits.max_streams, limits.max_streams_per_token);
     tokio::spawn(streams::recheck_tokens(streams.clone(), pool, limits.token_recheck));
-    let app = routes::router(routes::AppState { db: database, hubs, streams, limits: limits.clone() });
+    let mcp = mcp::service(database.clone(), limits.max_body);
+    let app = routes::router(routes::AppState { db: database, hubs, streams, limits: limits.clone(), mcp });
     let grace = config.shutdown_grace;
     tokio::spawn(async move {
         terminated().await;

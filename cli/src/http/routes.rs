@@ -45,6 +45,8 @@ pub struct AppState {
     pub hubs: Arc<Hubs>,
     pub streams: Arc<Streams>,
     pub limits: Limits,
+    /// `/mcp`
+    pub mcp: super::mcp::Service,
 }
 
 /// Every route, with the request log around them.
@@ -58,6 +60,7 @@ pub fn router(state: AppState) -> Router {
         .route("/session/{id}/todo", get(session_todo))
         .route("/v1/board", get(board))
         .route("/v1/events", get(events))
+        .route("/mcp", any(super::mcp::route))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(secure))
@@ -127,7 +130,7 @@ async fn method_not_allowed() -> Response {
 /// the request acts as. Errors: 401; 400 or 403 for a bad actor header; 503 `database
 /// unavailable` when the token cannot be looked up (the cause is logged: a caller not known
 /// yet never reads the database's words); 500.
-async fn caller(state: &AppState, headers: &HeaderMap) -> Result<(Identity, String), ApiError> {
+pub async fn caller(state: &AppState, headers: &HeaderMap) -> Result<(Identity, String), ApiError> {
     let hidden = |e: ApiError| match e {
         ApiError::Unavailable(cause) => {
             eprintln!("pg_todos serve: looking up a token: {cause}");

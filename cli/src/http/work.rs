@@ -34,13 +34,17 @@ impl From<Failure> for ApiError {
     }
 }
 
-/// The first column of the one row `sql` returns, run, once the tenant has a place in its
-/// share of the pool, on a pooled connection in its own transaction: `lock_timeout` 10 s, `statement_timeout` 30 s, `todo.set_context(tenant,
-/// NULL, agent)`, the statement, COMMIT. A serialization failure (40001) or deadlock (40P01)
-/// runs the whole transaction again, up to 5 more times, after a short pause. Errors: no
-/// place in the tenant's share in time (503), no connection from the pool (503), or the statement's error classified by `ApiError::from_db`
-/// (503 for what is not the caller's data, 500 otherwise), with its SQLSTATE; nothing is
-/// committed then.
+/// Who a statement acts for: `todo.set_context(tenant, conversation, agent, turn)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Act {
+    pub tenant: String,
+    /// None: the tenant-wide pool
+    pub conversation: Option<String>,
+    pub agent: Option<String>,
+    pub turn: Option<String>,
+}
+
+/// `in_context` for the tenant's pool (no conversation, no turn): what the REST routes run.
 pub async fn one<T: FromSqlOwned>(
     database: &Db,
     tenant: &str,
@@ -48,6 +52,25 @@ pub async fn one<T: FromSqlOwned>(
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
 ) -> Result<T, Failure> {
+    let act = Act { tenant: tenant.to_string(), agent: agent.map(str::to_string), ..Act::default() };
+    in_context(database, &act, sql, params).await
+}
+
+/// The first column of the one row `sql` returns, run, once the tenant has a place in its
+/// share of the pool, on a pooled connection in its own transaction: `lock_timeout` 10 s,
+/// `statement_timeout` 30 s, `todo.set_context` of `act`, the statement, COMMIT. A
+/// serialization failure (40001) or deadlock (40P01) runs the whole transaction again, up to
+/// 5 more times, after a short pause. Errors: no place in the tenant's share in time (503), no
+/// connection from the pool (503), or the statement's error classified by `ApiError::from_db`
+/// (503 for what is not the caller's data, 500 otherwise), with its SQLSTATE; nothing is
+/// committed then.
+pub async fn in_context<T: FromSqlOwned>(
+    database: &Db,
+    act: &Act,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<T, Failure> {
+    let tenant = act.tenant.as_str();
     let _pass = database.gate.enter(tenant).await.map_err(|answer| Failure { sqlstate: None, answer })?;
     let mut db = database.pool.get().await.map_err(|e| Failure { sqlstate: None, answer: ApiError::from_pool(&e) })?;
     let mut retries = 0;
@@ -57,10 +80,10 @@ pub async fn one<T: FromSqlOwned>(
             let setup = tx
                 .prepare_cached(
                     "SELECT set_config('lock_timeout', '10s', true), set_config('statement_timeout', '30s', true), \
-                     todo.set_context($1, NULL, $2)",
+                     todo.set_context($1, $2, $3, $4)",
                 )
                 .await?;
-            tx.execute(&setup, &[&tenant, &agent]).await?;
+            tx.execute(&setup, &[&tenant, &act.conversation, &act.agent, &act.turn]).await?;
             let statement = tx.prepare_cached(sql).await?;
             let value: T = tx.query_one(&statement, params).await?.try_get(0)?;
             tx.commit().await?;

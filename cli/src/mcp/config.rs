@@ -160,6 +160,23 @@ fn conversation(
     Ok(Some(format!("{PROJECT_PREFIX}{path}")))
 }
 
+/// The dialects of a `--tools` value: None for `all`, else the set named (aliases made
+/// canonical). Errors: an unknown name, and the names there are.
+pub fn dialects(list: &str) -> Result<Option<BTreeSet<String>>, String> {
+    if list.trim() == "all" {
+        return Ok(None);
+    }
+    let mut set = BTreeSet::new();
+    for d in list.split(',').map(str::trim) {
+        let Some(name) = dialects::canonical(d) else {
+            let names: Vec<&str> = dialects::DIALECTS.iter().map(|(n, _, _)| *n).collect();
+            return Err(format!("unknown dialect {d:?}; use all or a list of {}", names.join(", ")));
+        };
+        set.insert(name.to_string());
+    }
+    Ok(Some(set))
+}
+
 /// The configuration from the arguments (without the program's name), the environment and
 /// the canonical absolute working directory (or why there is none).
 pub fn parse(
@@ -180,19 +197,9 @@ pub fn parse(
     }
     let tenant = pick(args, "tenant", env, &["PG_TODOS_TENANT"])?
         .ok_or("no tenant: pass --tenant <id> or set PG_TODOS_TENANT")?;
-    let dialects = match pick(args, "tools", env, &["PG_TODOS_TOOLS"])?.as_deref() {
-        None | Some("all") => None,
-        Some(list) => {
-            let mut set = BTreeSet::new();
-            for d in list.split(',').map(str::trim) {
-                let Some(name) = dialects::canonical(d) else {
-                    let names: Vec<&str> = dialects::DIALECTS.iter().map(|(n, _, _)| *n).collect();
-                    return Err(format!("--tools: unknown dialect {d:?}; use all or a list of {}", names.join(", ")));
-                };
-                set.insert(name.to_string());
-            }
-            Some(set)
-        }
+    let dialects = match pick(args, "tools", env, &["PG_TODOS_TOOLS"])? {
+        None => None,
+        Some(list) => self::dialects(&list).map_err(|e| format!("--tools: {e}"))?,
     };
     Ok(Config {
         tenant,

@@ -17,10 +17,14 @@
 //!   `PG_TODOS_CONVERSATION` or `CLAUDE_CODE_TASK_LIST_ID` name another, `--session-list` gives
 //!   each server process a new one (see `config`). The agent defaults to the client's name and
 //!   the session's id, the turn to the session's id.
-//! - Each call has a lock timeout (10 s) and a statement timeout (60 s). Serialization
+//! - Each call has a lock timeout (10 s) and a statement timeout (30 s). Serialization
 //!   failures and deadlocks are retried.
 
 pub mod config;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
@@ -29,66 +33,98 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
-use tokio::sync::Mutex;
-use tokio_postgres::{Client, NoTls};
-
-use config::Config;
-
-struct Server {
-    config: Config,
-    /// this server process's session id (`mcp-<pid>-<time>`)
-    session: String,
-    /// the list: configured (by default the project's), or with `--session-list` the session's
-    /// id; the turn: configured, or the session's id
-    conversation: String,
-    turn: String,
-    db: Mutex<Client>,
-}
 
 use crate::db::error_text as db_error;
+use crate::http::errors::ApiError;
+use crate::http::work::{self, Act, Db};
+use config::Config;
 
-impl Server {
-    /// `todo.tools()`, kept to the configured dialects.
-    async fn catalog(&self) -> Result<Vec<Value>, String> {
-        let db = self.db.lock().await;
-        let row = db.query_one("SELECT todo.tools()", &[]).await.map_err(|e| db_error(&e))?;
-        let tools: Value = row.get(0);
-        let wanted = |t: &Value| match &self.config.dialects {
+/// What the calls of a session or a request act as, and the dialects they may see.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// the context; an agent None is named from the MCP client (stdio)
+    pub act: Act,
+    /// None: every dialect
+    pub dialects: Option<BTreeSet<String>>,
+}
+
+/// Where a call's scope comes from.
+#[derive(Debug)]
+pub enum Origin {
+    /// `pg_todos mcp` over stdio: the configuration's, one for the process; the agent, when
+    /// not configured, is the client's name and `session` (this process's id)
+    Process { scope: Scope, session: String },
+    /// `/mcp` of `pg_todos serve`: each request's, from its token, URL and headers, put among
+    /// the request's extensions by the route (`http::mcp`)
+    Request,
+}
+
+/// The MCP server: the same tools, results and dialect selection over stdio and over
+/// Streamable HTTP; only where the scope comes from differs. Every call runs through the
+/// service's database layer (`http::work`): a pooled connection (reopened after the
+/// database restarts), the tenant's share of the pool, one transaction with time limits and
+/// the scope's context, retries of serialization failures and deadlocks.
+#[derive(Clone)]
+pub struct Tools {
+    db: Db,
+    origin: Arc<Origin>,
+}
+
+impl Tools {
+    pub fn new(db: Db, origin: Origin) -> Tools {
+        Tools { db, origin: Arc::new(origin) }
+    }
+
+    /// The scope of a request. Errors: an HTTP request that reached the handler without one
+    /// (not through the route's authentication).
+    fn scope(&self, context: &RequestContext<RoleServer>) -> Result<Scope, McpError> {
+        match self.origin.as_ref() {
+            Origin::Process { scope, session } => {
+                let mut scope = scope.clone();
+                // the client's name alone would make two sessions of one client the same agent
+                // (each could finish the other's claims): the session's id goes with it
+                scope.act.agent.get_or_insert_with(|| {
+                    let client =
+                        context.peer.peer_info().map_or_else(|| "mcp".to_string(), |p| p.client_info.name.clone());
+                    format!("{client}@{session}")
+                });
+                Ok(scope)
+            }
+            Origin::Request => context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Scope>())
+                .cloned()
+                .ok_or_else(|| McpError::internal_error("a request without a caller", None)),
+        }
+    }
+
+    /// `todo.tools()`, kept to the scope's dialects.
+    async fn catalog(&self, scope: &Scope) -> Result<Vec<Value>, String> {
+        let tools: Value = work::in_context(&self.db, &scope.act, "SELECT todo.tools()", &[]).await.map_err(failure)?;
+        let wanted = |t: &Value| match &scope.dialects {
             None => true,
             Some(set) => t["_meta"]["pg_todos/dialect"].as_str().is_some_and(|d| set.contains(d)),
         };
         Ok(tools.as_array().cloned().unwrap_or_default().into_iter().filter(wanted).collect())
     }
 
-    /// Runs one tool (`name` or `dialect/name`) through `todo.call_mcp` in one transaction with
-    /// this session's context; retried on serialization failures and deadlocks. The answer is
-    /// MCP's CallToolResult as JSON.
-    async fn call(&self, agent: &str, name: &str, args: &Value) -> Result<Value, String> {
-        let mut db = self.db.lock().await;
-        let mut last = String::new();
-        for _ in 0..5 {
-            let attempt = async {
-                let tx = db.transaction().await?;
-                // a call stuck behind another session's lock must not stall this server
-                tx.batch_execute("SET LOCAL lock_timeout = '10s'; SET LOCAL statement_timeout = '60s'").await?;
-                tx.execute(
-                    "SELECT todo.set_context($1, $2, $3, $4)",
-                    &[&self.config.tenant, &self.conversation, &agent, &self.turn],
-                )
-                .await?;
-                let out: Value = tx.query_one("SELECT todo.call_mcp($1, $2)", &[&name, args]).await?.get(0);
-                tx.commit().await?;
-                Ok::<_, tokio_postgres::Error>(out)
-            };
-            match attempt.await {
-                Ok(out) => return Ok(out),
-                Err(e) if e.code().is_some_and(|c| pg_todos_core::error::worth_retrying(c.code())) => {
-                    last = db_error(&e)
-                }
-                Err(e) => return Err(db_error(&e)),
-            }
+    /// Runs one tool (`name` or `dialect/name`) through `todo.call_mcp` in the scope's
+    /// context. The answer is MCP's CallToolResult as JSON.
+    async fn call(&self, scope: &Scope, name: &str, args: &Value) -> Result<Value, String> {
+        work::in_context(&self.db, &scope.act, "SELECT todo.call_mcp($1, $2)", &[&name, args]).await.map_err(failure)
+    }
+}
+
+/// A failed statement in words for the model: the database's `<SQLSTATE>: <message>` (the
+/// caller is the agent itself, not an anonymous HTTP client), or why there was no database.
+fn failure(f: work::Failure) -> String {
+    match f.answer {
+        ApiError::Internal(m) | ApiError::Unavailable(m) | ApiError::Busy(m) => m,
+        other => {
+            let (_, body) = other.parts();
+            body["error"].as_str().map_or_else(|| body.to_string(), str::to_string)
         }
-        Err(last)
     }
 }
 
@@ -108,7 +144,7 @@ fn result(out: Value) -> CallToolResult {
     }
 }
 
-impl ServerHandler for Server {
+impl ServerHandler for Tools {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("pg_todos_mcp", env!("CARGO_PKG_VERSION")))
@@ -123,9 +159,10 @@ impl ServerHandler for Server {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let catalog = self.catalog().await.map_err(|e| McpError::internal_error(e, None))?;
+        let scope = self.scope(&context)?;
+        let catalog = self.catalog(&scope).await.map_err(|e| McpError::internal_error(e, None))?;
         let tools = catalog
             .into_iter()
             .map(serde_json::from_value::<Tool>)
@@ -139,14 +176,22 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let scope = self.scope(&context)?;
         let name = request.name.to_string();
         // with every dialect exposed, todo.call_mcp itself answers an unknown name; a
         // restricted server refuses the tools it does not expose and names the dialect of
         // those it does, so that dialect's tool of that name runs
-        let tool = match self.config.dialects {
+        let tool = match scope.dialects {
             None => name.clone(),
             Some(_) => {
-                let catalog = self.catalog().await.map_err(|e| McpError::internal_error(e, None))?;
+                let catalog = match self.catalog(&scope).await {
+                    Ok(c) => c,
+                    Err(e) => {
+                        return Ok(
+                            CallToolResult::error(vec![ContentBlock::text(format!("database error: {e}"))]).into()
+                        )
+                    }
+                };
                 let dialect = catalog
                     .iter()
                     .find(|t| t["name"] == name.as_str())
@@ -161,14 +206,8 @@ impl ServerHandler for Server {
                 format!("{dialect}/{name}")
             }
         };
-        // the client's name alone would make two sessions of one client the same agent (each
-        // could finish the other's claims): the session's id goes with it
-        let agent = self.config.agent.clone().unwrap_or_else(|| {
-            let client = context.peer.peer_info().map_or_else(|| "mcp".to_string(), |p| p.client_info.name.clone());
-            format!("{client}@{}", self.session)
-        });
         let args = Value::Object(request.arguments.unwrap_or_default());
-        match self.call(&agent, &tool, &args).await {
+        match self.call(&scope, &tool, &args).await {
             Ok(out) => Ok(result(out).into()),
             Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(format!("database error: {e}"))]).into()),
         }
@@ -180,18 +219,14 @@ fn fail(message: String) -> ! {
     std::process::exit(2)
 }
 
-/// Connects and checks that the extension is there and the tenant registered; a clear message
-/// and exit status 2 otherwise.
-async fn connect(config: &Config) -> Client {
-    let (client, connection) = tokio_postgres::connect(&config.connection, NoTls)
+/// Checks, on a connection of its own, that the extension is there and the tenant
+/// registered; a clear message and exit status 2 otherwise. The calls then run on a pool of
+/// one connection, opened again whenever the database comes back.
+async fn check(config: &Config) {
+    let (client, connection) = tokio_postgres::connect(&config.connection, tokio_postgres::NoTls)
         .await
         .unwrap_or_else(|e| fail(format!("cannot connect to the database: {}", db_error(&e))));
-    tokio::spawn(async move {
-        if let Err(e) = connection.await {
-            eprintln!("pg_todos mcp: database connection lost: {e}");
-            std::process::exit(2);
-        }
-    });
+    let driver = tokio::spawn(connection);
     let version = client
         .query_opt("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'", &[])
         .await
@@ -209,11 +244,14 @@ async fn connect(config: &Config) -> Client {
     if let Err(e) = check.await {
         fail(format!("tenant \"{}\": {}", config.tenant, db_error(&e)));
     }
-    client
+    drop(client);
+    let _ = driver.await;
 }
 
 /// Runs the MCP server with the command line's arguments (after `mcp`) until the client
-/// closes stdin; exits with status 2 and a message on a configuration or database error.
+/// closes stdin; exits with status 2 and a message on a configuration error or a database
+/// that cannot be reached or lacks the extension at start. A database that goes away later
+/// makes each call a tool error until it is back.
 pub async fn main(args: Vec<String>) {
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{}", config::USAGE);
@@ -223,12 +261,22 @@ pub async fn main(args: Vec<String>) {
     let cwd = std::env::current_dir().and_then(std::fs::canonicalize).map_err(|e| e.to_string());
     let config = config::parse(&args, &|k| std::env::var(k).ok(), cwd.as_deref().map_err(String::as_str))
         .unwrap_or_else(|e| fail(format!("{e}\n\n{}", config::USAGE)));
-    let db = connect(&config).await;
+    check(&config).await;
+    let pool = crate::http::pool(&config.connection, 1).unwrap_or_else(|e| fail(e));
+    // one call at a time; one waits for another at most as long as a call may run
+    let db = Db { pool, gate: crate::http::gate::Gate::new(1, Duration::from_secs(60)) };
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let session = format!("mcp-{}-{nanos:x}", std::process::id());
-    let conversation = config.conversation.clone().unwrap_or_else(|| session.clone());
-    let turn = config.turn.clone().unwrap_or_else(|| session.clone());
-    let server = Server { config, session, conversation, turn, db: Mutex::new(db) };
+    let scope = Scope {
+        act: Act {
+            tenant: config.tenant.clone(),
+            conversation: Some(config.conversation.clone().unwrap_or_else(|| session.clone())),
+            agent: config.agent.clone(),
+            turn: Some(config.turn.clone().unwrap_or_else(|| session.clone())),
+        },
+        dialects: config.dialects.clone(),
+    };
+    let server = Tools::new(db, Origin::Process { scope, session });
     let service = server
         .serve(rmcp::transport::stdio())
         .await

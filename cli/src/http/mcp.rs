@@ -1,0 +1,101 @@
+//! `/mcp`: the MCP server (`crate::mcp::Tools`, the same tools, results and dialect selection
+//! as `pg_todos mcp` over stdio) over Streamable HTTP, with the official Rust SDK's transport.
+//!
+//! - The caller is the bearer token's, as on every other route: the tenant comes from the
+//!   token alone; the agent is `X-Agent-Id`, else the token's label (`auth::actor`).
+//! - The list (the conversation) and the dialects come from the URL, so that a client's
+//!   configuration chooses them with the URL alone, or from headers: `?list=<id>` or
+//!   `X-Todo-List`, `?tools=<dialects>` or `X-Todo-Tools` (as `pg_todos mcp --tools`),
+//!   `?turn=<id>` or `X-Todo-Turn`. The URL wins. No list: the tenant-wide pool.
+//! - Stateless: no MCP session is kept between requests (every POST carries its own scope),
+//!   so a restart of the service is invisible to a client; answers are JSON, not SSE.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, Uri};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use super::errors::ApiError;
+use super::routes::{caller, AppState};
+use super::work::{Act, Db};
+use crate::mcp::{config::dialects, Origin, Scope, Tools};
+
+/// rmcp's Streamable HTTP service with the MCP server's tools.
+pub type Service = StreamableHttpService<Tools, NeverSessionManager>;
+
+/// The service on `db`, reading POST bodies of at most `max_body` bytes.
+pub fn service(db: Db, max_body: usize) -> Service {
+    let config = StreamableHttpServerConfig::default()
+        // every request needs a bearer token: a rebinding page has none to send
+        .disable_allowed_hosts()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_max_request_body_bytes(max_body);
+    StreamableHttpService::new(
+        move || Ok(Tools::new(db.clone(), Origin::Request)),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    )
+}
+
+/// `/mcp`, any method: the request's scope among its extensions for `Tools`, then rmcp's
+/// service; or the error of the scope (401, 400, 503).
+pub async fn route(State(state): State<AppState>, request: Request) -> Response {
+    // the request's body is not Sync: only its headers and URI are held across the lookup
+    let (parts, body) = request.into_parts();
+    let scoped = scope(&state, &parts.headers, &parts.uri).await;
+    let mut request = Request::from_parts(parts, body);
+    match scoped {
+        Ok(scope) => {
+            request.extensions_mut().insert(scope);
+            state.mcp.handle(request).await.into_response()
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// The value of `param` in the query, else of `header`; None when neither is given or blank.
+/// Errors: a header that is not text.
+fn pick(
+    query: &HashMap<String, String>,
+    headers: &HeaderMap,
+    param: &str,
+    header: &str,
+) -> Result<Option<String>, ApiError> {
+    if let Some(v) = query.get(param).map(|v| v.trim()).filter(|v| !v.is_empty()) {
+        return Ok(Some(v.to_string()));
+    }
+    match headers.get(header) {
+        None => Ok(None),
+        Some(v) => {
+            let v = v.to_str().map_err(|_| ApiError::BadRequest(format!("{header} must be text")))?.trim();
+            Ok((!v.is_empty()).then(|| v.to_string()))
+        }
+    }
+}
+
+/// The scope of one request from its token, URL and headers. Errors: 401, 400 (a bad actor
+/// header, an unknown dialect, a query that is not `key=value&…`), 503.
+async fn scope(state: &AppState, headers: &HeaderMap, uri: &Uri) -> Result<Scope, ApiError> {
+    let (identity, agent) = caller(state, headers).await?;
+    let query: HashMap<String, String> = Query::try_from_uri(uri)
+        .map(|Query(q)| q)
+        .map_err(|e| ApiError::BadRequest(format!("malformed query: {e}")))?;
+    let dialects = match pick(&query, headers, "tools", "x-todo-tools")? {
+        None => None,
+        Some(list) => dialects(&list).map_err(|e| ApiError::BadRequest(format!("tools: {e}")))?,
+    };
+    Ok(Scope {
+        act: Act {
+            tenant: identity.tenant,
+            conversation: pick(&query, headers, "list", "x-todo-list")?,
+            agent: Some(agent),
+            turn: pick(&query, headers, "turn", "x-todo-turn")?,
+        },
+        dialects,
+    })
+}
