@@ -200,6 +200,16 @@ fn list(tenant: &str, query: &[(String, String)]) -> Reply {
     reply(200, json!({ "todos": rows.iter().map(todo_json).collect::<Vec<_>>() }))
 }
 
+/// A JSON number that is a whole number in i64's range, as JSON counts integers (`1946` and
+/// `1946.0` alike); None for a fraction, a number out of range, or anything else.
+fn whole(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| {
+        // 2^63 is exactly representable: [-2^63, 2^63) is i64's range
+        let bound = 9_223_372_036_854_775_808.0_f64;
+        v.as_f64().filter(|f| f.fract() == 0.0 && *f >= -bound && *f < bound).map(|f| f as i64)
+    })
+}
+
 /// Checks a body's fields against the ones a route accepts, and their types; returns the
 /// columns to write (`status` normalized, `cancelled` accepted).
 fn columns(body: &Map<String, Value>, allowed: &[&str]) -> Result<Map<String, Value>, Reply> {
@@ -211,7 +221,7 @@ fn columns(body: &Map<String, Value>, allowed: &[&str]) -> Result<Map<String, Va
         let ok = match k.as_str() {
             "subject" => v.as_str().is_some_and(|s| !s.trim().is_empty()),
             "description" | "conversation_id" => v.is_string() || v.is_null(),
-            "position" => v.is_i64(),
+            "position" => whole(v).is_some(),
             _ => true,
         };
         if !ok {
@@ -226,6 +236,8 @@ fn columns(body: &Map<String, Value>, allowed: &[&str]) -> Result<Map<String, Va
             out.insert(k.clone(), json!(s.as_str()));
         } else if k == "conversation_id" && v.as_str() == Some("") {
             out.insert(k.clone(), Value::Null);
+        } else if k == "position" {
+            out.insert(k.clone(), json!(whole(v)));
         } else {
             out.insert(k.clone(), v.clone());
         }
@@ -282,7 +294,7 @@ fn patch_many(scope: &Scope, body: Option<&Value>) -> Reply {
         return bad(format!("at most {MAX_BULK} todos per request"));
     }
     let id_of = |item: &Value| match item.get("id") {
-        Some(Value::Number(n)) => n.as_i64().filter(|i| *i > 0),
+        Some(n @ Value::Number(_)) => whole(n).filter(|i| *i > 0),
         Some(Value::String(s)) => route::parse_id(s),
         _ => None,
     };

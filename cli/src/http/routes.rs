@@ -7,6 +7,8 @@
 //! | `GET /session/:id/todo` | 200 `todo.list_as('opencode', id)` (OpenCode's `session.todo()`) |
 //! | `GET /v1/board` | 200 `todo.board()` |
 //! | `GET /v1/events` | Server-Sent Events of every committed change (`hub`) |
+//! | `POST /mcp` | MCP over Streamable HTTP (`mcp`) |
+//! | `GET /openapi.json` | the OpenAPI 3.1 description of these routes |
 //! | `GET /healthz` | 200 `{"status":"ok"}` |
 //! | `GET /readyz` | 200 `{"status":"ready"}`, or 503 `{"status":"unavailable","error":"database unavailable"}` when the database does not answer in 2 s (the cause is logged, never sent) |
 //! | `GET /` | the board's page, with a Content-Security-Policy that allows its own script and style only |
@@ -35,6 +37,10 @@ use super::hub::Hubs;
 use super::streams::Streams;
 use super::work::{self, Db};
 
+/// The OpenAPI 3.1 description of these routes, served at `/openapi.json` (checked against
+/// the running service by tests/openapi.sh).
+pub const OPENAPI: &str = include_str!("../../assets/openapi.json");
+
 /// The board's page, served at `/`.
 pub const BOARD: &str = include_str!("../../assets/board.html");
 
@@ -61,6 +67,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/board", get(board))
         .route("/v1/events", get(events))
         .route("/mcp", any(super::mcp::route))
+        .route("/openapi.json", get(openapi))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(secure))
@@ -167,12 +174,40 @@ async fn json_body(body: Body, headers: &HeaderMap, max: usize, time: Duration) 
 }
 
 /// A body's bytes as JSON: None when empty (or only white space). Errors: 400
-/// `malformed JSON: <serde's message>`.
+/// `malformed JSON: <serde's message>`, or 400 for a string (or key) holding U+0000, which
+/// PostgreSQL's jsonb cannot store.
 pub fn parse_body(bytes: &[u8]) -> Result<Option<Value>, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    serde_json::from_slice(bytes).map(Some).map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))?;
+    if holds_nul(&value) {
+        return Err(ApiError::BadRequest(
+            "a string of the body holds \\u0000, which cannot be stored: remove it".into(),
+        ));
+    }
+    Ok(Some(value))
+}
+
+/// Whether a string or key anywhere in `v` holds U+0000 (iteratively: serde_json has already
+/// bounded the nesting to 128 levels).
+fn holds_nul(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if s.contains('\0') => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                if map.keys().any(|k| k.contains('\0')) {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `todo.rest`'s answer (`{"status", "body"}`) as a response. Errors: 500 when it is not one.
@@ -204,7 +239,14 @@ async fn rest(
         &[&method.as_str(), &target, &body],
     )
     .await?;
-    rest_response(&answer)
+    let mut response = rest_response(&answer)?;
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED {
+        // RFC 9110: a 405 names the methods the resource has
+        let allow =
+            if uri.path().trim_end_matches('/') == "/v1/todos" { "GET, POST, PATCH" } else { "GET, PATCH, DELETE" };
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    Ok(response)
 }
 
 /// `GET /session/:id/todo`: the conversation's list as OpenCode's todos.
@@ -275,6 +317,13 @@ fn board_header() -> &'static HeaderValue {
     POLICY.get_or_init(|| HeaderValue::from_str(&board_policy(BOARD)).expect("a policy is header text"))
 }
 
+/// `GET /openapi.json`: the API's description; no token needed.
+async fn openapi() -> Response {
+    let mut r = OPENAPI.into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
 async fn board_page() -> Response {
     let mut r = BOARD.into_response();
     let h = r.headers_mut();
@@ -300,6 +349,16 @@ mod tests {
         assert!(
             matches!(parse_body(b"\xff").unwrap_err(), ApiError::BadRequest(m) if m.starts_with("malformed JSON: "))
         );
+        // U+0000 anywhere, in a value or a key, however deep: 400 (jsonb cannot hold it)
+        for nul in [r#"{"subject": "a\u0000b"}"#, r#"{"todos": [{"id": 1, "subject": "\u0000"}]}"#, r#"{"a\u0000": 1}"#]
+        {
+            assert_eq!(
+                parse_body(nul.as_bytes()).unwrap_err(),
+                ApiError::BadRequest("a string of the body holds \\u0000, which cannot be stored: remove it".into()),
+                "{nul}"
+            );
+        }
+        assert!(parse_body(br#"{"subject": "\\u0000 spelled out"}"#).is_ok());
     }
 
     #[test]

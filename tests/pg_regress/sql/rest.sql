@@ -27,6 +27,9 @@ SELECT todo.rest('POST', '/v1/todos');
 SELECT todo.rest('POST', '/v1/todos', '{"subject": "x", "owner": "me"}');
 SELECT todo.rest('POST', '/v1/todos', '{"subject": "   "}');
 SELECT todo.rest('POST', '/v1/todos', '{"subject": "x", "position": "first"}');
+-- a whole number is an integer however written (1946.0), a fraction or one past bigint is not
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "x", "position": 1.5}');
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "x", "position": 1e30}');
 -- GET one, and ids that are malformed or missing
 SELECT pg_temp.show(todo.rest('GET', '/v1/todos/2'));
 SELECT todo.rest('GET', '/v1/todos/99');
