@@ -335,10 +335,13 @@ $fn$;
 -- before 0.9.0 are an agent's: make the board's people new ones (person => true), or
 -- UPDATE todo.tokens SET person = true WHERE token_id = ... as an administrator.
 ALTER TABLE todo.tokens ADD COLUMN IF NOT EXISTS person boolean NOT NULL DEFAULT false;
+ALTER TABLE todo.tokens ADD COLUMN IF NOT EXISTS default_list text
+    CONSTRAINT tokens_default_list_check CHECK (btrim(default_list) <> '');
+COMMENT ON COLUMN todo.tokens.default_list IS 'The list (conversation) the token''s MCP calls (/mcp) work on when the request names none; NULL: the tenant-wide pool.';
 COMMENT ON COLUMN todo.tokens.person IS 'true: made for a person (the board); only such a token may send X-Actor: person and be recorded as person:<label>.';
 
 DROP FUNCTION todo.create_token(text, text);
-CREATE FUNCTION todo.create_token(tenant text, label text, person boolean DEFAULT false)
+CREATE FUNCTION todo.create_token(tenant text, label text, person boolean DEFAULT false, default_list text DEFAULT NULL)
 RETURNS TABLE (token_id uuid, token text)
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, todo, pg_temp
@@ -354,32 +357,37 @@ BEGIN
         RAISE EXCEPTION 'todo.create_token: person must be true or false'
             USING ERRCODE = '22004', HINT = 'person => true for a person (the board), false (the default) for an agent.';
     END IF;
+    IF create_token.default_list IS NOT NULL AND btrim(create_token.default_list) = '' THEN
+        RAISE EXCEPTION 'todo.create_token: the default list must not be blank'
+            USING ERRCODE = '22023', HINT = 'Name a list, e.g. ''project:payments-api'', or pass NULL for none.';
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM todo.tenants t WHERE t.tenant_id = create_token.tenant) THEN
         RAISE EXCEPTION 'todo.create_token: tenant "%" is not registered', create_token.tenant
             USING ERRCODE = '42704', HINT = 'INSERT INTO todo.tenants (tenant_id) VALUES (...) first.';
     END IF;
-    INSERT INTO todo.tokens AS k (tenant_id, label, secret_hash, person)
-    VALUES (create_token.tenant, create_token.label, sha256(convert_to(secret, 'UTF8')), create_token.person)
+    INSERT INTO todo.tokens AS k (tenant_id, label, secret_hash, person, default_list)
+    VALUES (create_token.tenant, create_token.label, sha256(convert_to(secret, 'UTF8')), create_token.person,
+            create_token.default_list)
     RETURNING k.token_id INTO create_token.token_id;
     token := secret;
     RETURN NEXT;
 END
 $fn$;
-COMMENT ON FUNCTION todo.create_token(text, text, boolean) IS
-    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). person => true: a token for a person (the board), the only kind that may act as person:<label> (X-Actor: person); false (the default): an agent''s. Errors: 22023 blank label, 22004 person NULL, 42704 unknown tenant.';
-REVOKE EXECUTE ON FUNCTION todo.create_token(text, text, boolean) FROM PUBLIC;
+COMMENT ON FUNCTION todo.create_token(text, text, boolean, text) IS
+    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). person => true: a token for a person (the board), the only kind that may act as person:<label> (X-Actor: person); false (the default): an agent''s. default_list: the list (conversation) its MCP calls work on when the request names none (/mcp?list=). Errors: 22023 blank label or default list, 22004 person NULL, 42704 unknown tenant.';
+REVOKE EXECUTE ON FUNCTION todo.create_token(text, text, boolean, text) FROM PUBLIC;
 
 DROP FUNCTION todo.authenticate(text);
-CREATE FUNCTION todo.authenticate(token text) RETURNS TABLE (tenant_id text, label text, person boolean)
+CREATE FUNCTION todo.authenticate(token text) RETURNS TABLE (tenant_id text, label text, person boolean, default_list text)
 LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
-    SELECT k.tenant_id, k.label, k.person FROM todo.tokens k
+    SELECT k.tenant_id, k.label, k.person, k.default_list FROM todo.tokens k
      WHERE k.secret_hash = pg_catalog.sha256(pg_catalog.convert_to(authenticate.token, 'UTF8'))
        AND k.revoked_at IS NULL
 $fn$;
 COMMENT ON FUNCTION todo.authenticate(text) IS
-    'The tenant and label of an active bearer token, and whether it was made for a person; no row for an unknown, malformed or revoked one. For the HTTP service (todo.grant_usage grants it).';
+    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed or revoked one. For the HTTP service (todo.grant_usage grants it).';
 REVOKE EXECUTE ON FUNCTION todo.authenticate(text) FROM PUBLIC;
 
 -- The event catch-up a page at a time (src/surfaces/tools/opencode.rs).

@@ -12,7 +12,8 @@ plain role agent_login behind the service, checked against the database:
   5. two clients of one project (?list=project:…) share one list;
   6. the service restarted mid-session: the same client session goes on (no MCP session is
      kept by the service) and sees what it wrote before;
-  7. no list: a tool that needs one says so (isError);
+  7. the token's default list when the request names none (the URL wins); no list at all: a
+     tool that needs one says so (isError);
   8. the database stopped and started again under an MCP HTTP session, a `pg_todos mcp`
      stdio session, REST and an open event stream: while it is down a tool call is isError
      and REST 503, each within seconds; once it is back the first call of each succeeds,
@@ -195,6 +196,18 @@ async def main():
             seen, err, text = await c.call("todolist__get", {})
             check("after a restart of the service the same client session goes on and sees its list",
                   not err and [t["content"] for t in seen["todos"]] == ["before the restart"], (err, text))
+
+        # a token's default list serves a request that names none; the URL's list wins over it
+        with admin() as a:
+            _, listed_tok = a.execute("SELECT token_id, token FROM todo.create_token('acme', 'ci-default', "
+                                      "default_list => 'project:default-list')").fetchone()
+        async with Client(url(srv.port, tools="claude-tasks"), listed_tok) as c:
+            _, err, text = await c.call("TaskCreate", {"subject": "on the default list", "description": "x"})
+        async with Client(url(srv.port, tools="claude-tasks", list="release-7"), listed_tok) as c:
+            await c.call("TaskCreate", {"subject": "on the named list", "description": "x"})
+        where = rows("SELECT subject, conversation_id FROM todo.todos WHERE subject LIKE 'on the %% list' ORDER BY 1")
+        check("a token's default list serves a request naming none; ?list= wins over it",
+              where == [("on the default list", "project:default-list"), ("on the named list", "release-7")], where)
 
         # 7. no list: the tenant-wide pool, where the dialect has one; a tool that needs a list says so
         async with Client(url(srv.port, tools="claude-tasks"), acme) as c:

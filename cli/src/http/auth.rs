@@ -15,6 +15,8 @@ pub struct Identity {
     pub tenant: String,
     pub label: String,
     pub person: bool,
+    /// the list its MCP calls work on when the request names none
+    pub default_list: Option<String>,
 }
 
 /// Longest token sent to the database; a longer one is refused unread.
@@ -64,7 +66,8 @@ pub fn actor(headers: &HeaderMap, identity: &Identity) -> Result<String, ApiErro
 pub async fn authenticate(db: &Client, headers: &HeaderMap) -> Result<Identity, ApiError> {
     let token = bearer(headers).ok_or(ApiError::Unauthorized)?;
     let lookup = async {
-        let statement = db.prepare_cached("SELECT tenant_id, label, person FROM todo.authenticate($1)").await?;
+        let statement =
+            db.prepare_cached("SELECT tenant_id, label, person, default_list FROM todo.authenticate($1)").await?;
         db.query_opt(&statement, &[&token]).await
     };
     let row = lookup.await.map_err(|e| ApiError::from_db(&e))?.ok_or(ApiError::Unauthorized)?;
@@ -72,6 +75,7 @@ pub async fn authenticate(db: &Client, headers: &HeaderMap) -> Result<Identity, 
         tenant: row.get(0),
         label: row.get::<_, Option<String>>(1).unwrap_or_default(),
         person: row.get::<_, Option<bool>>(2).unwrap_or(false),
+        default_list: row.get(3),
     })
 }
 
@@ -105,8 +109,8 @@ mod tests {
 
     #[test]
     fn actors() {
-        let agent = Identity { tenant: "acme".into(), label: "ci-bot".into(), person: false };
-        let alice = Identity { tenant: "acme".into(), label: "alice".into(), person: true };
+        let agent = Identity { tenant: "acme".into(), label: "ci-bot".into(), person: false, default_list: None };
+        let alice = Identity { tenant: "acme".into(), label: "alice".into(), person: true, default_list: None };
         assert_eq!(actor(&headers(&[]), &agent).unwrap(), "ci-bot");
         assert_eq!(actor(&headers(&[("x-agent-id", "planner")]), &agent).unwrap(), "planner");
         assert_eq!(actor(&headers(&[("x-agent-id", "  ")]), &agent).unwrap(), "ci-bot");

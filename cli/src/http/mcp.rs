@@ -6,7 +6,8 @@
 //! - The list (the conversation) and the dialects come from the URL, so that a client's
 //!   configuration chooses them with the URL alone, or from headers: `?list=<id>` or
 //!   `X-Todo-List`, `?tools=<dialects>` or `X-Todo-Tools` (as `pg_todos mcp --tools`),
-//!   `?turn=<id>` or `X-Todo-Turn`. The URL wins. No list: the tenant-wide pool.
+//!   `?turn=<id>` or `X-Todo-Turn`. The URL wins. No list: the token's default list
+//!   (`todo.create_token(…, default_list => …)`), else the tenant-wide pool.
 //! - Stateless: no MCP session is kept between requests (every POST carries its own scope),
 //!   so a restart of the service is invisible to a client; answers are JSON, not SSE.
 
@@ -92,7 +93,7 @@ async fn scope(state: &AppState, headers: &HeaderMap, uri: &Uri) -> Result<Scope
     Ok(Scope {
         act: Act {
             tenant: identity.tenant,
-            conversation: pick(&query, headers, "list", "x-todo-list")?,
+            conversation: pick(&query, headers, "list", "x-todo-list")?.or(identity.default_list),
             agent: Some(agent),
             turn: pick(&query, headers, "turn", "x-todo-turn")?,
         },

@@ -10,7 +10,7 @@ INSERT INTO todo.tenants (tenant_id) VALUES ('svc_a'), ('svc_b');
 -- ========== tokens ==========
 SELECT token_id AS ada_id, token AS ada FROM todo.create_token('svc_a', 'Ada', person => true) \gset
 SELECT token AS bot FROM todo.create_token('svc_a', 'ci-bot') \gset
-SELECT token AS bee FROM todo.create_token('svc_b', 'Bee') \gset
+SELECT token AS bee FROM todo.create_token('svc_b', 'Bee', default_list => 'project:payments') \gset
 SELECT :'ada' ~ '^pgt_[0-9a-f]{64}$' AS token_format, :'ada' <> :'bot' AS distinct_tokens;
 -- only the hash is kept: no column holds the token
 SELECT count(*) AS rows_with_hash FROM todo.tokens WHERE secret_hash = sha256(convert_to(:'ada', 'UTF8'));
@@ -34,6 +34,7 @@ SELECT todo.revoke_token('00000000-0000-0000-0000-000000000000') AS unknown_id;
 SELECT * FROM todo.create_token('svc_a', '  ');
 SELECT * FROM todo.create_token('nobody', 'Ada');
 SELECT * FROM todo.create_token('svc_a', 'Ada', NULL);
+SELECT * FROM todo.create_token('svc_a', 'Ada', default_list => '  ');
 \set VERBOSITY default
 SELECT * FROM todo.create_token('nobody', 'Ada');
 -- the app role authenticates, and can neither read tokens nor make or revoke them
