@@ -14,7 +14,9 @@ plain role agent_login behind the service, checked against the database:
      kept by the service) and sees what it wrote before;
   7. the token's default list when the request names none (the URL wins); no list at all: a
      tool that needs one says so (isError);
-  8. the database stopped and started again under an MCP HTTP session, a `pg_todos mcp`
+  8. the official MCP TypeScript SDK's client (tests/mcp_ts/client.mjs): tools/list, a create
+     and a list, a refusal, another tenant, a bogus token;
+  9. the database stopped and started again under an MCP HTTP session, a `pg_todos mcp`
      stdio session, REST and an open event stream: while it is down a tool call is isError
      and REST 503, each within seconds; once it is back the first call of each succeeds,
      nothing is committed twice, and the event stream delivers the change made after it
@@ -214,7 +216,16 @@ async def main():
             _, err, text = await c.call("TaskCreate", {"subject": "in the pool", "description": "no list"})
             check("no list: a tool that needs one is isError and says it needs a session", err and "needs a session" in text, text)
 
-        # 8. the database restarted
+        # 8. the official TypeScript SDK's client
+        ts = subprocess.run(["node", os.path.join(REPO, "tests/mcp_ts/client.mjs"), f"http://{HOST}:{srv.port}", acme, globex],
+                            capture_output=True, text=True, timeout=120)
+        lines = [l for l in ts.stdout.splitlines() if l.startswith(("ok: TS SDK", "FAILED: TS SDK"))]
+        for l in lines:
+            check(l.split(": ", 1)[1].split(" {")[0].split(' "')[0], l.startswith("ok:"), l)
+        check("the TypeScript SDK client ran every check and exited 0", ts.returncode == 0 and len(lines) == 6,
+              (ts.returncode, ts.stderr[-800:]))
+
+        # 9. the database restarted
         await database_restart(srv, acme)
     finally:
         srv.stop()
