@@ -5,4 +5,5 @@
 
 pub mod db;
 pub mod http;
+pub mod log;
 pub mod mcp;

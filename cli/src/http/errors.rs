@@ -125,7 +125,7 @@ pub fn json_response(status: StatusCode, body: &Value) -> Response {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if let ApiError::Internal(cause) = &self {
-            eprintln!("pg_todos serve: internal error: {cause}");
+            tracing::error!("internal error: {cause}");
         }
         let (status, body) = self.parts();
         let mut r = json_response(status, &body);

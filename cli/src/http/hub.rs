@@ -338,7 +338,7 @@ async fn run(db: Db, hub: Arc<Hub>) {
             _ = hub.closed.notified() => return,
         }
         if let Err(e) = refresh(&db, &hub).await {
-            eprintln!("pg_todos serve: events of tenant {:?}: {e}", hub.tenant);
+            tracing::warn!("events of tenant {:?}: {e}", hub.tenant);
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_secs(1)) => hub.wake.notify_one(),
                 _ = hub.closed.notified() => return,
@@ -395,7 +395,7 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                 let p = match p {
                     Ok(p) => p,
                     Err(f) => {
-                        eprintln!("pg_todos serve: catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
+                        tracing::warn!("catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
                         return None;
                     }
                 };
@@ -419,7 +419,7 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                 let p = match read(&hubs.db, &hub.tenant, &position, None).await {
                     Ok(p) => p,
                     Err(f) => {
-                        eprintln!("pg_todos serve: catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
+                        tracing::warn!("catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
                         return None;
                     }
                 };
@@ -444,8 +444,8 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                 match queue.pop() {
                     Next::Message(m) => return Some((Ok(m), s)),
                     Next::Overflowed => {
-                        eprintln!(
-                            "pg_todos serve: an event stream of tenant {:?} fell more than {} bytes behind: ended (it catches up on reconnect)",
+                        tracing::warn!(
+                            "an event stream of tenant {:?} fell more than {} bytes behind: ended (it catches up on reconnect)",
                             hub.tenant, hubs.budget
                         );
                         let behind = std::io::Error::other("the subscriber fell behind");

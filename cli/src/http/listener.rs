@@ -79,7 +79,7 @@ async fn connect(connection: &str) -> Result<(Client, mpsc::UnboundedReceiver<St
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    eprintln!("pg_todos serve: LISTEN connection: {}", crate::db::error_text(&e));
+                    tracing::warn!("LISTEN connection: {}", crate::db::error_text(&e));
                     return;
                 }
             }
@@ -98,8 +98,8 @@ async fn run(connection: String, mut commands: mpsc::UnboundedReceiver<Command>)
         let (client, mut notes) = match connect(&connection).await {
             Ok(c) => c,
             Err(e) => {
-                eprintln!(
-                    "pg_todos serve: LISTEN connection: {}; retrying in {:?}",
+                tracing::warn!(
+                    "LISTEN connection: {}; retrying in {:?}",
                     crate::db::error_text(&e),
                     backoff
                 );
@@ -129,7 +129,7 @@ async fn run(connection: String, mut commands: mpsc::UnboundedReceiver<Command>)
         let mut up = true;
         for channel in channels.keys() {
             if let Err(e) = client.batch_execute(&statement("LISTEN", channel)).await {
-                eprintln!("pg_todos serve: LISTEN: {}", crate::db::error_text(&e));
+                tracing::warn!("LISTEN: {}", crate::db::error_text(&e));
                 up = false;
                 break;
             }
@@ -140,7 +140,7 @@ async fn run(connection: String, mut commands: mpsc::UnboundedReceiver<Command>)
             continue;
         }
         if reconnecting {
-            eprintln!("pg_todos serve: LISTEN connection back; reading what changed meanwhile");
+            tracing::warn!("LISTEN connection back; reading what changed meanwhile");
             // what committed while nobody listened is read from each hub's cursor
             channels.values().for_each(|wake| wake.notify_one());
         }
@@ -155,7 +155,7 @@ async fn run(connection: String, mut commands: mpsc::UnboundedReceiver<Command>)
                         }
                     }
                     None => {
-                        eprintln!("pg_todos serve: LISTEN connection lost; reconnecting");
+                        tracing::warn!("LISTEN connection lost; reconnecting");
                         up = false;
                     }
                 },
@@ -166,14 +166,14 @@ async fn run(connection: String, mut commands: mpsc::UnboundedReceiver<Command>)
                         channels.insert(channel, wake);
                         let _ = done.send(());
                         if let Err(e) = r {
-                            eprintln!("pg_todos serve: LISTEN: {}", crate::db::error_text(&e));
+                            tracing::warn!("LISTEN: {}", crate::db::error_text(&e));
                             up = false;
                         }
                     }
                     Some(Command::Unlisten { channel }) => {
                         channels.remove(&channel);
                         if let Err(e) = client.batch_execute(&statement("UNLISTEN", &channel)).await {
-                            eprintln!("pg_todos serve: UNLISTEN: {}", crate::db::error_text(&e));
+                            tracing::warn!("UNLISTEN: {}", crate::db::error_text(&e));
                             up = false;
                         }
                     }

@@ -16,6 +16,8 @@
 //!   is revoked (`streams`).
 //! - Connections are capped and timed (headers, idle keep-alive, a client that reads nothing:
 //!   `server`); see `config::USAGE` for every limit.
+//! - Logging: `tracing` on stderr, one line per request and per event (`crate::log`,
+//!   `PG_TODOS_LOG`); never a token.
 //! - SIGTERM or SIGINT: no new connections, in-flight requests finish, event streams end, exit
 //!   0; after `--shutdown-grace` seconds, exit 1 anyway.
 
@@ -121,6 +123,7 @@ async fn terminated() {
 /// exits with status 2 and a message on a configuration error, a database that cannot be
 /// reached or lacks the extension, or an address it cannot listen on.
 pub async fn main(args: Vec<String>) {
+    crate::log::init();
     let config = match config::parse(&args, &|k| std::env::var(k).ok()) {
         Ok(Command::Help) => {
             println!("{}", config::USAGE);
@@ -135,8 +138,8 @@ pub async fn main(args: Vec<String>) {
     if let Some(files) = server::raise_file_limit() {
         let fit = config::connections_that_fit(limits.max_connections, files, config.pool_size);
         if fit < limits.max_connections {
-            eprintln!(
-                "pg_todos serve: --max-connections {} lowered to {fit}: the process may open {files} files",
+            tracing::warn!(
+                "--max-connections {} lowered to {fit}: the process may open {files} files",
                 limits.max_connections
             );
             limits.max_connections = fit;
@@ -146,7 +149,7 @@ pub async fn main(args: Vec<String>) {
         .await
         .unwrap_or_else(|e| fail(format!("cannot listen on {}: {e}", config.listen)));
     let address = socket.local_addr().map_or_else(|_| config.listen.to_string(), |a| a.to_string());
-    eprintln!("pg_todos serve: listening on http://{address} (pg_todos {version}, database \"{db}\")");
+    tracing::info!("listening on http://{address} (pg_todos {version}, database \"{db}\")");
 
     let (shutdown, shutdown_rx) = watch::channel(false);
     let listener = listener::Listener::start(config.connection.clone());
@@ -159,13 +162,13 @@ pub async fn main(args: Vec<String>) {
     let grace = config.shutdown_grace;
     tokio::spawn(async move {
         terminated().await;
-        eprintln!("pg_todos serve: shutting down: finishing requests in flight (at most {}s)", grace.as_secs());
+        tracing::info!("shutting down: finishing requests in flight (at most {}s)", grace.as_secs());
         // every event stream ends; the server stops accepting and waits for the rest
         let _ = shutdown.send(true);
         tokio::time::sleep(grace).await;
-        eprintln!("pg_todos serve: requests still in flight after {}s; exiting", grace.as_secs());
+        tracing::error!("requests still in flight after {}s; exiting", grace.as_secs());
         std::process::exit(1);
     });
     server::serve(socket, app, limits, shutdown_rx).await;
-    eprintln!("pg_todos serve: stopped");
+    tracing::info!("stopped");
 }

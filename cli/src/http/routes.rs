@@ -121,7 +121,7 @@ async fn log(request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let path = request.uri().path().to_string();
     let response = next.run(request).await;
-    eprintln!("{method} {path} {} {}ms", response.status().as_u16(), start.elapsed().as_millis());
+    tracing::info!("{method} {path} {} {}ms", response.status().as_u16(), start.elapsed().as_millis());
     response
 }
 
@@ -140,7 +140,7 @@ async fn method_not_allowed() -> Response {
 pub async fn caller(state: &AppState, headers: &HeaderMap) -> Result<(Identity, String), ApiError> {
     let hidden = |e: ApiError| match e {
         ApiError::Unavailable(cause) => {
-            eprintln!("pg_todos serve: looking up a token: {cause}");
+            tracing::warn!("looking up a token: {cause}");
             ApiError::Unavailable("database unavailable".into())
         }
         other => other,
@@ -307,7 +307,7 @@ async fn readyz(State(state): State<AppState>) -> Response {
         Ok(Err(e)) => e,
         Err(_) => "the database did not answer within 2 s".to_string(),
     };
-    eprintln!("pg_todos serve: not ready: {cause}");
+    tracing::warn!("not ready: {cause}");
     json_response(StatusCode::SERVICE_UNAVAILABLE, &json!({"status": "unavailable", "error": "database unavailable"}))
 }
 

@@ -235,7 +235,7 @@ pub async fn serve(socket: TcpListener, app: Router, limits: Limits, mut shutdow
                         | io::ErrorKind::ConnectionReset
                         | io::ErrorKind::ConnectionRefused
                 ) {
-                    eprintln!("pg_todos serve: accept: {e}");
+                    tracing::error!("accept: {e}");
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 continue;
@@ -287,7 +287,7 @@ async fn connection(stream: TcpStream, app: Router, limits: &Limits, mut shutdow
                     // a client that reads nothing is worth a line (header and idle timeouts are
                     // everyday and would flood the log under a slow-header attack)
                     Some(why @ "send timeout") => {
-                        eprintln!("pg_todos serve: a connection closed: {why} (the client read nothing for {} s)", limits.send_timeout.as_secs());
+                        tracing::warn!("a connection closed: {why} (the client read nothing for {} s)", limits.send_timeout.as_secs());
                         return;
                     }
                     Some(_) => return,

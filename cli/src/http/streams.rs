@@ -128,12 +128,12 @@ pub async fn recheck_tokens(streams: Arc<Streams>, pool: Pool, every: Duration) 
         };
         match tokio::time::timeout(every.max(Duration::from_secs(2)), check).await {
             Ok(Ok(dead)) if !dead.is_empty() => {
-                eprintln!("pg_todos serve: {} token(s) revoked: their event streams end", dead.len());
+                tracing::info!("{} token(s) revoked: their event streams end", dead.len());
                 streams.revoke(&dead);
             }
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => eprintln!("pg_todos serve: checking the tokens of open event streams: {e}"),
-            Err(_) => eprintln!("pg_todos serve: checking the tokens of open event streams: no answer in time"),
+            Ok(Err(e)) => tracing::warn!("checking the tokens of open event streams: {e}"),
+            Err(_) => tracing::warn!("checking the tokens of open event streams: no answer in time"),
         }
     }
 }

@@ -253,6 +253,7 @@ async fn check(config: &Config) {
 /// that cannot be reached or lacks the extension at start. A database that goes away later
 /// makes each call a tool error until it is back.
 pub async fn main(args: Vec<String>) {
+    crate::log::init();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{}", config::USAGE);
         return;
