@@ -98,11 +98,7 @@ async fn run(connection: String, mut commands: mpsc::UnboundedReceiver<Command>)
         let (client, mut notes) = match connect(&connection).await {
             Ok(c) => c,
             Err(e) => {
-                tracing::warn!(
-                    "LISTEN connection: {}; retrying in {:?}",
-                    crate::db::error_text(&e),
-                    backoff
-                );
+                tracing::warn!("LISTEN connection: {}; retrying in {:?}", crate::db::error_text(&e), backoff);
                 // meanwhile, commands are recorded for the reconnect
                 let pause = tokio::time::sleep(backoff);
                 tokio::pin!(pause);
