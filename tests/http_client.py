@@ -692,9 +692,9 @@ def test_startup_errors():
     with admin() as c:
         c.execute("DROP ROLE http_ungranted")
     code, err = run("--pool-size", "0")
-    check("startup: a bad flag: exit 2 and the usage", code == 2 and "--pool-size" in err and "usage: pg_todos serve" in err, (code, err))
+    check("startup: a bad flag: exit 2 and the usage", code == 2 and "--pool-size" in err and "Usage: pg_todos serve" in err, (code, err))
     p = subprocess.run([SERVER, "serve", "--help"], capture_output=True, text=True, timeout=10)
-    check("startup: --help prints the usage, exit 0", p.returncode == 0 and p.stdout.startswith("usage: pg_todos serve"), p.returncode)
+    check("startup: --help prints the usage and every flag, exit 0", p.returncode == 0 and "Usage: pg_todos serve [OPTIONS]" in p.stdout and "--tenant-wait <SECONDS>" in p.stdout, p.returncode)
 
 
 MAIN = None

@@ -303,7 +303,7 @@ def startup_errors():
     code, err = run("--tenant", "initech")
     check("an unregistered tenant: exit 2 and why", code == 2 and 'tenant "initech" is not registered' in err, (code, err))
     code, err = run()
-    check("no tenant: exit 2 and the usage", code == 2 and "--tenant" in err and "usage:" in err, (code, err))
+    check("no tenant: exit 2 and the usage", code == 2 and "--tenant" in err and "Usage: pg_todos mcp" in err, (code, err))
     code, err = run("--tenant", "acme", "--tools", "seed-9")
     check("an unknown dialect: exit 2", code == 2 and 'unknown dialect "seed-9"' in err, (code, err))
     code, err = run("--tenant", "acme", "--conversation", "c", "--session-list")

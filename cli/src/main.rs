@@ -4,7 +4,9 @@ const USAGE: &str = "usage: pg_todos <command> [options]
 
 commands:
   mcp     an MCP server over stdio for one tenant (pg_todos mcp --help)
-  serve   the HTTP service: /v1/todos, /v1/events and the board (pg_todos serve --help)";
+  serve   the HTTP service: /v1/todos, /v1/events, /mcp and the board (pg_todos serve --help)
+
+  -V, --version  print the version";
 
 #[tokio::main]
 async fn main() {
@@ -13,6 +15,7 @@ async fn main() {
         Some("mcp") => pg_todos_cli::mcp::main(args.collect()).await,
         Some("serve") => pg_todos_cli::http::main(args.collect()).await,
         Some("-h" | "--help" | "help") => println!("{USAGE}"),
+        Some("-V" | "--version") => println!("pg_todos {}", env!("CARGO_PKG_VERSION")),
         Some(other) => {
             eprintln!("pg_todos: unknown command \"{other}\"\n\n{USAGE}");
             std::process::exit(2)

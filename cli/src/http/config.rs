@@ -8,57 +8,120 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-pub const USAGE: &str = "\
-usage: pg_todos serve [--listen <addr:port>] [--database-url <postgres://…>] [--pool-size <n>]
-                      [--max-body <bytes>] [--shutdown-grace <seconds>] [limits below]
+/// The flags, as clap reads them (values checked and given their defaults and variables by
+/// `parse`, which reads the environment through the caller, so that it is unit-tested).
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "pg_todos serve",
+    version,
+    about = "The HTTP service over the pg_todos extension",
+    long_about = "The HTTP service over the pg_todos extension: /v1/todos (todo.rest), /session/:id/todo, \
+/v1/board, /v1/events (Server-Sent Events of every committed change), /mcp (MCP over Streamable HTTP), \
+/openapi.json, /healthz, /readyz and the board at /. Every route but /, /openapi.json, /healthz and \
+/readyz needs Authorization: Bearer <token> (a token from todo.create_token); the tenant comes from \
+the token.",
+    args_override_self = true,
+    allow_negative_numbers = true,
+    max_term_width = 100
+)]
+struct Flags {
+    /// Address to listen on [env: PG_TODOS_LISTEN] [default: 127.0.0.1:8787]
+    #[arg(long, value_name = "ADDR:PORT")]
+    listen: Option<String>,
+    /// A libpq URL or key=value string [env: DATABASE_URL]; otherwise PGHOST, PGPORT,
+    /// PGDATABASE, PGUSER, PGPASSWORD (application_name pg_todos_serve)
+    #[arg(long, value_name = "URL")]
+    database_url: Option<String>,
+    /// Pooled database connections; SSE uses one more of its own [env: PG_TODOS_POOL_SIZE] [default: 16]
+    #[arg(long, value_name = "N")]
+    pool_size: Option<String>,
+    /// Seconds in-flight requests get after SIGTERM/SIGINT; event streams end at once; past
+    /// the grace the process exits with status 1 [env: PG_TODOS_SHUTDOWN_GRACE] [default: 10]
+    #[arg(long, value_name = "SECONDS")]
+    shutdown_grace: Option<String>,
+    /// Largest request body read, in bytes; larger: 413 [env: PG_TODOS_MAX_BODY] [default: 1048576]
+    #[arg(long, value_name = "BYTES", help_heading = "Limits")]
+    max_body: Option<String>,
+    /// Seconds a connection has to send a request's headers; then it is closed
+    /// [env: PG_TODOS_HEADER_TIMEOUT] [default: 10]
+    #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
+    header_timeout: Option<String>,
+    /// Seconds a request has to send its body; then 408 [env: PG_TODOS_BODY_TIMEOUT] [default: 30]
+    #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
+    body_timeout: Option<String>,
+    /// Seconds an idle keep-alive connection is kept [env: PG_TODOS_IDLE_TIMEOUT] [default: 60]
+    #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
+    idle_timeout: Option<String>,
+    /// Seconds a response may wait on a client that reads nothing; then the connection is
+    /// closed [env: PG_TODOS_SEND_TIMEOUT] [default: 30]
+    #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
+    send_timeout: Option<String>,
+    /// Open connections at most (lowered to fit the process's file descriptors); past it new
+    /// connections wait to be accepted [env: PG_TODOS_MAX_CONNECTIONS] [default: 1024]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
+    max_connections: Option<String>,
+    /// Open event streams at most; past it 503 [env: PG_TODOS_MAX_STREAMS] [default: 256]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
+    max_streams: Option<String>,
+    /// Open event streams per token; past it 429 [env: PG_TODOS_MAX_STREAMS_PER_TOKEN] [default: 8]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
+    max_streams_per_token: Option<String>,
+    /// Bytes a stream may fall behind by; past it the stream ends and the client catches up on
+    /// reconnect [env: PG_TODOS_STREAM_BUFFER] [default: 4194304]
+    #[arg(long, value_name = "BYTES", help_heading = "Limits")]
+    stream_buffer: Option<String>,
+    /// Seconds between checks that the tokens of open streams are still live; a revoked
+    /// token's streams end [env: PG_TODOS_TOKEN_RECHECK] [default: 3]
+    #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
+    token_recheck: Option<String>,
+    /// Database operations one tenant may run at once [env: PG_TODOS_TENANT_SHARE]
+    /// [default: a quarter of --pool-size, at least 1]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
+    tenant_share: Option<String>,
+    /// Seconds a tenant's operation waits for its share; then 503 with Retry-After
+    /// [env: PG_TODOS_TENANT_WAIT] [default: 5]
+    #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
+    tenant_wait: Option<String>,
+}
 
-The HTTP service over the pg_todos extension: /v1/todos (todo.rest), /session/:id/todo,
-/v1/board, /v1/events (Server-Sent Events of every committed change), /healthz, /readyz and
-the board at /. Every route but /, /healthz and /readyz needs Authorization: Bearer <token>
-(a token from todo.create_token); the tenant comes from the token.
+impl Flags {
+    /// The value given for `flag` (its long name).
+    fn given(&self, flag: &str) -> Option<&String> {
+        match flag {
+            "listen" => self.listen.as_ref(),
+            "database-url" => self.database_url.as_ref(),
+            "pool-size" => self.pool_size.as_ref(),
+            "shutdown-grace" => self.shutdown_grace.as_ref(),
+            "max-body" => self.max_body.as_ref(),
+            "header-timeout" => self.header_timeout.as_ref(),
+            "body-timeout" => self.body_timeout.as_ref(),
+            "idle-timeout" => self.idle_timeout.as_ref(),
+            "send-timeout" => self.send_timeout.as_ref(),
+            "max-connections" => self.max_connections.as_ref(),
+            "max-streams" => self.max_streams.as_ref(),
+            "max-streams-per-token" => self.max_streams_per_token.as_ref(),
+            "stream-buffer" => self.stream_buffer.as_ref(),
+            "token-recheck" => self.token_recheck.as_ref(),
+            "tenant-share" => self.tenant_share.as_ref(),
+            "tenant-wait" => self.tenant_wait.as_ref(),
+            _ => None,
+        }
+    }
+}
 
-  --listen          address to listen on (env PG_TODOS_LISTEN; default 127.0.0.1:8787)
-  --database-url    a libpq URL or key=value string (env DATABASE_URL); otherwise PGHOST,
-                    PGPORT, PGDATABASE, PGUSER, PGPASSWORD (application_name pg_todos_serve)
-  --pool-size       pooled database connections (env PG_TODOS_POOL_SIZE; default 16); SSE
-                    uses one more of its own
-  --shutdown-grace  seconds in-flight requests get after SIGTERM/SIGINT (env
-                    PG_TODOS_SHUTDOWN_GRACE; default 10); event streams end at once; past the
-                    grace the process exits with status 1
-  --help            this text
+/// The usage line and where to read more, for an error of the flags' values.
+pub fn usage() -> String {
+    use clap::CommandFactory;
+    format!("{}\n\nFor more information, try '--help'.", Flags::command().render_usage())
+}
 
-Limits (each also an environment variable):
-  --max-body               largest request body read, in bytes (PG_TODOS_MAX_BODY; 1048576);
-                           larger: 413
-  --header-timeout         seconds a connection has to send a request's headers
-                           (PG_TODOS_HEADER_TIMEOUT; 10); then it is closed
-  --body-timeout           seconds a request has to send its body (PG_TODOS_BODY_TIMEOUT; 30);
-                           then 408
-  --idle-timeout           seconds an idle keep-alive connection is kept (PG_TODOS_IDLE_TIMEOUT;
-                           60)
-  --send-timeout           seconds a response may wait on a client that reads nothing
-                           (PG_TODOS_SEND_TIMEOUT; 30); then the connection is closed
-  --max-connections        open connections at most (PG_TODOS_MAX_CONNECTIONS; 1024, lowered
-                           to fit the process's file descriptors); past it new connections
-                           wait to be accepted
-  --max-streams            open event streams at most (PG_TODOS_MAX_STREAMS; 256); past it 503
-  --max-streams-per-token  open event streams per token (PG_TODOS_MAX_STREAMS_PER_TOKEN; 8);
-                           past it 429
-  --stream-buffer          bytes a stream may fall behind by (PG_TODOS_STREAM_BUFFER; 4194304);
-                           past it the stream ends and the client catches up on reconnect
-  --token-recheck          seconds between checks that the tokens of open streams are still
-                           live (PG_TODOS_TOKEN_RECHECK; 3); a revoked token's streams end
-  --tenant-share           database operations one tenant may run at once
-                           (PG_TODOS_TENANT_SHARE; a quarter of --pool-size, at least 1)
-  --tenant-wait            seconds a tenant's operation waits for its share
-                           (PG_TODOS_TENANT_WAIT; 5); then 503 with Retry-After";
-
-/// What the command line asks for: run with a configuration, or print the usage.
+/// What the command line asks for: run with a configuration, or print a text (the help or
+/// the version) and exit 0.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    /// boxed: a configuration is large beside `Help`
+    /// boxed: a configuration is large beside `Print`
     Serve(Box<Config>),
-    Help,
+    Print(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,40 +185,28 @@ const VALUED: [(&str, &str); 16] = [
 /// not `host:port` with a numeric host, a number that is not an integer in its range (the
 /// grace may be 0; every other number and time is at least 1).
 pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Command, String> {
-    let mut flags: Vec<(&str, String)> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "--help" || a == "-h" {
-            return Ok(Command::Help);
+    use clap::Parser;
+    let flags = match Flags::try_parse_from(std::iter::once("pg_todos serve".to_string()).chain(args.iter().cloned())) {
+        Ok(f) => f,
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+            return Ok(Command::Print(e.to_string()))
         }
-        let Some(body) = a.strip_prefix("--") else { return Err(format!("unknown argument {a:?}")) };
-        let (name, inline) = match body.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (body, None),
-        };
-        let Some((name, _)) = VALUED.iter().find(|(v, _)| *v == name) else {
-            return Err(format!("unknown argument {a:?}"));
-        };
-        let value = match inline {
-            Some(v) => v,
-            None => {
-                i += 1;
-                args.get(i).cloned().ok_or_else(|| format!("--{name} needs a value"))?
+        // clap's own words (an unknown flag, a missing value), with the usage line
+        Err(e) => {
+            use clap::CommandFactory;
+            let mut message = e.render().to_string().trim_end().trim_start_matches("error: ").to_string();
+            if !message.contains("Usage:") {
+                let line = Flags::command().render_usage().to_string();
+                message =
+                    message.replacen("\n\nFor more information", &format!("\n\n{line}\n\nFor more information"), 1);
             }
-        };
-        flags.push((name, value));
-        i += 1;
-    }
-    // the last of a flag given twice wins, then its variable when set and not blank
+            return Err(message);
+        }
+    };
+    // a flag, then its variable when set and not blank
     let pick = |flag: &str| {
         let var = VALUED.iter().find(|(n, _)| *n == flag).map(|(_, v)| *v);
-        flags
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == flag)
-            .map(|(_, v)| v.clone())
-            .or_else(|| var.and_then(|v| env(v).filter(|s| !s.trim().is_empty())))
+        flags.given(flag).cloned().or_else(|| var.and_then(|v| env(v).filter(|s| !s.trim().is_empty())))
     };
     let listen = pick("listen").unwrap_or_else(|| "127.0.0.1:8787".into());
     let listen = listen
@@ -219,7 +270,7 @@ mod tests {
     fn serve(c: Command) -> Config {
         match c {
             Command::Serve(c) => *c,
-            Command::Help => panic!("help, not a configuration"),
+            Command::Print(_) => panic!("a text to print, not a configuration"),
         }
     }
 
@@ -334,18 +385,33 @@ mod tests {
     }
 
     #[test]
-    fn help() {
-        assert_eq!(parse(&args(&["--pool-size", "2", "--help"]), &env_of(&[])).unwrap(), Command::Help);
-        assert_eq!(parse(&args(&["-h"]), &env_of(&[])).unwrap(), Command::Help);
+    fn help_and_version() {
+        let help = |a: &[&str]| match parse(&args(a), &env_of(&[])).unwrap() {
+            Command::Print(text) => text,
+            other => panic!("{other:?}"),
+        };
+        let text = help(&["--pool-size", "2", "--help"]);
+        assert!(text.starts_with("The HTTP service over the pg_todos extension"), "{text}");
+        assert!(text.contains("Usage: pg_todos serve [OPTIONS]") && text.contains("--tenant-share <N>"), "{text}");
+        // every flag names its variable and its default
+        assert!(text.contains("[env: PG_TODOS_MAX_STREAMS] [default: 256]"), "{text}");
+        assert!(help(&["-h"]).contains("--listen <ADDR:PORT>"));
+        assert_eq!(help(&["--version"]).trim(), format!("pg_todos serve {}", env!("CARGO_PKG_VERSION")));
     }
 
     #[test]
     fn errors_say_what_to_fix() {
         let env = env_of(&[]);
         let e = |a: &[&str]| parse(&args(a), &env).unwrap_err();
-        assert_eq!(e(&["--listen"]), "--listen needs a value");
-        assert_eq!(e(&["--port", "1"]), "unknown argument \"--port\"");
-        assert_eq!(e(&["serve"]), "unknown argument \"serve\"");
+        // clap's words for what it reads, with the usage
+        let missing = e(&["--listen"]);
+        assert!(
+            missing.starts_with("a value is required for '--listen <ADDR:PORT>' but none was supplied"),
+            "{missing}"
+        );
+        assert!(missing.contains("Usage: pg_todos serve [OPTIONS]"), "{missing}");
+        assert!(e(&["--port", "1"]).starts_with("unexpected argument '--port' found"), "{}", e(&["--port", "1"]));
+        assert!(e(&["serve"]).starts_with("unexpected argument 'serve' found"));
         assert_eq!(
             e(&["--listen", "localhost"]),
             "--listen \"localhost\": use an address and port, e.g. 127.0.0.1:8787 or [::1]:8787"
@@ -358,7 +424,7 @@ mod tests {
             e(&["--max-streams", "99999999999"]),
             "--max-streams \"99999999999\": use an integer from 1 to 4294967295"
         );
-        assert_eq!(e(&["--tenant-share"]), "--tenant-share needs a value");
+        assert!(e(&["--tenant-share"]).starts_with("a value is required for '--tenant-share <N>'"));
         let bad = env_of(&[("PG_TODOS_STREAM_BUFFER", "lots")]);
         assert!(parse(&[], &bad).unwrap_err().starts_with("--stream-buffer \"lots\""));
         let bad = env_of(&[("PG_TODOS_LISTEN", "nope")]);

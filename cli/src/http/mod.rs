@@ -15,7 +15,7 @@
 //!   `hub`, `events`); the streams are counted per token and in all, and end when their token
 //!   is revoked (`streams`).
 //! - Connections are capped and timed (headers, idle keep-alive, a client that reads nothing:
-//!   `server`); see `config::USAGE` for every limit.
+//!   `server`); `pg_todos serve --help` lists every limit.
 //! - Logging: `tracing` on stderr, one line per request and per event (`crate::log`,
 //!   `PG_TODOS_LOG`); never a token.
 //! - SIGTERM or SIGINT: no new connections, in-flight requests finish, event streams end, exit
@@ -125,12 +125,13 @@ async fn terminated() {
 pub async fn main(args: Vec<String>) {
     crate::log::init();
     let config = match config::parse(&args, &|k| std::env::var(k).ok()) {
-        Ok(Command::Help) => {
-            println!("{}", config::USAGE);
+        Ok(Command::Print(text)) => {
+            println!("{}", text.trim_end());
             return;
         }
         Ok(Command::Serve(c)) => *c,
-        Err(e) => fail(format!("{e}\n\n{}", config::USAGE)),
+        Err(e) if e.contains("Usage:") => fail(e),
+        Err(e) => fail(format!("{e}\n\n{}", config::usage())),
     };
     let (version, db) = check(&config.connection).await.unwrap_or_else(|e| fail(e));
     let pool = pool(&config.connection, config.pool_size).unwrap_or_else(|e| fail(e));

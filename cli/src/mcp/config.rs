@@ -19,30 +19,85 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-pub const USAGE: &str = "\
-usage: pg_todos mcp --tenant <id> [--conversation <id> | --session-list] [--agent <id>]
-                    [--turn <id>] [--tools <dialects>] [--database-url <postgres://…>]
+/// The flags, as clap reads them (values checked, and given their variables and defaults,
+/// by `parse`, which reads the environment through the caller, so that it is unit-tested).
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "pg_todos mcp",
+    version,
+    about = "An MCP server over stdio whose tools are the pg_todos catalog",
+    long_about = "An MCP server over stdio whose tools are the pg_todos catalog. Every tool call runs \
+todo.call_mcp(name, args) in its own transaction with the context (tenant, conversation, agent, turn) \
+of this server, never of the arguments.",
+    args_override_self = true,
+    max_term_width = 100
+)]
+struct Flags {
+    /// Tenant the calls act for [env: PG_TODOS_TENANT] (required)
+    #[arg(long, value_name = "ID")]
+    tenant: Option<String>,
+    /// The list the tools work on [env: PG_TODOS_CONVERSATION, then CLAUDE_CODE_TASK_LIST_ID];
+    /// default: the project's list, named from the directory the server is started in:
+    /// project:<canonical absolute path>, e.g. project:/home/me/app, which survives restarts and
+    /// is shared by every server of the tenant started there
+    #[arg(long, value_name = "ID")]
+    conversation: Option<String>,
+    /// A new, empty list for this server process instead (as mcp-<pid>-<time>)
+    /// [env: PG_TODOS_SESSION_LIST=1]
+    #[arg(long)]
+    session_list: bool,
+    /// Agent recorded on rows and claims [env: PG_TODOS_AGENT]; default: the MCP client's name
+    /// and the session's id, e.g. claude-code@mcp-4242-18a…
+    #[arg(long, value_name = "ID")]
+    agent: Option<String>,
+    /// Turn, scoping the plan dialect's tools [env: PG_TODOS_TURN]; default: one new id per
+    /// server process
+    #[arg(long, value_name = "ID")]
+    turn: Option<String>,
+    /// all (default), or a comma-separated list of plan, opencode, todolist, tasks, coord,
+    /// claude-tasks, claude-todowrite, codex, gemini, cursor, roo (the seed numbers 001-004 are
+    /// accepted as aliases) [env: PG_TODOS_TOOLS]
+    #[arg(long, value_name = "DIALECTS")]
+    tools: Option<String>,
+    /// A libpq URL or key=value string [env: PG_TODOS_DATABASE_URL or DATABASE_URL]; otherwise
+    /// PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD
+    #[arg(long, value_name = "URL")]
+    database_url: Option<String>,
+}
 
-Speaks MCP over stdio; every tool call runs todo.call_mcp(name, args) in its own transaction
-with the context (tenant, conversation, agent, turn) of this server, never of the arguments.
+/// What the command line asks for: run with a configuration, or print a text (the help or
+/// the version) and exit 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Serve(Box<Config>),
+    Print(String),
+}
 
-  --tenant        tenant the calls act for (env PG_TODOS_TENANT; required)
-  --conversation  the list the tools work on (env PG_TODOS_CONVERSATION, then
-                  CLAUDE_CODE_TASK_LIST_ID); default: the project's list, named from the
-                  directory the server is started in: project:<canonical absolute path>,
-                  e.g. project:/home/me/app, which survives restarts and is shared by every
-                  server of the tenant started there
-  --session-list  a new, empty list for this server process instead (as mcp-<pid>-<time>;
-                  env PG_TODOS_SESSION_LIST=1)
-  --agent         agent recorded on rows and claims (env PG_TODOS_AGENT; default: the MCP
-                  client's name and the session's id, e.g. claude-code@mcp-4242-18a…)
-  --turn          turn, scoping the plan dialect's tools (env PG_TODOS_TURN; default: one new
-                  id per server process)
-  --tools         all (default), or a comma-separated list of plan, opencode, todolist,
-                  tasks, coord, claude-tasks, claude-todowrite, codex, gemini, cursor, roo
-                  (the seed numbers 001-004 are accepted as aliases) (env PG_TODOS_TOOLS)
-  --database-url  a libpq URL or key=value string (env PG_TODOS_DATABASE_URL or
-                  DATABASE_URL); otherwise PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD";
+/// The usage line and where to read more, for an error of the flags' values.
+pub fn usage() -> String {
+    use clap::CommandFactory;
+    format!("{}\n\nFor more information, try '--help'.", Flags::command().render_usage())
+}
+
+/// The flags read by clap, or what to print, or clap's error with the usage line.
+fn read(args: &[String]) -> Result<Result<Flags, String>, String> {
+    use clap::{CommandFactory, Parser};
+    match Flags::try_parse_from(std::iter::once("pg_todos mcp".to_string()).chain(args.iter().cloned())) {
+        Ok(f) => Ok(Ok(f)),
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+            Ok(Err(e.to_string()))
+        }
+        Err(e) => {
+            let mut message = e.render().to_string().trim_end().trim_start_matches("error: ").to_string();
+            if !message.contains("Usage:") {
+                let line = Flags::command().render_usage().to_string();
+                message =
+                    message.replacen("\n\nFor more information", &format!("\n\n{line}\n\nFor more information"), 1);
+            }
+            Err(message)
+        }
+    }
+}
 
 use pg_todos_core::dialects;
 
@@ -62,47 +117,9 @@ pub struct Config {
     pub connection: String,
 }
 
-/// Flags that take a value.
-const VALUED: [&str; 6] = ["tenant", "conversation", "agent", "turn", "tools", "database-url"];
-/// Flags that take none.
-const SWITCHES: [&str; 1] = ["session-list"];
-
-/// `--name value` or `--name=value`, else the first of `env` that is set and not empty.
-fn pick(
-    args: &[String],
-    flag: &str,
-    env: &dyn Fn(&str) -> Option<String>,
-    vars: &[&str],
-) -> Result<Option<String>, String> {
-    let long = format!("--{flag}");
-    let mut found = None;
-    let mut i = 0;
-    while i < args.len() {
-        if args[i] == long {
-            found = Some(args.get(i + 1).cloned().ok_or_else(|| format!("{long} needs a value"))?);
-            i += 1;
-        } else if let Some(v) = args[i].strip_prefix(&format!("{long}=")) {
-            found = Some(v.to_string());
-        } else if args[i].strip_prefix("--").is_some_and(|n| VALUED.contains(&n)) {
-            i += 1; // another flag's value is not a flag
-        }
-        i += 1;
-    }
-    Ok(found.or_else(|| vars.iter().find_map(|v| env(v).filter(|s| !s.trim().is_empty()))))
-}
-
-/// Whether a switch (a flag without a value) is among the flags, skipping flags' values.
-fn switch(args: &[String], flag: &str) -> bool {
-    let long = format!("--{flag}");
-    let mut i = 0;
-    while i < args.len() {
-        if args[i] == long {
-            return true;
-        }
-        let valued = args[i].strip_prefix("--").is_some_and(|n| VALUED.contains(&n));
-        i += if valued { 2 } else { 1 };
-    }
-    false
+/// The flag's value, else the first of `vars` that is set and not blank.
+fn pick(given: &Option<String>, env: &dyn Fn(&str) -> Option<String>, vars: &[&str]) -> Option<String> {
+    given.clone().or_else(|| vars.iter().find_map(|v| env(v).filter(|s| !s.trim().is_empty())))
 }
 
 /// A yes/no variable: unset or empty is no.
@@ -117,7 +134,7 @@ fn env_bool(env: &dyn Fn(&str) -> Option<String>, var: &str) -> Result<bool, Str
 /// The list, by the order in the module's docs. `cwd` is the canonical absolute working
 /// directory, or why it could not be had; only the project default needs it.
 fn conversation(
-    args: &[String],
+    flags: &Flags,
     env: &dyn Fn(&str) -> Option<String>,
     cwd: Result<&Path, &str>,
 ) -> Result<Option<String>, String> {
@@ -126,8 +143,7 @@ fn conversation(
         false => Ok(Some(c)),
     };
     // the flags
-    let flag = pick(args, "conversation", env, &[])?;
-    match (flag, switch(args, "session-list")) {
+    match (flags.conversation.clone(), flags.session_list) {
         (Some(_), true) => return Err("--conversation and --session-list: pass one or the other".into()),
         (Some(c), false) => return named(c),
         (None, true) => return Ok(None),
@@ -183,38 +199,39 @@ pub fn parse(
     args: &[String],
     env: &dyn Fn(&str) -> Option<String>,
     cwd: Result<&Path, &str>,
-) -> Result<Config, String> {
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        let name = a.strip_prefix("--").map(|n| n.split('=').next().unwrap_or(n));
-        match name {
-            Some(n) if SWITCHES.contains(&n) && a.contains('=') => return Err(format!("--{n} takes no value")),
-            Some(n) if SWITCHES.contains(&n) => i += 1,
-            Some(n) if VALUED.contains(&n) => i += if a.contains('=') { 1 } else { 2 },
-            _ => return Err(format!("unknown argument {a:?}")),
-        }
-    }
-    let tenant = pick(args, "tenant", env, &["PG_TODOS_TENANT"])?
-        .ok_or("no tenant: pass --tenant <id> or set PG_TODOS_TENANT")?;
-    let dialects = match pick(args, "tools", env, &["PG_TODOS_TOOLS"])? {
+) -> Result<Command, String> {
+    let flags = match read(args)? {
+        Ok(flags) => flags,
+        Err(text) => return Ok(Command::Print(text)),
+    };
+    let tenant =
+        pick(&flags.tenant, env, &["PG_TODOS_TENANT"]).ok_or("no tenant: pass --tenant <id> or set PG_TODOS_TENANT")?;
+    let dialects = match pick(&flags.tools, env, &["PG_TODOS_TOOLS"]) {
         None => None,
         Some(list) => self::dialects(&list).map_err(|e| format!("--tools: {e}"))?,
     };
-    Ok(Config {
+    Ok(Command::Serve(Box::new(Config {
         tenant,
-        conversation: conversation(args, env, cwd)?,
-        agent: pick(args, "agent", env, &["PG_TODOS_AGENT"])?,
-        turn: pick(args, "turn", env, &["PG_TODOS_TURN"])?,
+        conversation: conversation(&flags, env, cwd)?,
+        agent: pick(&flags.agent, env, &["PG_TODOS_AGENT"]),
+        turn: pick(&flags.turn, env, &["PG_TODOS_TURN"]),
         dialects,
-        connection: pick(args, "database-url", env, &["PG_TODOS_DATABASE_URL", "DATABASE_URL"])?
+        connection: pick(&flags.database_url, env, &["PG_TODOS_DATABASE_URL", "DATABASE_URL"])
             .unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_mcp")),
-    })
+    })))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `super::parse`'s configuration; a text to print is an error here.
+    fn parse(a: &[String], env: &dyn Fn(&str) -> Option<String>, cwd: Result<&Path, &str>) -> Result<Config, String> {
+        match super::parse(a, env, cwd)? {
+            Command::Serve(c) => Ok(*c),
+            Command::Print(text) => Err(format!("printed: {text}")),
+        }
+    }
 
     /// the working directory the tests start in
     fn app() -> Result<&'static Path, &'static str> {
@@ -303,16 +320,14 @@ mod tests {
         let c = parse(&args(&["--session-list", "--tenant", "t", "--tools", "codex"]), &env, app()).unwrap();
         assert_eq!((c.tenant.as_str(), c.conversation), ("t", None));
         assert_eq!(c.dialects, Some(["codex".to_string()].into()));
-        // a flag's value that reads like the switch is a value, not the switch
-        let c = parse(&args(&["--tenant", "t", "--agent", "--session-list"]), &env, app()).unwrap();
+        // a value that reads like a flag must be given with =
+        let c = parse(&args(&["--tenant", "t", "--agent=--session-list"]), &env, app()).unwrap();
         assert_eq!(
             (c.agent.as_deref(), c.conversation.as_deref()),
             (Some("--session-list"), Some("project:/home/me/app"))
         );
-        assert_eq!(
-            parse(&args(&["--tenant", "t", "--session-list=1"]), &env, app()).unwrap_err(),
-            "--session-list takes no value"
-        );
+        let e = parse(&args(&["--tenant", "t", "--session-list=1"]), &env, app()).unwrap_err();
+        assert!(e.starts_with("unexpected value '1' for '--session-list' found; no more were expected"), "{e}");
         assert_eq!(
             parse(&args(&["--tenant", "t", "--session-list", "--conversation", "c"]), &env, app()).unwrap_err(),
             "--conversation and --session-list: pass one or the other"
@@ -367,8 +382,22 @@ mod tests {
     fn errors_say_what_to_fix() {
         let env = env_of(&[]);
         assert_eq!(parse(&args(&[]), &env, app()).unwrap_err(), "no tenant: pass --tenant <id> or set PG_TODOS_TENANT");
-        assert_eq!(parse(&args(&["--tenant"]), &env, app()).unwrap_err(), "--tenant needs a value");
-        assert_eq!(parse(&args(&["--tennant", "x"]), &env, app()).unwrap_err(), "unknown argument \"--tennant\"");
+        let e = parse(&args(&["--tenant"]), &env, app()).unwrap_err();
+        assert!(e.starts_with("a value is required for '--tenant <ID>' but none was supplied"), "{e}");
+        assert!(e.contains("Usage: pg_todos mcp [OPTIONS]"), "{e}");
+        let e = parse(&args(&["--tennant", "x"]), &env, app()).unwrap_err();
+        assert!(
+            e.starts_with("unexpected argument '--tennant' found")
+                && e.contains("tip: a similar argument exists: '--tenant'"),
+            "{e}"
+        );
+        // help and version
+        let print = |a: &[&str]| match super::parse(&args(a), &env, app()).unwrap() {
+            Command::Print(text) => text,
+            other => panic!("{other:?}"),
+        };
+        assert!(print(&["--help"]).contains("--session-list"));
+        assert_eq!(print(&["--version"]).trim(), format!("pg_todos mcp {}", env!("CARGO_PKG_VERSION")));
         let env = env_of(&[("PGPASSWORD", "it's"), ("USER", "me")]);
         assert_eq!(
             parse(&args(&["--tenant", "t"]), &env, app()).unwrap().connection,

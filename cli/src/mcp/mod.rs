@@ -254,14 +254,17 @@ async fn check(config: &Config) {
 /// makes each call a tool error until it is back.
 pub async fn main(args: Vec<String>) {
     crate::log::init();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{}", config::USAGE);
-        return;
-    }
     // the project's list is named from the canonical working directory (symlinks resolved)
     let cwd = std::env::current_dir().and_then(std::fs::canonicalize).map_err(|e| e.to_string());
-    let config = config::parse(&args, &|k| std::env::var(k).ok(), cwd.as_deref().map_err(String::as_str))
-        .unwrap_or_else(|e| fail(format!("{e}\n\n{}", config::USAGE)));
+    let config = match config::parse(&args, &|k| std::env::var(k).ok(), cwd.as_deref().map_err(String::as_str)) {
+        Ok(config::Command::Print(text)) => {
+            println!("{}", text.trim_end());
+            return;
+        }
+        Ok(config::Command::Serve(c)) => *c,
+        Err(e) if e.contains("Usage:") => fail(e),
+        Err(e) => fail(format!("{e}\n\n{}", config::usage())),
+    };
     check(&config).await;
     let pool = crate::http::pool(&config.connection, 1).unwrap_or_else(|e| fail(e));
     // one call at a time; one waits for another at most as long as a call may run
