@@ -7,3 +7,4 @@ pub mod db;
 pub mod http;
 pub mod log;
 pub mod mcp;
+pub mod tls;

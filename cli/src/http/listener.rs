@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use tokio::sync::{mpsc, oneshot, Notify};
-use tokio_postgres::{AsyncMessage, Client, NoTls};
+use tokio_postgres::{AsyncMessage, Client};
+
+use crate::tls::Target;
 
 enum Command {
     /// LISTEN the channel and wake `wake` on its notifications; `done` when the server
@@ -40,7 +42,7 @@ fn statement(verb: &str, channel: &str) -> String {
 impl Listener {
     /// Starts the connection's task (connecting in the background to `connection`, a libpq
     /// string); it runs until every handle is dropped.
-    pub fn start(connection: String) -> Listener {
+    pub fn start(connection: Target) -> Listener {
         let (commands, rx) = mpsc::unbounded_channel();
         tokio::spawn(run(connection, rx));
         Listener { commands }
@@ -65,8 +67,8 @@ impl Listener {
 
 /// A connection and the channel names of its notifications, in order; the names end when
 /// the connection does.
-async fn connect(connection: &str) -> Result<(Client, mpsc::UnboundedReceiver<String>), tokio_postgres::Error> {
-    let (client, mut conn) = tokio_postgres::connect(connection, NoTls).await?;
+async fn connect(connection: &Target) -> Result<(Client, mpsc::UnboundedReceiver<String>), tokio_postgres::Error> {
+    let (client, mut conn) = connection.connect().await?;
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         let mut messages = futures::stream::poll_fn(move |cx| conn.poll_message(cx));
@@ -90,7 +92,7 @@ async fn connect(connection: &str) -> Result<(Client, mpsc::UnboundedReceiver<St
 
 /// The task: connect, LISTEN what is wanted, then forward notifications and run commands
 /// until the connection drops; then again, after a pause.
-async fn run(connection: String, mut commands: mpsc::UnboundedReceiver<Command>) {
+async fn run(connection: Target, mut commands: mpsc::UnboundedReceiver<Command>) {
     let mut channels: HashMap<String, Arc<Notify>> = HashMap::new();
     let mut backoff = Duration::from_millis(100);
     let mut reconnecting = false;
@@ -98,7 +100,7 @@ async fn run(connection: String, mut commands: mpsc::UnboundedReceiver<Command>)
         let (client, mut notes) = match connect(&connection).await {
             Ok(c) => c,
             Err(e) => {
-                tracing::warn!("LISTEN connection: {}; retrying in {:?}", crate::db::error_text(&e), backoff);
+                tracing::warn!("LISTEN connection: {}; retrying in {:?}", crate::tls::connect_error(&e), backoff);
                 // meanwhile, commands are recorded for the reconnect
                 let pause = tokio::time::sleep(backoff);
                 tokio::pin!(pause);

@@ -34,11 +34,10 @@ pub mod server;
 pub mod streams;
 pub mod work;
 
-use std::str::FromStr;
-
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
 use tokio::sync::watch;
-use tokio_postgres::NoTls;
+
+use crate::tls::Target;
 
 use crate::db::error_text;
 use config::Command;
@@ -52,10 +51,11 @@ fn fail(message: String) -> ! {
 /// returns the extension's version and the database's name. Errors (a message): the database
 /// cannot be reached, the extension is not installed or older than 0.9.0, or the role may
 /// not look tokens up (not given `todo.grant_usage`).
-async fn check(connection: &str) -> Result<(String, String), String> {
-    let (client, conn) = tokio_postgres::connect(connection, NoTls)
+async fn check(connection: &Target) -> Result<(String, String), String> {
+    let (client, conn) = connection
+        .connect()
         .await
-        .map_err(|e| format!("cannot connect to the database: {}", error_text(&e)))?;
+        .map_err(|e| format!("cannot connect to the database: {}", crate::tls::connect_error(&e)))?;
     let driver = tokio::spawn(conn);
     let result = async {
         // one statement: where we are, who we are, and what the extension and the role have
@@ -94,12 +94,15 @@ async fn check(connection: &str) -> Result<(String, String), String> {
     result
 }
 
-/// A pool on `connection`: `size` connections at most, a connection waited for at most 10 s
-/// and opened in at most 5 s; a connection found closed (the database restarted) is dropped
-/// and a new one opened. Errors: a connection string libpq's syntax does not read.
-pub fn pool(connection: &str, size: usize) -> Result<Pool, String> {
-    let pg = tokio_postgres::Config::from_str(connection).map_err(|e| format!("--database-url: {e}"))?;
-    let manager = Manager::from_config(pg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+/// A pool on `connection` (TLS as it says): `size` connections at most, a connection waited
+/// for at most 10 s and opened in at most 5 s; a connection found closed (the database
+/// restarted) is dropped and a new one opened.
+pub fn pool(connection: &Target, size: usize) -> Result<Pool, String> {
+    let manager = Manager::from_config(
+        connection.config.clone(),
+        connection.tls.clone(),
+        ManagerConfig { recycling_method: RecyclingMethod::Fast },
+    );
     let timeouts = Timeouts {
         wait: Some(std::time::Duration::from_secs(10)),
         create: Some(std::time::Duration::from_secs(5)),
@@ -133,8 +136,9 @@ pub async fn main(args: Vec<String>) {
         Err(e) if e.contains("Usage:") => fail(e),
         Err(e) => fail(format!("{e}\n\n{}", config::usage())),
     };
-    let (version, db) = check(&config.connection).await.unwrap_or_else(|e| fail(e));
-    let pool = pool(&config.connection, config.pool_size).unwrap_or_else(|e| fail(e));
+    let target = crate::tls::target(&config.connection, &|k| std::env::var(k).ok()).unwrap_or_else(|e| fail(e));
+    let (version, db) = check(&target).await.unwrap_or_else(|e| fail(e));
+    let pool = pool(&target, config.pool_size).unwrap_or_else(|e| fail(e));
     let mut limits = config.limits.clone();
     if let Some(files) = server::raise_file_limit() {
         let fit = config::connections_that_fit(limits.max_connections, files, config.pool_size);
@@ -153,7 +157,7 @@ pub async fn main(args: Vec<String>) {
     tracing::info!("listening on http://{address} (pg_todos {version}, database \"{db}\")");
 
     let (shutdown, shutdown_rx) = watch::channel(false);
-    let listener = listener::Listener::start(config.connection.clone());
+    let listener = listener::Listener::start(target);
     let database = work::Db { pool: pool.clone(), gate: gate::Gate::new(limits.tenant_share, limits.tenant_wait) };
     let hubs = hub::Hubs::new(database.clone(), listener, limits.stream_buffer, shutdown_rx.clone());
     let streams = streams::Streams::new(limits.max_streams, limits.max_streams_per_token);

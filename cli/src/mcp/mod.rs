@@ -222,10 +222,11 @@ fn fail(message: String) -> ! {
 /// Checks, on a connection of its own, that the extension is there and the tenant
 /// registered; a clear message and exit status 2 otherwise. The calls then run on a pool of
 /// one connection, opened again whenever the database comes back.
-async fn check(config: &Config) {
-    let (client, connection) = tokio_postgres::connect(&config.connection, tokio_postgres::NoTls)
+async fn check(config: &Config, target: &crate::tls::Target) {
+    let (client, connection) = target
+        .connect()
         .await
-        .unwrap_or_else(|e| fail(format!("cannot connect to the database: {}", db_error(&e))));
+        .unwrap_or_else(|e| fail(format!("cannot connect to the database: {}", crate::tls::connect_error(&e))));
     let driver = tokio::spawn(connection);
     let version = client
         .query_opt("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'", &[])
@@ -265,8 +266,9 @@ pub async fn main(args: Vec<String>) {
         Err(e) if e.contains("Usage:") => fail(e),
         Err(e) => fail(format!("{e}\n\n{}", config::usage())),
     };
-    check(&config).await;
-    let pool = crate::http::pool(&config.connection, 1).unwrap_or_else(|e| fail(e));
+    let target = crate::tls::target(&config.connection, &|k| std::env::var(k).ok()).unwrap_or_else(|e| fail(e));
+    check(&config, &target).await;
+    let pool = crate::http::pool(&target, 1).unwrap_or_else(|e| fail(e));
     // one call at a time; one waits for another at most as long as a call may run
     let db = Db { pool, gate: crate::http::gate::Gate::new(1, Duration::from_secs(60)) };
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());

@@ -1,0 +1,362 @@
+//! TLS to PostgreSQL with libpq's meaning, for both commands.
+//!
+//! The connection string (a URL or `key=value` pairs) may hold `sslmode`, `sslrootcert`,
+//! `sslcert` and `sslkey`; `PGSSLMODE`, `PGSSLROOTCERT`, `PGSSLCERT` and `PGSSLKEY` apply when
+//! it does not. tokio-postgres reads only `sslmode` `disable`, `prefer` and `require`: the
+//! other keys are taken out of the string here, and the verification is this connector's.
+//!
+//! | `sslmode` | encrypted | the server's certificate |
+//! |---|---|---|
+//! | `disable` | no | – |
+//! | `allow`, `prefer` (the default) | when the server offers it | not checked |
+//! | `require` | yes | not checked, unless a root certificate is given or `~/.postgresql/root.crt` exists: then as `verify-ca` |
+//! | `verify-ca` | yes | signed by a root of `sslrootcert` |
+//! | `verify-full` | yes | signed so, and for the host connected to |
+//!
+//! `sslrootcert` is a PEM file of roots, or `system` for the system's roots; by default
+//! `~/.postgresql/root.crt`. A client certificate: `sslcert` and `sslkey` (PEM files; by
+//! default `~/.postgresql/postgresql.crt` and `.key` when they exist). A certificate that does
+//! not verify is refused, and the error says why and what to check.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use openssl::ssl::{SslConnector, SslFiletype, SslMethod, SslVerifyMode};
+use postgres_openssl::MakeTlsConnector;
+use tokio_postgres::config::SslMode;
+
+/// libpq's `sslmode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Disable,
+    Allow,
+    Prefer,
+    Require,
+    VerifyCa,
+    VerifyFull,
+}
+
+impl Mode {
+    fn parse(v: &str) -> Result<Mode, String> {
+        Ok(match v.trim() {
+            "disable" => Mode::Disable,
+            "allow" => Mode::Allow,
+            "prefer" => Mode::Prefer,
+            "require" => Mode::Require,
+            "verify-ca" => Mode::VerifyCa,
+            "verify-full" => Mode::VerifyFull,
+            other => {
+                return Err(format!("sslmode {other:?}: use disable, allow, prefer, require, verify-ca or verify-full"))
+            }
+        })
+    }
+}
+
+/// What to connect to, and how.
+#[derive(Clone)]
+pub struct Target {
+    /// the connection string's settings, without the TLS keys tokio-postgres does not read
+    pub config: tokio_postgres::Config,
+    pub tls: MakeTlsConnector,
+    pub mode: Mode,
+}
+
+impl Target {
+    /// Connects once; the connection's task must be polled (spawned) by the caller.
+    pub async fn connect(
+        &self,
+    ) -> Result<
+        (
+            tokio_postgres::Client,
+            tokio_postgres::Connection<tokio_postgres::Socket, postgres_openssl::TlsStream<tokio_postgres::Socket>>,
+        ),
+        tokio_postgres::Error,
+    > {
+        self.config.connect(self.tls.clone()).await
+    }
+}
+
+/// The TLS settings of a connection string, and the string without them.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Split {
+    rest: String,
+    sslmode: Option<String>,
+    sslrootcert: Option<String>,
+    sslcert: Option<String>,
+    sslkey: Option<String>,
+}
+
+impl Split {
+    fn take(&mut self, key: &str, value: String) -> bool {
+        let slot = match key {
+            "sslmode" => &mut self.sslmode,
+            "sslrootcert" => &mut self.sslrootcert,
+            "sslcert" => &mut self.sslcert,
+            "sslkey" => &mut self.sslkey,
+            _ => return false,
+        };
+        *slot = Some(value);
+        true
+    }
+}
+
+/// `%XX` decoded (the URL form's values).
+fn percent_decoded(v: &str) -> String {
+    let bytes = v.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(&v[i + 1..i + 3], 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Takes the TLS keys out of a URL (`postgres://…?sslmode=…`) or a `key=value` string.
+/// Errors: a quoted value that does not end.
+fn split(connection: &str) -> Result<Split, String> {
+    let mut out = Split::default();
+    if connection.starts_with("postgres://") || connection.starts_with("postgresql://") {
+        let Some((base, query)) = connection.split_once('?') else {
+            out.rest = connection.to_string();
+            return Ok(out);
+        };
+        let kept: Vec<&str> = query
+            .split('&')
+            .filter(|pair| {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                !out.take(&percent_decoded(k), percent_decoded(v))
+            })
+            .collect();
+        out.rest = if kept.is_empty() { base.to_string() } else { format!("{base}?{}", kept.join("&")) };
+        return Ok(out);
+    }
+    // key = value pairs; a value is a word or a quoted string with \' and \\ escapes
+    let chars: Vec<char> = connection.chars().collect();
+    let mut kept = Vec::new();
+    let mut i = 0;
+    let skip_space = |i: &mut usize| {
+        while *i < chars.len() && chars[*i].is_whitespace() {
+            *i += 1;
+        }
+    };
+    loop {
+        skip_space(&mut i);
+        if i >= chars.len() {
+            break;
+        }
+        let start = i;
+        while i < chars.len() && chars[i] != '=' && !chars[i].is_whitespace() {
+            i += 1;
+        }
+        let key: String = chars[start..i].iter().collect();
+        skip_space(&mut i);
+        if i >= chars.len() || chars[i] != '=' {
+            // not ours to judge: tokio-postgres says what is wrong with it
+            kept.push(chars[start..].iter().collect::<String>());
+            break;
+        }
+        i += 1;
+        skip_space(&mut i);
+        let value_start = i;
+        let mut value = String::new();
+        if i < chars.len() && chars[i] == '\'' {
+            i += 1;
+            let mut closed = false;
+            while i < chars.len() {
+                match chars[i] {
+                    '\\' if i + 1 < chars.len() => {
+                        value.push(chars[i + 1]);
+                        i += 2;
+                    }
+                    '\'' => {
+                        closed = true;
+                        i += 1;
+                        break;
+                    }
+                    c => {
+                        value.push(c);
+                        i += 1;
+                    }
+                }
+            }
+            if !closed {
+                return Err(format!("the connection string's value of {key} has no closing quote"));
+            }
+        } else {
+            while i < chars.len() && !chars[i].is_whitespace() {
+                value.push(chars[i]);
+                i += 1;
+            }
+        }
+        if !out.take(&key, value) {
+            kept.push(format!("{key}={}", chars[value_start..i].iter().collect::<String>()));
+        }
+    }
+    out.rest = kept.join(" ");
+    Ok(out)
+}
+
+/// libpq's default file under `~/.postgresql`, when it exists.
+fn default_file(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<PathBuf> {
+    let home = env("HOME").filter(|h| !h.is_empty())?;
+    let path = Path::new(&home).join(".postgresql").join(name);
+    path.is_file().then_some(path)
+}
+
+/// What to connect to, from a connection string and the environment (`PGSSLMODE`,
+/// `PGSSLROOTCERT`, `PGSSLCERT`, `PGSSLKEY`, `HOME`). Errors (a message saying what to fix): a
+/// string libpq's syntax does not read, an unknown sslmode, a verify mode without a root
+/// certificate, a certificate or key file that cannot be read.
+pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Target, String> {
+    let parts = split(connection)?;
+    let from_env = |var: &str| env(var).filter(|v| !v.trim().is_empty());
+    let mode = match parts.sslmode.clone().or_else(|| from_env("PGSSLMODE")) {
+        Some(m) => Mode::parse(&m)?,
+        None => Mode::Prefer,
+    };
+    let mut config =
+        tokio_postgres::Config::from_str(&parts.rest).map_err(|e| format!("the connection string: {e}"))?;
+    config.ssl_mode(match mode {
+        Mode::Disable => SslMode::Disable,
+        Mode::Allow | Mode::Prefer => SslMode::Prefer,
+        Mode::Require | Mode::VerifyCa | Mode::VerifyFull => SslMode::Require,
+    });
+    let root = parts.sslrootcert.clone().or_else(|| from_env("PGSSLROOTCERT"));
+    let root: Option<String> = match root {
+        Some(r) => Some(r),
+        None => default_file(env, "root.crt").map(|p| p.to_string_lossy().into_owned()),
+    };
+    let mut builder = SslConnector::builder(SslMethod::tls_client()).map_err(|e| format!("TLS: {e}"))?;
+    // what the server's certificate must be
+    let verify = match mode {
+        Mode::VerifyCa | Mode::VerifyFull => {
+            if root.is_none() {
+                return Err(format!(
+                    "sslmode={}: no root certificate to verify the server with: set sslrootcert (a PEM file, or \
+                     system for the system's roots) or PGSSLROOTCERT, or put one in ~/.postgresql/root.crt",
+                    if mode == Mode::VerifyCa { "verify-ca" } else { "verify-full" }
+                ));
+            }
+            true
+        }
+        // libpq: require with a root certificate behaves as verify-ca
+        Mode::Require => root.is_some(),
+        _ => false,
+    };
+    if verify {
+        match root.as_deref() {
+            Some("system") => {
+                builder.set_default_verify_paths().map_err(|e| format!("TLS: the system's roots: {e}"))?
+            }
+            Some(file) => {
+                builder.set_ca_file(file).map_err(|e| format!("sslrootcert {file:?}: cannot read it: {e}"))?
+            }
+            None => {}
+        }
+        builder.set_verify(SslVerifyMode::PEER);
+    } else {
+        builder.set_verify(SslVerifyMode::NONE);
+    }
+    // a client certificate
+    let cert = parts
+        .sslcert
+        .clone()
+        .or_else(|| from_env("PGSSLCERT"))
+        .or_else(|| default_file(env, "postgresql.crt").map(|p| p.to_string_lossy().into_owned()));
+    let key = parts
+        .sslkey
+        .clone()
+        .or_else(|| from_env("PGSSLKEY"))
+        .or_else(|| default_file(env, "postgresql.key").map(|p| p.to_string_lossy().into_owned()));
+    if let Some(cert) = &cert {
+        builder.set_certificate_chain_file(cert).map_err(|e| format!("sslcert {cert:?}: cannot read it: {e}"))?;
+        let key = key.ok_or_else(|| format!("sslcert {cert:?} is given but no sslkey: set sslkey or PGSSLKEY"))?;
+        builder
+            .set_private_key_file(&key, SslFiletype::PEM)
+            .map_err(|e| format!("sslkey {key:?}: cannot read it, or it is not the certificate's key: {e}"))?;
+    }
+    postgres_openssl::set_postgresql_alpn(&mut builder).map_err(|e| format!("TLS: {e}"))?;
+    let mut tls = MakeTlsConnector::new(builder.build());
+    let check_host = mode == Mode::VerifyFull;
+    tls.set_callback(move |c, _| {
+        c.set_verify_hostname(check_host);
+        Ok(())
+    });
+    Ok(Target { config, tls, mode })
+}
+
+/// The words of a connection error, with what to check when it is the server's certificate.
+pub fn connect_error(e: &tokio_postgres::Error) -> String {
+    let mut text = crate::db::error_text(e);
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text = format!("{text}: {s_text}");
+        }
+        source = s.source();
+    }
+    if text.contains("certificate verify failed") {
+        // openssl says "hostname mismatch" or "IP address mismatch"
+        let hint = if text.to_ascii_lowercase().contains("mismatch") {
+            "the host name is not in the server's certificate (connect by a name it holds, or sslmode=verify-ca)"
+        } else {
+            "the server's certificate is not signed by a root of sslrootcert (check sslrootcert / PGSSLROOTCERT)"
+        };
+        text = format!("{text} — {hint}");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn none(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn the_tls_keys_come_out_of_both_forms() {
+        let s = split("host=db.example.com sslmode=verify-full sslrootcert='/etc/my ca.pem' dbname = app").unwrap();
+        assert_eq!(s.rest, "host=db.example.com dbname=app");
+        assert_eq!((s.sslmode.as_deref(), s.sslrootcert.as_deref()), (Some("verify-full"), Some("/etc/my ca.pem")));
+        let s = split("host='/tmp/it\\'s' password='a b' sslkey=/k.pem").unwrap();
+        assert_eq!(s.rest, "host='/tmp/it\\'s' password='a b'");
+        assert_eq!(s.sslkey.as_deref(), Some("/k.pem"));
+        let s = split("postgres://u@db/app?sslmode=verify-ca&application_name=x&sslrootcert=%2Fetc%2Fca.pem").unwrap();
+        assert_eq!(s.rest, "postgres://u@db/app?application_name=x");
+        assert_eq!((s.sslmode.as_deref(), s.sslrootcert.as_deref()), (Some("verify-ca"), Some("/etc/ca.pem")));
+        assert_eq!(split("postgresql://db/app?sslmode=require").unwrap().rest, "postgresql://db/app");
+        assert!(split("host='unclosed").unwrap_err().contains("no closing quote"));
+    }
+
+    #[test]
+    fn modes_and_their_errors() {
+        let t = target("host=db sslmode=require", &none).unwrap();
+        assert_eq!((t.mode, t.config.get_ssl_mode()), (Mode::Require, SslMode::Require));
+        let t = target("host=db", &none).unwrap();
+        assert_eq!((t.mode, t.config.get_ssl_mode()), (Mode::Prefer, SslMode::Prefer));
+        let env = |k: &str| (k == "PGSSLMODE").then(|| "disable".to_string());
+        assert_eq!(target("host=db", &env).unwrap().config.get_ssl_mode(), SslMode::Disable);
+        // the string wins over the environment
+        assert_eq!(target("host=db sslmode=allow", &env).unwrap().mode, Mode::Allow);
+        let e = target("host=db sslmode=verify-full", &none).err().unwrap();
+        assert!(e.starts_with("sslmode=verify-full: no root certificate"), "{e}");
+        let e = target("host=db sslmode=maybe", &none).err().unwrap();
+        assert_eq!(e, "sslmode \"maybe\": use disable, allow, prefer, require, verify-ca or verify-full");
+        let e = target("host=db sslmode=verify-ca sslrootcert=/nonexistent.pem", &none).err().unwrap();
+        assert!(e.starts_with("sslrootcert \"/nonexistent.pem\": cannot read it"), "{e}");
+        assert!(target("host=db sslmode=verify-full sslrootcert=system", &none).is_ok());
+        let e = target("host=db sslcert=/nonexistent.crt", &none).err().unwrap();
+        assert!(e.starts_with("sslcert \"/nonexistent.crt\": cannot read it"), "{e}");
+    }
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""tls: TLS to PostgreSQL with libpq's meaning, in `pg_todos serve` and `pg_todos mcp`, against
+a cluster that accepts TCP connections only over SSL, with a server certificate for
+`localhost` signed by the test's authority:
+  1. sslmode=verify-full with the test's CA and host localhost: both commands work (the
+     service answers /readyz and a request; the MCP server a tool call);
+  2. verify-full with another CA: refused (exit 2) saying the certificate did not verify and to
+     check sslrootcert;
+  3. verify-full to 127.0.0.1 (not in the certificate): refused, saying the host name;
+     verify-ca to 127.0.0.1: works (the chain is checked, the name is not);
+  4. require without a CA: works (encrypted, not verified);
+  5. sslmode=disable: refused by the server (pg_hba.conf: no encryption), its words shown;
+  6. PGSSLMODE and PGSSLROOTCERT from the environment, the URL form with ?sslmode=&sslrootcert=;
+  7. a client certificate (sslcert, sslkey) for a role the server admits only with one;
+  8. verify-full with no root certificate at all: refused before connecting, saying what to set.
+Usage: tests/tls.py BINARY DBNAME PORT CERT_DIR
+"""
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from checks import check, summary
+
+BINARY, DB, PORT, CERTS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+CA, OTHER = os.path.join(CERTS, "ca.crt"), os.path.join(CERTS, "other.crt")
+
+
+def env(**extra):
+    """A clean environment: no libpq variables but those given, HOME without ~/.postgresql."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("PG", "DATABASE_URL"))}
+    e["HOME"] = CERTS  # no .postgresql there: no default root or client certificate
+    e.update(extra)
+    return e
+
+
+def url(host="localhost", user="agent_login", **params):
+    q = " ".join(f"{k}={v}" for k, v in params.items())
+    return f"host={host} port={PORT} dbname={DB} user={user} {q}".strip()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def token():
+    out = subprocess.run(["psql", "-X", "-qAt", "-d", DB, "-c", "SELECT token FROM todo.create_token('acme', 'tls-test')"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+TOKEN = token()
+
+
+def serve(connection, **extra):
+    """Starts the service on `connection`: ('ok', None) once /readyz is 200 and a request of
+    the token is 200, else ('exit', stderr) when it exited."""
+    port = free_port()
+    p = subprocess.Popen([BINARY, "serve", "--listen", f"127.0.0.1:{port}"], env=env(DATABASE_URL=connection, **extra),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            if p.poll() is not None:
+                return "exit", (p.returncode, p.stderr.read().strip())
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as r:
+                    ready = r.status == 200
+                req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/todos", headers={"Authorization": f"Bearer {TOKEN}"})
+                with urllib.request.urlopen(req, timeout=5) as r:
+                    return ("ok", None) if ready and r.status == 200 else ("bad", r.status)
+            except OSError:
+                time.sleep(0.1)
+        return "timeout", None
+    finally:
+        if p.poll() is None:
+            p.terminate()
+            p.wait(10)
+
+
+async def mcp_call(connection, extra):
+    params = StdioServerParameters(command=BINARY, args=["mcp", "--tenant", "acme", "--conversation", "tls", "--tools", "todolist"],
+                                   env=env(PG_TODOS_DATABASE_URL=connection, **extra), cwd="/tmp")
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            r = await s.call_tool("todolist__get", {})
+            return not r.is_error
+
+
+def mcp(connection, **extra):
+    """('ok', None) when a tool call over stdio succeeds, else ('exit', (status, stderr))."""
+    p = subprocess.run([BINARY, "mcp", "--tenant", "acme", "--conversation", "tls"], env=env(PG_TODOS_DATABASE_URL=connection, **extra),
+                       input="", capture_output=True, text=True, timeout=30)
+    # with stdin closed at once, a server past its database checks stops at the MCP handshake
+    if p.returncode == 2 and "cannot start the MCP session" not in p.stderr:
+        return "exit", (p.returncode, p.stderr.strip())
+    try:
+        return ("ok", None) if asyncio.run(mcp_call(connection, extra)) else ("bad", None)
+    except BaseException as e:  # the SDK wraps a server that exits in a task group's error
+        return "error", repr(e)
+
+
+def both(what, connection, expect_ok, words=(), **extra):
+    for name, run in (("serve", serve), ("mcp", mcp)):
+        got, detail = run(connection, **extra)
+        if expect_ok:
+            check(f"{name}: {what}", got == "ok", (got, detail))
+        else:
+            text = detail[1] if isinstance(detail, tuple) else str(detail)
+            check(f"{name}: {what}", got == "exit" and detail[0] == 2 and all(w in text for w in words), (got, detail))
+
+
+def main():
+    both("verify-full with the test's CA and host localhost works", url(sslmode="verify-full", sslrootcert=CA), True)
+    both("verify-full with another CA is refused: the certificate did not verify, check sslrootcert",
+         url(sslmode="verify-full", sslrootcert=OTHER), False, ("cannot connect to the database", "certificate verify failed", "sslrootcert"))
+    both("verify-full to 127.0.0.1 (not in the certificate) is refused, naming the host name",
+         url(host="127.0.0.1", sslmode="verify-full", sslrootcert=CA), False, ("certificate verify failed", "host name"))
+    both("verify-ca to 127.0.0.1 works (the chain is checked, not the name)",
+         url(host="127.0.0.1", sslmode="verify-ca", sslrootcert=CA), True)
+    both("require without a CA works", url(sslmode="require"), True)
+    both("sslmode=disable is refused by the server, its words shown", url(sslmode="disable"), False,
+         ("pg_hba.conf rejects connection", "no encryption"))
+    both("PGSSLMODE=verify-full and PGSSLROOTCERT from the environment work", url(), True,
+         PGSSLMODE="verify-full", PGSSLROOTCERT=CA)
+    both("PGSSLROOTCERT of another CA from the environment is refused", url(), False, ("certificate verify failed",),
+         PGSSLMODE="verify-full", PGSSLROOTCERT=OTHER)
+    both("the URL form: ?sslmode=verify-full&sslrootcert=… works",
+         f"postgresql://agent_login@localhost:{PORT}/{DB}?sslmode=verify-full&sslrootcert={CA}", True)
+    both("a client certificate admits the role that needs one",
+         url(user="cert_agent", sslmode="verify-full", sslrootcert=CA, sslcert=os.path.join(CERTS, "client.crt"),
+             sslkey=os.path.join(CERTS, "client.key")), True)
+    both("without its client certificate that role is refused by the server",
+         url(user="cert_agent", sslmode="verify-full", sslrootcert=CA), False, ("cannot connect to the database",))
+    both("verify-full with no root certificate is refused before connecting, saying what to set",
+         url(sslmode="verify-full"), False, ("no root certificate", "sslrootcert", "PGSSLROOTCERT"))
+    summary()
+
+
+if __name__ == "__main__":
+    main()
