@@ -12,15 +12,21 @@ a cluster that accepts TCP connections only over SSL, with a server certificate 
   5. sslmode=disable: refused by the server (pg_hba.conf: no encryption), its words shown;
   6. PGSSLMODE and PGSSLROOTCERT from the environment, the URL form with ?sslmode=&sslrootcert=;
   7. a client certificate (sslcert, sslkey) for a role the server admits only with one;
-  8. verify-full with no root certificate at all: refused before connecting, saying what to set.
+  8. verify-full with no root certificate at all: refused before connecting, saying what to set;
+  9. HTTPS for the service (--tls-cert, --tls-key): a client given the test's CA gets /healthz
+     and a request over https://localhost; a client with another CA is refused; plain HTTP to
+     the port gets no answer; a TCP connection that never starts the handshake is closed after
+     --header-timeout; --tls-cert without --tls-key, or a key not the certificate's: exit 2.
 Usage: tests/tls.py BINARY DBNAME PORT CERT_DIR
 """
 import asyncio
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 from mcp import ClientSession, StdioServerParameters
@@ -143,7 +149,66 @@ def main():
          url(user="cert_agent", sslmode="verify-full", sslrootcert=CA), False, ("cannot connect to the database",))
     both("verify-full with no root certificate is refused before connecting, saying what to set",
          url(sslmode="verify-full"), False, ("no root certificate", "sslrootcert", "PGSSLROOTCERT"))
+    https()
     summary()
+
+
+def https():
+    """9. HTTPS for the service."""
+    port = free_port()
+    cert, key = os.path.join(CERTS, "server.crt"), os.path.join(CERTS, "server.key")
+    p = subprocess.Popen([BINARY, "serve", "--listen", f"127.0.0.1:{port}", "--tls-cert", cert, "--tls-key", key,
+                          "--header-timeout", "2"],
+                         env=env(DATABASE_URL=url(sslmode="verify-full", sslrootcert=CA)),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        trusted = ssl.create_default_context(cafile=CA)
+        got = None
+        deadline = time.time() + 15
+        while time.time() < deadline and got is None:
+            try:
+                with urllib.request.urlopen(f"https://localhost:{port}/healthz", context=trusted, timeout=5) as r:
+                    got = r.status
+            except OSError:
+                time.sleep(0.1)
+        check("https: /healthz over https://localhost with the test's CA", got == 200, got)
+        req = urllib.request.Request(f"https://localhost:{port}/v1/todos", headers={"Authorization": f"Bearer {TOKEN}"})
+        with urllib.request.urlopen(req, context=trusted, timeout=5) as r:
+            check("https: a request of the token", r.status == 200, r.status)
+        try:
+            urllib.request.urlopen(f"https://localhost:{port}/healthz", context=ssl.create_default_context(cafile=OTHER), timeout=5)
+            refused = False
+        except urllib.error.URLError as e:
+            refused = "CERTIFICATE_VERIFY_FAILED" in str(e)
+        check("https: a client with another CA refuses the service's certificate", refused)
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
+                plain = r.status
+        except Exception as e:  # the service answers a plain request with no HTTP at all
+            plain = type(e).__name__
+        check("https: plain HTTP to the port gets no HTTP answer", plain != 200, plain)
+        silent = socket.create_connection(("127.0.0.1", port), timeout=10)
+        t = time.monotonic()
+        try:
+            closed = silent.recv(1) == b""
+        except OSError:
+            closed = True
+        took = time.monotonic() - t
+        check("https: a connection that never starts the handshake is closed after --header-timeout (2 s)",
+              closed and 1.5 < took < 6, (closed, round(took, 1)))
+        silent.close()
+    finally:
+        p.terminate()
+        p.wait(10)
+    bad = subprocess.run([BINARY, "serve", "--tls-cert", cert], env=env(DATABASE_URL=url(sslmode="require")),
+                         capture_output=True, text=True, timeout=30)
+    check("https: --tls-cert without --tls-key: exit 2 saying to give both",
+          bad.returncode == 2 and "give both" in bad.stderr, (bad.returncode, bad.stderr[:300]))
+    wrong = subprocess.run([BINARY, "serve", "--listen", f"127.0.0.1:{free_port()}", "--tls-cert", cert,
+                            "--tls-key", os.path.join(CERTS, "client.key")],
+                           env=env(DATABASE_URL=url(sslmode="require")), capture_output=True, text=True, timeout=30)
+    check("https: a key that is not the certificate's: exit 2 saying so",
+          wrong.returncode == 2 and "not the key of --tls-cert" in wrong.stderr, (wrong.returncode, wrong.stderr[:300]))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 # authority, a server certificate for localhost, another authority and a client certificate
 # with openssl, starts a throwaway cluster that accepts TCP connections only over SSL (and one
 # role only with its client certificate), then tests/tls.py runs `pg_todos serve` and
-# `pg_todos mcp` against it with each sslmode (see its docstring).
+# `pg_todos mcp` against it with each sslmode, and the service over HTTPS with the server's
+# certificate (see its docstring).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"

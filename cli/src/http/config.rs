@@ -28,6 +28,12 @@ struct Flags {
     /// Address to listen on [env: PG_TODOS_LISTEN] [default: 127.0.0.1:8787]
     #[arg(long, value_name = "ADDR:PORT")]
     listen: Option<String>,
+    /// Serve HTTPS with this certificate chain (a PEM file) [env: PG_TODOS_TLS_CERT]; with --tls-key
+    #[arg(long, value_name = "PEM")]
+    tls_cert: Option<String>,
+    /// The certificate's private key (a PEM file) [env: PG_TODOS_TLS_KEY]; with --tls-cert
+    #[arg(long, value_name = "PEM")]
+    tls_key: Option<String>,
     /// A libpq URL or key=value string [env: DATABASE_URL]; otherwise PGHOST, PGPORT,
     /// PGDATABASE, PGUSER, PGPASSWORD (application_name pg_todos_serve)
     #[arg(long, value_name = "URL")]
@@ -89,6 +95,8 @@ impl Flags {
     fn given(&self, flag: &str) -> Option<&String> {
         match flag {
             "listen" => self.listen.as_ref(),
+            "tls-cert" => self.tls_cert.as_ref(),
+            "tls-key" => self.tls_key.as_ref(),
             "database-url" => self.database_url.as_ref(),
             "pool-size" => self.pool_size.as_ref(),
             "shutdown-grace" => self.shutdown_grace.as_ref(),
@@ -127,6 +135,8 @@ pub enum Command {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub listen: SocketAddr,
+    /// HTTPS: the certificate chain's and the key's PEM files
+    pub tls: Option<(String, String)>,
     /// a libpq connection string (URL or key=value)
     pub connection: String,
     pub pool_size: usize,
@@ -161,8 +171,10 @@ pub struct Limits {
 }
 
 /// Flags that take a value, with their environment variable.
-const VALUED: [(&str, &str); 16] = [
+const VALUED: [(&str, &str); 18] = [
     ("listen", "PG_TODOS_LISTEN"),
+    ("tls-cert", "PG_TODOS_TLS_CERT"),
+    ("tls-key", "PG_TODOS_TLS_KEY"),
     ("database-url", "DATABASE_URL"),
     ("pool-size", "PG_TODOS_POOL_SIZE"),
     ("max-body", "PG_TODOS_MAX_BODY"),
@@ -240,6 +252,11 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
     };
     Ok(Command::Serve(Box::new(Config {
         listen,
+        tls: match (pick("tls-cert"), pick("tls-key")) {
+            (Some(cert), Some(key)) => Some((cert, key)),
+            (None, None) => None,
+            _ => return Err("--tls-cert and --tls-key: give both (HTTPS) or neither (HTTP)".into()),
+        },
         connection: pick("database-url").unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_serve")),
         pool_size,
         shutdown_grace: Duration::from_secs(number("shutdown-grace", 10, 0)?),
@@ -339,6 +356,17 @@ mod tests {
         assert_eq!(
             (l.token_recheck, l.tenant_share, l.tenant_wait),
             (Duration::from_secs(1), 2, Duration::from_secs(2))
+        );
+    }
+
+    #[test]
+    fn https_needs_both_files() {
+        let c = serve(parse(&args(&["--tls-cert", "c.pem"]), &env_of(&[("PG_TODOS_TLS_KEY", "k.pem")])).unwrap());
+        assert_eq!(c.tls, Some(("c.pem".to_string(), "k.pem".to_string())));
+        assert_eq!(serve(parse(&[], &env_of(&[])).unwrap()).tls, None);
+        assert_eq!(
+            parse(&args(&["--tls-key", "k.pem"]), &env_of(&[])).unwrap_err(),
+            "--tls-cert and --tls-key: give both (HTTPS) or neither (HTTP)"
         );
     }
 

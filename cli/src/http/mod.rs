@@ -111,6 +111,18 @@ pub fn pool(connection: &Target, size: usize) -> Result<Pool, String> {
     Pool::builder(manager).max_size(size).timeouts(timeouts).runtime(Runtime::Tokio1).build().map_err(|e| e.to_string())
 }
 
+/// The HTTPS acceptor of a certificate chain and its key (PEM files): TLS 1.2 and 1.3, HTTP/1.1.
+/// Errors: a file that cannot be read, or a key that is not the certificate's.
+fn https(cert: &str, key: &str) -> Result<openssl::ssl::SslAcceptor, String> {
+    use openssl::ssl::{SslAcceptor, SslFiletype, SslMethod};
+    let mut b = SslAcceptor::mozilla_intermediate_v5(SslMethod::tls_server()).map_err(|e| format!("TLS: {e}"))?;
+    b.set_certificate_chain_file(cert).map_err(|e| format!("--tls-cert {cert:?}: cannot read it: {e}"))?;
+    b.set_private_key_file(key, SslFiletype::PEM)
+        .map_err(|e| format!("--tls-key {key:?}: cannot read it, or it is not the key of --tls-cert {cert:?}: {e}"))?;
+    b.check_private_key().map_err(|e| format!("--tls-key {key:?} is not the key of --tls-cert {cert:?}: {e}"))?;
+    Ok(b.build())
+}
+
 /// SIGTERM or SIGINT, whichever comes first.
 async fn terminated() {
     use tokio::signal::unix::{signal, SignalKind};
@@ -154,7 +166,9 @@ pub async fn main(args: Vec<String>) {
         .await
         .unwrap_or_else(|e| fail(format!("cannot listen on {}: {e}", config.listen)));
     let address = socket.local_addr().map_or_else(|_| config.listen.to_string(), |a| a.to_string());
-    tracing::info!("listening on http://{address} (pg_todos {version}, database \"{db}\")");
+    let acceptor = config.tls.as_ref().map(|(cert, key)| https(cert, key).unwrap_or_else(|e| fail(e)));
+    let scheme = if acceptor.is_some() { "https" } else { "http" };
+    tracing::info!("listening on {scheme}://{address} (pg_todos {version}, database \"{db}\")");
 
     let (shutdown, shutdown_rx) = watch::channel(false);
     let listener = listener::Listener::start(target);
@@ -174,6 +188,6 @@ pub async fn main(args: Vec<String>) {
         tracing::error!("requests still in flight after {}s; exiting", grace.as_secs());
         std::process::exit(1);
     });
-    server::serve(socket, app, limits, shutdown_rx).await;
+    server::serve(socket, acceptor, app, limits, shutdown_rx).await;
     tracing::info!("stopped");
 }

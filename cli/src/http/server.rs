@@ -8,6 +8,7 @@
 //! - it has been idle between requests (keep-alive) for `--idle-timeout`;
 //! - a response has waited `--send-timeout` on a client that reads nothing.
 //!
+//! With `--tls-cert`, each connection's TLS handshake must end within `--header-timeout`.
 //! A request's body has `--body-timeout` (the routes answer 408). HTTP/1.1 only. At shutdown
 //! the listening socket closes, idle connections close, requests in flight finish.
 
@@ -23,6 +24,7 @@ use axum::response::Response;
 use axum::Router;
 use http_body::{Body as HttpBody, Frame, SizeHint};
 use hyper_util::rt::TokioIo;
+use openssl::ssl::{Ssl, SslAcceptor};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Semaphore};
@@ -87,9 +89,77 @@ impl Watch {
     }
 }
 
-/// A TCP stream that tells its `Watch` when bytes come in and when writes stall.
+/// A connection's stream: plain TCP, or TLS over it (`--tls-cert`).
+enum Io {
+    Plain(TcpStream),
+    Tls(Box<tokio_openssl::SslStream<TcpStream>>),
+}
+
+impl AsyncRead for Io {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Io {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Io::Plain(s) => s.is_write_vectored(),
+            Io::Tls(s) => s.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_flush(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// The TLS handshake of a new connection, within `limit` (it counts against the header
+/// timeout: a client that opens TCP and never finishes the handshake holds nothing longer);
+/// None when it fails or takes longer.
+async fn handshake(acceptor: &SslAcceptor, stream: TcpStream, limit: Duration) -> Option<Io> {
+    let ssl = Ssl::new(acceptor.context()).ok()?;
+    let mut tls = tokio_openssl::SslStream::new(ssl, stream).ok()?;
+    match tokio::time::timeout(limit, Pin::new(&mut tls).accept()).await {
+        Ok(Ok(())) => Some(Io::Tls(Box::new(tls))),
+        _ => None,
+    }
+}
+
+/// A connection's stream that tells its `Watch` when bytes come in and when writes stall.
 struct Watched {
-    inner: TcpStream,
+    inner: Io,
     watch: Arc<Watch>,
 }
 
@@ -212,7 +282,14 @@ pub fn raise_file_limit() -> Option<u64> {
 /// Serves `app` on `socket` until `shutdown` turns true, then stops accepting (the socket
 /// closes), lets idle connections close and requests in flight finish, and returns once every
 /// connection has closed.
-pub async fn serve(socket: TcpListener, app: Router, limits: Limits, mut shutdown: watch::Receiver<bool>) {
+pub async fn serve(
+    socket: TcpListener,
+    tls: Option<SslAcceptor>,
+    app: Router,
+    limits: Limits,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let tls = tls.map(Arc::new);
     let places = Arc::new(Semaphore::new(limits.max_connections));
     let limits = Arc::new(limits);
     loop {
@@ -245,8 +322,15 @@ pub async fn serve(socket: TcpListener, app: Router, limits: Limits, mut shutdow
         let app = app.clone();
         let limits = limits.clone();
         let shutdown = shutdown.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
-            connection(stream, app, &limits, shutdown).await;
+            let io = match &tls {
+                None => Some(Io::Plain(stream)),
+                Some(acceptor) => handshake(acceptor, stream, limits.header_timeout).await,
+            };
+            if let Some(io) = io {
+                connection(io, app, &limits, shutdown).await;
+            }
             drop(place);
         });
     }
@@ -257,7 +341,7 @@ pub async fn serve(socket: TcpListener, app: Router, limits: Limits, mut shutdow
 
 /// One connection, until the client closes it, its timer expires, or (at shutdown) it has no
 /// request in flight.
-async fn connection(stream: TcpStream, app: Router, limits: &Limits, mut shutdown: watch::Receiver<bool>) {
+async fn connection(stream: Io, app: Router, limits: &Limits, mut shutdown: watch::Receiver<bool>) {
     let watch = Arc::new(Watch::new());
     let io = TokioIo::new(Watched { inner: stream, watch: watch.clone() });
     let counter = watch.clone();
