@@ -335,8 +335,9 @@ $fn$;
 -- before 0.9.0 are an agent's: make the board's people new ones (person => true), or
 -- UPDATE todo.tokens SET person = true WHERE token_id = ... as an administrator.
 ALTER TABLE todo.tokens ADD COLUMN IF NOT EXISTS person boolean NOT NULL DEFAULT false;
-ALTER TABLE todo.tokens ADD COLUMN IF NOT EXISTS default_list text
-    CONSTRAINT tokens_default_list_check CHECK (btrim(default_list) <> '');
+-- no CHECK on it (todo.create_token refuses a blank one): on a distributed store Citus sends
+-- an ADD COLUMN with a constraint to the workers as several commands, which it cannot
+ALTER TABLE todo.tokens ADD COLUMN IF NOT EXISTS default_list text;
 COMMENT ON COLUMN todo.tokens.default_list IS 'The list (conversation) the token''s MCP calls (/mcp) work on when the request names none; NULL: the tenant-wide pool.';
 COMMENT ON COLUMN todo.tokens.person IS 'true: made for a person (the board); only such a token may send X-Actor: person and be recorded as person:<label>.';
 

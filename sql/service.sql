@@ -15,7 +15,7 @@ CREATE TABLE todo.tokens (
     created_at  timestamptz NOT NULL DEFAULT now(),
     revoked_at  timestamptz,
     person      boolean NOT NULL DEFAULT false,
-    default_list text CONSTRAINT tokens_default_list_check CHECK (btrim(default_list) <> '')
+    default_list text
 );
 COMMENT ON TABLE todo.tokens IS 'Bearer tokens of the HTTP service: one tenant each, stored as a SHA-256 hash; todo.create_token makes one, todo.revoke_token ends it.';
 COMMENT ON COLUMN todo.tokens.label IS 'Who or what the token is for; the actor recorded for its writes (person:<label> from the board).';
