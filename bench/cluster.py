@@ -35,7 +35,7 @@ version = subprocess.run(["psql", "-X", "-At", "-h", TARGETS["Citus"].rsplit(":"
                           "-U", "postgres", "-d", "bench", "-c", "SELECT extversion FROM pg_extension WHERE extname = 'citus'"],
                          check=True, capture_output=True, text=True).stdout.strip()
 print("## Citus cluster next to one server\n")
-ours = re.search(r'^version = "(.*)"$', open("Cargo.toml").read(), re.M)[1]
+ours = subprocess.run(["bin/version"], check=True, capture_output=True, text=True).stdout.strip()
 print(f"Command: `bench/cluster {SECONDS}` — {datetime.date.today()}; pg_todos {ours}; Citus {version}, a coordinator and two workers on this")
 print("same machine (2 cores shared by every node and pgbench), so only the ratio means anything.")
 print("pgbench -M prepared, transactions per second; 100 tenants × 20 conversations × 5 todos;")

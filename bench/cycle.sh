@@ -54,7 +54,7 @@ row() {
   echo "| $2 | $3 | $4 | $close_writ | $close_sql | $free_writ | $free_sql |"
 }
 
-version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml)
+version=$(bin/version)
 table=$(mktemp)
 {
   echo "| graph | edges | paths from top to bottom | closing a cycle: writ | closing a cycle: SQL | no cycle: writ | no cycle: SQL |"

@@ -119,7 +119,7 @@ def main():
     machine = subprocess.run(["bash", "-c", "echo \"$(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB, $(lscpu | sed -n 's/^Model name: *//p')\""],
                              capture_output=True, text=True).stdout.strip()
     version = subprocess.run(["psql", "-X", "-At", "-d", "postgres", "-c", "SHOW server_version"], capture_output=True, text=True).stdout.strip()
-    ours = re.search(r'^version = "(.*)"$', open("Cargo.toml").read(), re.M)[1]
+    ours = subprocess.run(["bin/version"], check=True, capture_output=True, text=True).stdout.strip()
     print(f"# Benchmark results\n\nCommand: `bench/run {SECONDS} {RUNS}` — {datetime.date.today()}; pg_todos {ours}; machine: {machine}; PostgreSQL {version}.")
     print(f"pgbench -M prepared, {CLIENTS} clients, {SECONDS} s per run, median latency of {RUNS} runs; each group's scripts share")
     print("one pgbench run (transactions dealt by weight), so compare latencies, not tps. Ratio = baseline latency / ours:")

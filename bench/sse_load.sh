@@ -19,7 +19,7 @@ token=$(psql -X -At -d sseload -c "SELECT token FROM todo.create_token('acme', '
 log=$(mktemp)
 timeout 900 python3 -u bench/sse_load.py "$REPO/target/release/pg_todos" sseload "$token" | tee "$log"
 # its section of bench/results.md: the table it printed, with what was run
-version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml)
+version=$(bin/version)
 section=$(mktemp)
 {
   echo "## The HTTP service: SSE clients under steady writes ($version)"

@@ -6,7 +6,7 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-to=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml)
+to=$(bin/version)
 updates=(sql/pg_todos--*--"$to".sql)
 [ -f "${updates[0]}" ] || { echo "tests/citus_upgrade.sh: no sql/pg_todos--*--$to.sql" >&2; exit 1; }
 from=${updates[0]#sql/pg_todos--}; from=${from%%--*}

@@ -12,7 +12,7 @@ bin/install
 throwaway upgrade "$PORT"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 passed=0; failed=0
-CURRENT=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml)
+CURRENT=$(bin/version)
 check() { if "${@:2}"; then passed=$((passed + 1)); echo "ok: $1"; else failed=$((failed + 1)); echo "FAILED: $1"; fi; }
 
 createdb fresh
