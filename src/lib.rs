@@ -7,8 +7,14 @@
 //!   caught errors, one notification per channel at the end);
 //! - `ops`: every change, written once (locks, rules, writes, touched todos);
 //! - `store`: all SQL against the tables, split by concern;
-//! - `triggers` (the row triggers, for plain SQL too), `context` (who is calling), `limits`
-//!   (the input size limits), `time`, `errors` (raising with real SQLSTATEs).
+//! - `session`: the leaf every layer reads — the settings (who is calling, for this
+//!   transaction), the claim flag, the subtransaction mechanism;
+//! - beside them: `triggers` (the row triggers, for plain SQL too: an entry point, like the
+//!   surfaces), `limits` (the input size limits), `time`, `errors` (raising with real
+//!   SQLSTATEs).
+//!
+//! Every import points down (surfaces, triggers → runner → ops → store → session → core);
+//! `bin/lint` checks it.
 //!
 //! The pure rules (grammar, renderer, status machine, claim rules, replace matching,
 //! routing, schema checking, the error type and policy) are the `pg_todos_core` crate,
@@ -18,11 +24,11 @@ use pgrx::prelude::*;
 
 pub use pg_todos_core::{checklist, claims, dialects, error, replace, route, schema, status, todo, writ};
 
-pub mod context;
 pub mod errors;
 pub mod limits;
 pub mod ops;
 pub mod runner;
+pub mod session;
 pub mod store;
 pub mod surfaces;
 pub mod time;
@@ -34,10 +40,10 @@ extension_sql_file!(
     "../sql/bootstrap.sql",
     name = "bootstrap",
     requires = [
-        context::current_tenant,
-        context::current_conversation,
-        context::current_agent,
-        context::current_turn,
+        surfaces::context::current_tenant,
+        surfaces::context::current_conversation,
+        surfaces::context::current_agent,
+        surfaces::context::current_turn,
         triggers::todos_before_write,
         triggers::todos_log_event,
         triggers::tenants_changed,
@@ -54,7 +60,7 @@ extension_sql_file!("../sql/privileges.sql", name = "privileges", requires = ["c
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    context::init();
+    session::init();
     limits::init();
     store::ids::init();
     store::roles::init();

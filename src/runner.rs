@@ -11,44 +11,18 @@
 //!   `Error::Rejected`; any other (a cancel or timeout, a deadlock, a serialization failure,
 //!   a lock timeout, out of memory, …) is raised again as it was, so the caller's
 //!   transaction aborts and nothing of the call commits.
-//! - `isolated(f)` runs `f` in a subtransaction and raises what it raises (see
-//!   `store::distribution::read_needs_block`).
+//! - The subtransaction mechanism itself is `session`'s (`session::isolated` runs `f` in one
+//!   and raises what it raises).
 //! - `best_effort(f)` is the open block's rule: a failure of the probe becomes `None` with a
 //!   WARNING; a cancel or anything the caller must retry is raised.
 
-use std::cell::RefCell;
-use std::panic::AssertUnwindSafe;
-
-use pgrx::pg_sys;
 use pgrx::pg_sys::panic::CaughtError;
 use pgrx::prelude::*;
-use pgrx::PgTryBuilder;
 
 use crate::error::{best_effort_swallows, disposition, Disposition, Error};
 use crate::errors::sqlstate_text;
+use crate::session::{self, subtransaction};
 use crate::store;
-
-/// The todos touched by the running call: (tenant, conversation of the todo, id), in order.
-struct Calls {
-    depth: u32,
-    touched: Vec<(String, Option<String>, i64)>,
-}
-
-thread_local! {
-    static CALLS: RefCell<Calls> = const { RefCell::new(Calls { depth: 0, touched: Vec::new() }) };
-}
-
-/// Records that the running call changed todo `id` of `tenant` (in `conversation`, None:
-/// tenant-wide); it is in the call's notification.
-pub fn touched(tenant: &str, conversation: Option<&str>, id: i64) {
-    CALLS.with(|c| c.borrow_mut().touched.push((tenant.to_string(), conversation.map(str::to_string), id)));
-}
-
-/// Whether a pg_todos function call is running (its notifications are sent when it returns);
-/// outside one, a write is plain SQL and the row trigger notifies for it.
-pub fn in_call() -> bool {
-    CALLS.with(|c| c.borrow().depth > 0)
-}
 
 /// Runs one SQL function call and then sends its notifications: one per tenant channel,
 /// `{"conversation_id": <the conversation every touched todo is in, else null>, "ids":
@@ -57,24 +31,10 @@ pub fn in_call() -> bool {
 /// Nested calls send nothing of their own. When `f` raises, nothing is sent (the
 /// transaction aborts).
 pub fn call<T>(f: impl FnOnce() -> T) -> T {
-    struct Depth;
-    impl Drop for Depth {
-        fn drop(&mut self) {
-            CALLS.with(|c| {
-                let mut c = c.borrow_mut();
-                c.depth -= 1;
-                if c.depth == 0 {
-                    c.touched.clear();
-                }
-            });
-        }
-    }
-    CALLS.with(|c| c.borrow_mut().depth += 1);
-    let depth = Depth;
+    let depth = session::enter_call();
     let out = f();
-    let outermost = CALLS.with(|c| c.borrow().depth == 1);
-    if outermost {
-        let touched = CALLS.with(|c| std::mem::take(&mut c.borrow_mut().touched));
+    if session::outermost_call() {
+        let touched = session::take_touched();
         for (tenant, conversation, ids) in by_channel(touched) {
             for part in payload_parts(&ids) {
                 store::channel::notify(&tenant, conversation.as_deref(), part);
@@ -137,7 +97,7 @@ fn by_channel(touched: Vec<(String, Option<String>, i64)>) -> Vec<(String, Optio
 /// `Error::Rejected` — any other error is raised again, unchanged.
 /// The todos it touched are forgotten when it rolls back.
 pub fn attempt<T, E: From<Error>>(f: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
-    let mark = CALLS.with(|c| c.borrow().touched.len());
+    let mark = session::touched_mark();
     let outcome = subtransaction(|| {
         store::begin_write();
         f()
@@ -153,19 +113,9 @@ pub fn attempt<T, E: From<Error>>(f: impl FnOnce() -> Result<T, E>) -> Result<T,
         }
     };
     if result.is_err() {
-        CALLS.with(|c| c.borrow_mut().touched.truncate(mark));
+        session::forget_touched_after(mark);
     }
     result
-}
-
-/// Runs `f` in a subtransaction that is released when it returns; an error it raises rolls
-/// the subtransaction back and is raised again, unchanged.
-pub fn isolated<T>(f: impl FnOnce() -> T) -> T {
-    match subtransaction(|| Ok::<T, ()>(f())) {
-        Ok(Ok(v)) => v,
-        Ok(Err(())) => unreachable!("f cannot return an error"),
-        Err(caught) => caught.rethrow(),
-    }
 }
 
 /// Runs a best-effort read in a subtransaction: its value, or None (with a WARNING naming
@@ -196,28 +146,4 @@ fn describe(caught: &CaughtError) -> (String, String) {
             (sqlstate_text(r.sql_error_code()), r.message().to_string())
         }
     }
-}
-
-/// The subtransaction itself: `Ok(f())`, released when that is `Ok`, rolled back otherwise;
-/// `Err(caught)` when `f` raised (rolled back). The caught error is boxed: pgrx's
-/// `CaughtError` is large (over 200 bytes), and only a raised error pays for the box.
-fn subtransaction<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<Result<T, E>, Box<CaughtError>> {
-    // SAFETY: the same sequence PL/pgSQL's exec_stmt_block uses around a protected block.
-    let (cx, owner) = unsafe {
-        let saved = (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner);
-        pg_sys::BeginInternalSubTransaction(std::ptr::null());
-        pg_sys::MemoryContextSwitchTo(saved.0);
-        saved
-    };
-    let outcome = PgTryBuilder::new(AssertUnwindSafe(move || Ok(f()))).catch_others(|e| Err(Box::new(e))).execute();
-    unsafe {
-        if matches!(outcome, Ok(Ok(_))) {
-            pg_sys::ReleaseCurrentSubTransaction();
-        } else {
-            pg_sys::RollbackAndReleaseCurrentSubTransaction();
-        }
-        pg_sys::MemoryContextSwitchTo(cx);
-        pg_sys::CurrentResourceOwner = owner;
-    }
-    outcome
 }

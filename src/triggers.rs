@@ -8,11 +8,10 @@ use pgrx::prelude::*;
 use pgrx::{AllocatedByPostgres, AllocatedByRust, PgTrigger};
 
 use crate::claims::{self, Need};
-use crate::context;
 use crate::error::Error;
 use crate::errors;
-use crate::ops::claiming::granting;
-use crate::runner;
+use crate::session;
+use crate::session::granting;
 use crate::status::{self, Status};
 use crate::store;
 use crate::time::{now_us, unix_us};
@@ -87,7 +86,7 @@ fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, 
     let expires: Option<TimestampWithTimeZone> = get(old, "lease_expires_at");
     let expires_us = expires.map_or(0, unix_us);
     let state = claims::State { id, status: from, claim: Some(claims::Claim { holder, expires_us }), fence };
-    if let Err(refusal) = claims::check(&state, context::agent().as_deref(), None, Need::Status, now_us()) {
+    if let Err(refusal) = claims::check(&state, session::agent().as_deref(), None, Need::Status, now_us()) {
         errors::raise_error(&Error::Claim(refusal));
     }
 }
@@ -101,7 +100,7 @@ fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, 
 /// On a distributed store the trigger runs on a worker, in another backend than the claim
 /// statement's: there the coordinator's `todo.granting` stands for `granting()`.
 fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, new: &Tuple<'_>, id: i64, shard: bool) {
-    if granting() || restoring() || (shard && context::granting_setting()) {
+    if granting() || restoring() || (shard && session::granting_setting()) {
         return;
     }
     let Ok(holder) = new.get_by_name::<String>("claimed_by") else { return };
@@ -159,7 +158,7 @@ fn todos_before_write<'a>(
             // Before the counter is touched: a writer under row-level security may only add
             // rows of the tenant in context. Checked here, with the policy's own words, so
             // that the counter table's answer can never tell whether another tenant exists.
-            if subject_to_rls(trigger) && tenant != context::tenant() {
+            if subject_to_rls(trigger) && tenant != store::scope::tenant() {
                 errors::rls_violation("todos");
             }
             // ids come from the tenant's counter, which no granted role may write: the
@@ -431,7 +430,7 @@ fn event_key(
 fn todos_log_event<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
-    let (agent, turn) = (context::agent(), context::turn());
+    let (agent, turn) = (session::agent(), session::turn());
     let status = |row: &PgHeapTuple<'_, AllocatedByPostgres>| get::<String>(row, "status").unwrap_or_default();
     let key = match (trigger.old(), trigger.new()) {
         (None, Some(new)) => {
@@ -467,7 +466,7 @@ fn todos_log_event<'a>(
     // a write by plain SQL (not through a pg_todos function, which notifies once per call
     // when it returns) notifies the tenant's listeners itself, row by row; not on a Citus
     // worker, where a NOTIFY would break the two-phase commit (and reach no listener)
-    if !runner::in_call() && !on_shard(trigger) {
+    if !session::in_call() && !on_shard(trigger) {
         store::channel::notify(&key.tenant, key.conversation.as_deref(), &[key.id]);
     }
     Ok(None)

@@ -2,48 +2,23 @@
 //! finish. The rules are in `claims` (pure); each operation locks the todo it decides on
 //! before deciding, so two agents never both win. The acting agent is `todo.agent`.
 
-use std::cell::Cell;
-
 use serde_json::json;
 
 use super::single::json_fields;
 use super::Scope;
 use crate::claims::{self, Need, Refusal};
 use crate::error::Error;
+use crate::session::grant;
 use crate::status::Status;
 use crate::store::lease::Granted;
-use crate::{context, runner, store, time};
-
-thread_local! {
-    /// Set while this backend's own claim and heartbeat statements run: the row trigger lets
-    /// a claim be set or renewed only then (never by a plain UPDATE).
-    static GRANTING: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether the statement writing the row is one of these operations' claim statements.
-pub fn granting() -> bool {
-    GRANTING.with(Cell::get)
-}
-
-/// Runs a claim statement with `granting()` true (false again after it, even on an error).
-fn grant<T>(f: impl FnOnce() -> T) -> T {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            GRANTING.with(|g| g.set(false));
-        }
-    }
-    GRANTING.with(|g| g.set(true));
-    let _reset = Reset;
-    f()
-}
+use crate::{session, store, time};
 
 fn agent(scope: &Scope) -> Result<&str, Error> {
     scope.agent.as_deref().ok_or(Error::Claim(Refusal::NoAgent))
 }
 
 fn lease(requested: Option<i64>) -> Result<i64, Error> {
-    let (default, max) = context::leases();
+    let (default, max) = session::leases();
     Ok(claims::lease_seconds(requested, default, max)?)
 }
 
@@ -69,7 +44,7 @@ pub fn claim(scope: &Scope, id: Option<i64>, lease_s: Option<i64>) -> Result<Opt
         }
     };
     if let Some(g) = &granted {
-        runner::touched(tenant, g.conversation.as_deref(), g.id);
+        session::touched(tenant, g.conversation.as_deref(), g.id);
     }
     Ok(granted.map(|granted| Claimed { granted, lease_s }))
 }
@@ -95,7 +70,7 @@ pub fn release(scope: &Scope, id: i64, fence: Option<i64>) -> Result<String, Err
     let locked = super::lock_one(scope, scope.in_scope(), id, false)?;
     claims::check(&locked.claim, Some(agent), fence, Need::Holder, time::now_us())?;
     store::write::update(&scope.tenant, id, &json_fields([("status", json!(Status::Pending.as_str()))]));
-    runner::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
+    session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(locked.todo.subject)
 }
 
@@ -114,6 +89,6 @@ pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: O
         fields.insert("outcome".into(), json!(o));
     }
     store::write::update(&scope.tenant, id, &fields);
-    runner::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
+    session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(locked.todo.subject)
 }

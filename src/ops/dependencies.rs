@@ -4,7 +4,7 @@
 use super::Scope;
 use crate::claims::EdgeError;
 use crate::error::Error;
-use crate::{runner, store};
+use crate::{session, store};
 
 /// Both todos in scope, or `NotFound` for the first that is not; the conversation of `id`.
 fn both_in_scope(scope: &Scope, id: i64, on: i64) -> Result<Option<String>, Error> {
@@ -33,7 +33,7 @@ pub fn block(scope: &Scope, id: i64, on: i64) -> Result<bool, Error> {
         return Err(EdgeError::Cycle { id, on, path }.into());
     }
     let added = store::edges::add_checked_dependency(&scope.tenant, id, on);
-    runner::touched(&scope.tenant, conversation.as_deref(), id);
+    session::touched(&scope.tenant, conversation.as_deref(), id);
     Ok(added)
 }
 
@@ -41,6 +41,6 @@ pub fn block(scope: &Scope, id: i64, on: i64) -> Result<bool, Error> {
 pub fn unblock(scope: &Scope, id: i64, on: i64) -> Result<bool, Error> {
     let conversation = both_in_scope(scope, id, on)?;
     let removed = store::edges::remove_dependency(&scope.tenant, id, on);
-    runner::touched(&scope.tenant, conversation.as_deref(), id);
+    session::touched(&scope.tenant, conversation.as_deref(), id);
     Ok(removed)
 }

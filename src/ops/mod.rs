@@ -4,7 +4,7 @@
 //! Each operation takes the scope (tenant, conversation, agent, turn) and typed input, takes
 //! its locks in the one order `store::locks` documents, asks the pure rules (`status`,
 //! `claims`, `replace`), writes through `store`, records the todos it touched for the
-//! call's notification (`runner::touched`) and returns a typed outcome or an `Error`.
+//! call's notification (`session::touched`) and returns a typed outcome or an `Error`.
 //! Surfaces run each writing operation through `runner::attempt` and render the outcome or
 //! the error in their own words.
 //!
@@ -19,8 +19,8 @@ pub mod dependencies;
 pub mod single;
 pub mod whole_list;
 
-use crate::context;
 use crate::error::Error;
+use crate::session;
 use crate::store;
 use crate::writ::render::Row;
 
@@ -40,9 +40,9 @@ impl Scope {
     /// The context's scope. Errors: 22023 when no tenant is set; 42704 when it is not
     /// registered.
     pub fn from_context() -> Scope {
-        let tenant = context::tenant();
+        let tenant = store::scope::tenant();
         store::ids::require_registered(&tenant);
-        Scope { tenant, conversation: context::conversation(), agent: context::agent(), turn: context::turn() }
+        Scope { tenant, conversation: session::conversation(), agent: session::agent(), turn: session::turn() }
     }
 
     pub fn conv(&self) -> Option<&str> {

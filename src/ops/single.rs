@@ -7,7 +7,7 @@ use crate::claims::{self, Need};
 use crate::error::Error;
 use crate::status::{check_transition, Status};
 use crate::todo::Todo;
-use crate::{runner, store, time};
+use crate::{session, store, time};
 
 /// A todo to add: its columns (`store::write::WRITABLE` names; the rest take their
 /// defaults, the context's agent and turn among them), the id reserved for it (None: the
@@ -38,7 +38,7 @@ pub fn add(scope: &Scope, new: NewTodo) -> Result<Todo, Error> {
         store::read::find_in_scope(&scope.tenant, scope.conv(), parent).ok_or(Error::NotFound { id: parent })?;
     }
     let todo = store::write::insert(&scope.tenant, new.id, new.parent, &new.fields);
-    runner::touched(&scope.tenant, todo.conversation_id.as_deref(), todo.id);
+    session::touched(&scope.tenant, todo.conversation_id.as_deref(), todo.id);
     Ok(todo)
 }
 
@@ -120,7 +120,7 @@ pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<
     } else {
         store::write::update(&scope.tenant, id, &fields).expect("the row is locked")
     };
-    runner::touched(&scope.tenant, after.conversation_id.as_deref(), id);
+    session::touched(&scope.tenant, after.conversation_id.as_deref(), id);
     Ok(Changed { before, after })
 }
 
@@ -128,7 +128,7 @@ pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<
 pub fn delete(scope: &Scope, find: Find<'_>, id: i64) -> Result<Todo, Error> {
     let locked = super::lock_one(scope, find, id, true)?;
     store::write::delete(&scope.tenant, id);
-    runner::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
+    session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(locked.todo)
 }
 

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::replace::{self, Incoming, Stored};
 use crate::status::{check_transition, Status};
 use crate::todo::Todo;
-use crate::{runner, store};
+use crate::{session, store};
 
 /// One item of a list sent whole: the id it names (None: none), its content (the subject),
 /// its status, and the other text columns it sets (`store::write::WRITABLE` names; the same
@@ -195,7 +195,7 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     store::write::update_many(tenant, &names, &updates);
     store::write::insert_many(tenant, conversation, &names, &inserts);
     for id in ids.iter().chain(&plan.removed) {
-        runner::touched(tenant, Some(conversation), *id);
+        session::touched(tenant, Some(conversation), *id);
     }
     Ok(ids)
 }

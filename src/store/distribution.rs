@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use pgrx::prelude::*;
 
 use super::ids::local_xact;
-use crate::context;
+use crate::session;
 
 thread_local! {
     /// Whether the store was found distributed, and in which transaction (a "no" is asked
@@ -62,12 +62,12 @@ pub fn sync_context() {
     }
     // SAFETY: reads this backend's current subtransaction id.
     let subxact = unsafe { pg_sys::GetCurrentSubTransactionId() };
-    let granting = if crate::ops::claiming::granting() { "on" } else { "off" };
+    let granting = if crate::session::granting() { "on" } else { "off" };
     let values = [
-        context::tenant_if_set().unwrap_or_default(),
-        context::conversation().unwrap_or_default(),
-        context::agent().unwrap_or_default(),
-        context::turn().unwrap_or_default(),
+        super::scope::tenant_if_set().unwrap_or_default(),
+        session::conversation().unwrap_or_default(),
+        session::agent().unwrap_or_default(),
+        session::turn().unwrap_or_default(),
         granting.to_string(),
     ];
     let now = Told { lxid: local_xact(), subxact, values };

@@ -16,6 +16,7 @@ pub mod lease;
 pub mod locks;
 pub mod read;
 pub mod roles;
+pub mod scope;
 pub mod write;
 
 use std::cell::RefCell;
@@ -57,7 +58,7 @@ pub(crate) fn with_plan<R>(
     f: impl FnOnce(SpiTupleTable<'_>) -> Result<R, pgrx::spi::Error>,
 ) -> R {
     if !write && distribution::read_needs_block() {
-        return crate::runner::isolated(|| run_plan(sql, args, write, f));
+        return crate::session::isolated(|| run_plan(sql, args, write, f));
     }
     run_plan(sql, args, write, f)
 }

@@ -4,11 +4,13 @@
 //! - `rest`: the `/v1/todos` routes as one function (`todo.rest`);
 //! - `tools`: every tool dialect in one registry (`todo.tools()`, `todo.call()`), and the
 //!   dialects' own SQL functions (`todo.acp_plan`, `todo.export_tasks`, …);
-//! - `functions`: the coordination operations as SQL functions (`todo.claim`, …).
+//! - `functions`: the coordination operations as SQL functions (`todo.claim`, …);
+//! - `context`: `todo.set_context` and `todo.current_tenant()` and its kin.
 //!
 //! The error a surface answers with comes from one table (`error::Error`: SQLSTATE, tool
 //! code, HTTP status); a surface adds only its own words.
 
+pub mod context;
 pub mod functions;
 pub mod rest;
 pub mod tools;

@@ -13,7 +13,7 @@ use crate::status::Status;
 use crate::writ::parse::{self, Command, Field, Mark, Parsed, Target};
 use crate::writ::render::{self, Row, WritOutput};
 use crate::writ::resolve::{self, Resolved};
-use crate::{context, limits, runner, store};
+use crate::{limits, runner, store};
 use pg_todos_core::limits::{Capped, Setting};
 
 /// Runs every `/todo` command in an agent's message and returns their framed results, in
@@ -207,7 +207,7 @@ fn gone(verb: &str) -> String {
 /// asked for is raised.
 fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row], usize) -> String) -> String {
     runner::best_effort(what, || {
-        let tenant = context::tenant_if_set().ok_or("no tenant in context: todo.tenant is not set")?;
+        let tenant = store::scope::tenant_if_set().ok_or("no tenant in context: todo.tenant is not set")?;
         Ok(render(&store::read::scope_rows(&tenant, conversation, false), limits::get(Setting::OutputSize)))
     })
     .unwrap_or_default()

@@ -257,7 +257,7 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 #[search_path(pg_catalog, todo, pg_temp)]
 fn list_as(dialect: &str, conversation: &str) -> JsonB {
     let scope = Scope {
-        tenant: crate::context::tenant(),
+        tenant: crate::store::scope::tenant(),
         conversation: Some(conversation.to_string()),
         agent: None,
         turn: None,

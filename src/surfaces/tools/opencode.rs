@@ -11,7 +11,6 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{error, failed, parse_string_id, session, str_arg, Answer, Tool};
-use crate::context;
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -148,7 +147,7 @@ pub fn list(tenant: &str, conversation: Option<&str>) -> Value {
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn changes_since(since: Option<&str>) -> JsonB {
-    let tenant = context::tenant();
+    let tenant = store::scope::tenant();
     let (cursor, conversations) = store::events::changed_since(&tenant, since);
     let changes: Vec<Value> =
         conversations.iter().map(|c| json!({ "conversation_id": c, "todos": list(&tenant, c.as_deref()) })).collect();
@@ -184,7 +183,7 @@ const MAX_PAGE_SIZE: i32 = 1000;
 #[pg_extern(stable, parallel_restricted, security_definer, name = "changes_since")]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> JsonB {
-    let tenant = context::tenant();
+    let tenant = store::scope::tenant();
     let size = match page_size {
         Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
         _ => crate::errors::raise(
@@ -235,7 +234,7 @@ COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn acp_plan(conversation: &str) -> JsonB {
-    let tenant = context::tenant();
+    let tenant = store::scope::tenant();
     let entries: Vec<Value> = store::read::todos(&tenant, Filter::Conversation(conversation))
         .iter()
         .map(|t| {
@@ -263,5 +262,5 @@ fn acp_plan(conversation: &str) -> JsonB {
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn channel() -> String {
-    store::channel::channel(&context::tenant())
+    store::channel::channel(&store::scope::tenant())
 }

@@ -177,7 +177,7 @@ fn delete(scope: &Scope, args: &Value) -> Answer {
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn export_tasks(conversation: &str) -> JsonB {
-    let scope = Scope { tenant: crate::context::tenant(), conversation: None, agent: None, turn: None };
+    let scope = Scope { tenant: crate::store::scope::tenant(), conversation: None, agent: None, turn: None };
     JsonB(file(&scope, conversation))
 }
 

@@ -1,11 +1,23 @@
-//! Who is calling: the tenant, conversation, agent and turn of the request, read from the
-//! transaction-scoped settings `todo.tenant`, `todo.conversation`, `todo.agent`, `todo.turn`.
-//! They come from the app's session, never from the model.
+//! The session: the leaf every other layer may read, reading nothing of theirs.
+//!
+//! - The settings: the tenant, conversation, agent and turn of the request
+//!   (`todo.tenant`, `todo.conversation`, `todo.agent`, `todo.turn`, transaction-scoped: a value
+//!   set by an earlier transaction is stale), the leases, the attention thresholds and
+//!   `todo.granting`. They come from the app's session, never from the model. Which tenant a
+//!   role may act for is checked above, in `store::scope`.
+//! - The claim flag: whether the statement running is one of the claim operations' own.
+//! - The call journal: the todos the running pg_todos call touched (`runner::call` sends
+//!   their notifications when it returns).
+//! - The subtransaction mechanism every caught error goes through (`runner` holds the policy).
 
+use std::cell::{Cell, RefCell};
 use std::ffi::{CStr, CString};
+use std::panic::AssertUnwindSafe;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::pg_sys::panic::CaughtError;
 use pgrx::prelude::*;
+use pgrx::PgTryBuilder;
 
 use crate::errors;
 
@@ -140,7 +152,7 @@ fn set_in_this_transaction(name: &'static CStr) -> bool {
 }
 
 /// What a setting holds for this transaction.
-enum Value {
+pub enum Value {
     /// unset, empty or only white space
     Unset,
     /// a value left by an earlier transaction: ignored
@@ -168,52 +180,10 @@ fn read_set(name: &'static CStr, setting: &GucSetting<Option<CString>>) -> Optio
     }
 }
 
-/// The tenant the calling roles are bound to (`todo.grant_usage(role, tenant)`): the role in
-/// effect outside any SECURITY DEFINER function (`SET ROLE`'s, else the login role) and the
-/// login role. Raises 42501 when the two are bound to different tenants.
-fn bound_tenant() -> Option<String> {
-    // SAFETY: read this backend's role ids.
-    let (outer, session) = unsafe { (pg_sys::GetOuterUserId(), pg_sys::GetSessionUserId()) };
-    let a = crate::store::roles::bound_tenant(outer);
-    let b = if session == outer { None } else { crate::store::roles::bound_tenant(session) };
-    match (a, b) {
-        (Some(a), Some(b)) if a != b => errors::bound_elsewhere(outer),
-        (a, b) => a.or(b),
-    }
-}
-
-/// The tenant in context, or None; raises 42501 when the calling role is bound to another
-/// tenant (the same refusal whether that tenant is registered or not). A bound role with no
-/// tenant set acts for its own.
-fn tenant_checked() -> (Option<String>, bool) {
-    let (set, stale) = match read(c"todo.tenant", &TENANT) {
-        Value::Set(t) => (Some(t), false),
-        Value::Stale => (None, true),
-        Value::Unset => (None, false),
-    };
-    match (set, bound_tenant()) {
-        (Some(t), Some(bound)) if t != bound => {
-            // SAFETY: reads this backend's role id.
-            errors::bound_elsewhere(unsafe { pg_sys::GetOuterUserId() })
-        }
-        (Some(t), _) => (Some(t), stale),
-        (None, bound) => (bound, stale),
-    }
-}
-
-/// The tenant in context; raises 22023 when there is none (or only one set by an earlier
-/// transaction), 42501 when the calling role is bound to another.
-pub fn tenant() -> String {
-    match tenant_checked() {
-        (Some(t), _) => t,
-        (None, true) => errors::stale_context(),
-        (None, false) => errors::no_tenant(),
-    }
-}
-
-/// The tenant in context, or None (42501 still raised for a role bound to another).
-pub fn tenant_if_set() -> Option<String> {
-    tenant_checked().0
+/// The tenant setting of this transaction: set, set by an earlier transaction (stale), or
+/// not set. Whether the calling role may act for it is `store::scope`'s to check.
+pub fn tenant_value() -> Value {
+    read(c"todo.tenant", &TENANT)
 }
 
 pub fn conversation() -> Option<String> {
@@ -230,7 +200,7 @@ pub fn turn() -> Option<String> {
 
 /// Sets one setting for the rest of the current transaction, as `SET LOCAL` (and
 /// `set_config(name, value, true)`) do.
-fn set_local(name: &CStr, value: Option<&str>) {
+pub fn set_local(name: &CStr, value: Option<&str>) {
     let value = CString::new(value.unwrap_or("")).unwrap_or_else(|_| {
         errors::raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
@@ -253,66 +223,127 @@ fn set_local(name: &CStr, value: Option<&str>) {
     }
 }
 
-/// Sets the whole context for the current transaction, as `SET LOCAL` would: the tenant
-/// (required, and registered in `todo.tenants`), the conversation (NULL: tenant-wide), the
-/// agent and the turn. Returns nothing. Outside an explicit transaction block the settings end
-/// with the statement, so call it inside `BEGIN … COMMIT`.
-///
-/// Errors: 22023 when `tenant` is NULL or blank; 42704 when it is not registered.
-#[pg_extern(volatile, parallel_unsafe, security_definer)]
-#[search_path(pg_catalog, todo, pg_temp)]
-fn set_context(
-    tenant: Option<&str>,
-    conversation: default!(Option<&str>, "NULL"),
-    agent: default!(Option<&str>, "NULL"),
-    turn: default!(Option<&str>, "NULL"),
-) {
-    let tenant = match tenant {
-        Some(t) if !t.trim().is_empty() => t,
-        _ => errors::raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            "todo.set_context: tenant must be a non-empty string",
-            "pass the tenant id registered in todo.tenants",
-        ),
+thread_local! {
+    /// Set while this backend's own claim and heartbeat statements run: the row trigger lets
+    /// a claim be set or renewed only then (never by a plain UPDATE).
+    static CLAIMING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the statement writing the row is one of the claim operations' own statements
+/// (`ops::claiming`); on a Citus worker, `todo.granting` (`granting_setting`) says it for the
+/// coordinator's statement.
+pub fn granting() -> bool {
+    CLAIMING.with(Cell::get)
+}
+
+/// Runs a claim statement with `granting()` true (false again after it, even on an error).
+pub fn grant<T>(f: impl FnOnce() -> T) -> T {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            CLAIMING.with(|g| g.set(false));
+        }
+    }
+    CLAIMING.with(|g| g.set(true));
+    let _reset = Reset;
+    f()
+}
+
+/// Runs `f` in a subtransaction that is released when it returns; an error it raises rolls
+/// the subtransaction back and is raised again, unchanged.
+pub fn isolated<T>(f: impl FnOnce() -> T) -> T {
+    match subtransaction(|| Ok::<T, ()>(f())) {
+        Ok(Ok(v)) => v,
+        Ok(Err(())) => unreachable!("f cannot return an error"),
+        Err(caught) => caught.rethrow(),
+    }
+}
+
+/// The subtransaction itself: `Ok(f())`, released when that is `Ok`, rolled back otherwise;
+/// `Err(caught)` when `f` raised (rolled back). The caught error is boxed: pgrx's
+/// `CaughtError` is large (over 200 bytes), and only a raised error pays for the box.
+pub fn subtransaction<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<Result<T, E>, Box<CaughtError>> {
+    // SAFETY: the same sequence PL/pgSQL's exec_stmt_block uses around a protected block.
+    let (cx, owner) = unsafe {
+        let saved = (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner);
+        pg_sys::BeginInternalSubTransaction(std::ptr::null());
+        pg_sys::MemoryContextSwitchTo(saved.0);
+        saved
     };
-    set_local(c"todo.tenant", Some(tenant));
-    set_local(c"todo.conversation", conversation);
-    set_local(c"todo.agent", agent);
-    set_local(c"todo.turn", turn);
-    // a role bound to another tenant is refused before the registration is looked at, so
-    // the answer never tells whether that tenant exists
-    let tenant = self::tenant();
-    crate::store::ids::require_registered(&tenant);
-    // on a distributed store, the workers are told now (for plain SQL that follows)
-    crate::store::distribution::sync_context();
+    let outcome = PgTryBuilder::new(AssertUnwindSafe(move || Ok(f()))).catch_others(|e| Err(Box::new(e))).execute();
+    unsafe {
+        if matches!(outcome, Ok(Ok(_))) {
+            pg_sys::ReleaseCurrentSubTransaction();
+        } else {
+            pg_sys::RollbackAndReleaseCurrentSubTransaction();
+        }
+        pg_sys::MemoryContextSwitchTo(cx);
+        pg_sys::CurrentResourceOwner = owner;
+    }
+    outcome
 }
 
-/// The tenant in context (`todo.tenant`). Used as the default of every `tenant_id` column.
-///
-/// Errors: 22023 when no tenant is set (unset, empty or blank): never "all tenants".
-#[pg_extern(stable, parallel_restricted)]
-#[search_path(pg_catalog, todo, pg_temp)]
-fn current_tenant() -> String {
-    tenant()
+/// The call journal: how deeply pg_todos function calls are nested, and the todos the
+/// running call touched: (tenant, conversation of the todo, id), in order.
+struct Journal {
+    depth: u32,
+    touched: Vec<(String, Option<String>, i64)>,
 }
 
-/// The conversation in context (`todo.conversation`), or NULL: tenant-wide.
-#[pg_extern(stable, parallel_restricted)]
-#[search_path(pg_catalog, todo, pg_temp)]
-fn current_conversation() -> Option<String> {
-    conversation()
+thread_local! {
+    static JOURNAL: RefCell<Journal> = const { RefCell::new(Journal { depth: 0, touched: Vec::new() }) };
 }
 
-/// The agent in context (`todo.agent`), or NULL.
-#[pg_extern(stable, parallel_restricted)]
-#[search_path(pg_catalog, todo, pg_temp)]
-fn current_agent() -> Option<String> {
-    agent()
+/// Records that the running call changed todo `id` of `tenant` (in `conversation`, None:
+/// tenant-wide); it is in the call's notification.
+pub fn touched(tenant: &str, conversation: Option<&str>, id: i64) {
+    JOURNAL.with(|c| c.borrow_mut().touched.push((tenant.to_string(), conversation.map(str::to_string), id)));
 }
 
-/// The turn in context (`todo.turn`), or NULL.
-#[pg_extern(stable, parallel_restricted)]
-#[search_path(pg_catalog, todo, pg_temp)]
-fn current_turn() -> Option<String> {
-    turn()
+/// Whether a pg_todos function call is running (its notifications are sent when it returns);
+/// outside one, a write is plain SQL and the row trigger notifies for it.
+pub fn in_call() -> bool {
+    JOURNAL.with(|c| c.borrow().depth > 0)
+}
+
+/// A call's place in the journal; dropping it leaves the call (the outermost one's leaving
+/// forgets what it touched).
+pub struct CallDepth;
+
+impl Drop for CallDepth {
+    fn drop(&mut self) {
+        JOURNAL.with(|c| {
+            let mut c = c.borrow_mut();
+            c.depth -= 1;
+            if c.depth == 0 {
+                c.touched.clear();
+            }
+        });
+    }
+}
+
+/// Enters a call.
+pub fn enter_call() -> CallDepth {
+    JOURNAL.with(|c| c.borrow_mut().depth += 1);
+    CallDepth
+}
+
+/// Whether the running call is the outermost one.
+pub fn outermost_call() -> bool {
+    JOURNAL.with(|c| c.borrow().depth == 1)
+}
+
+/// What the running call touched, taken out of the journal.
+pub fn take_touched() -> Vec<(String, Option<String>, i64)> {
+    JOURNAL.with(|c| std::mem::take(&mut c.borrow_mut().touched))
+}
+
+/// How much the journal holds now (a mark for `forget_touched_after`).
+pub fn touched_mark() -> usize {
+    JOURNAL.with(|c| c.borrow().touched.len())
+}
+
+/// Forgets what was touched after `mark` (a write that was rolled back).
+pub fn forget_touched_after(mark: usize) {
+    JOURNAL.with(|c| c.borrow_mut().touched.truncate(mark));
 }

@@ -1,0 +1,56 @@
+//! Which tenant the caller acts for: the tenant setting of this transaction (`session`),
+//! checked against the tenant the calling roles are bound to (`todo.grant_usage(role,
+//! tenant)`, `roles`). Every read of "the tenant in context" comes here.
+
+use pgrx::prelude::*;
+
+use crate::errors;
+use crate::session::{self, Value};
+
+/// The tenant the calling roles are bound to (`todo.grant_usage(role, tenant)`): the role in
+/// effect outside any SECURITY DEFINER function (`SET ROLE`'s, else the login role) and the
+/// login role. Raises 42501 when the two are bound to different tenants.
+fn bound_tenant() -> Option<String> {
+    // SAFETY: read this backend's role ids.
+    let (outer, session) = unsafe { (pg_sys::GetOuterUserId(), pg_sys::GetSessionUserId()) };
+    let a = super::roles::bound_tenant(outer);
+    let b = if session == outer { None } else { super::roles::bound_tenant(session) };
+    match (a, b) {
+        (Some(a), Some(b)) if a != b => errors::bound_elsewhere(outer),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The tenant in context, or None, and whether a stale one was ignored; raises 42501 when the
+/// calling role is bound to another tenant (the same refusal whether that tenant is
+/// registered or not). A bound role with no tenant set acts for its own.
+fn tenant_checked() -> (Option<String>, bool) {
+    let (set, stale) = match session::tenant_value() {
+        Value::Set(t) => (Some(t), false),
+        Value::Stale => (None, true),
+        Value::Unset => (None, false),
+    };
+    match (set, bound_tenant()) {
+        (Some(t), Some(bound)) if t != bound => {
+            // SAFETY: reads this backend's role id.
+            errors::bound_elsewhere(unsafe { pg_sys::GetOuterUserId() })
+        }
+        (Some(t), _) => (Some(t), stale),
+        (None, bound) => (bound, stale),
+    }
+}
+
+/// The tenant in context; raises 22023 when there is none (or only one set by an earlier
+/// transaction), 42501 when the calling role is bound to another.
+pub fn tenant() -> String {
+    match tenant_checked() {
+        (Some(t), _) => t,
+        (None, true) => errors::stale_context(),
+        (None, false) => errors::no_tenant(),
+    }
+}
+
+/// The tenant in context, or None (42501 still raised for a role bound to another).
+pub fn tenant_if_set() -> Option<String> {
+    tenant_checked().0
+}
