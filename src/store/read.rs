@@ -29,13 +29,14 @@ const ROW_PLAIN: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
     NULL::text, NULL::bool, false, false";
 
 /// For todos `$2` of tenant `$1`: the open todos each waits for, and its subtasks' progress
-/// (completed, not canceled).
+/// (completed, not canceled), counting only subtasks still on a list (not archived), as the
+/// board does.
 const MARKS: &str = "SELECT i.id,
     (SELECT array_agg(d.depends_on ORDER BY d.depends_on)
        FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
       WHERE d.tenant_id = $1 AND d.todo_id = i.id AND b.status IN ('pending', 'in_progress', 'blocked')),
     (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
-       FROM todo.todos c WHERE c.tenant_id = $1 AND c.parent_id = i.id)
+       FROM todo.todos c WHERE c.tenant_id = $1 AND c.parent_id = i.id AND c.archived_at IS NULL)
   FROM unnest($2::int8[]) WITH ORDINALITY AS i(id, ord) ORDER BY i.ord";
 
 fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {

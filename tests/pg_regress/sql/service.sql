@@ -164,6 +164,13 @@ SELECT b->>'tenant' AS tenant, jsonb_array_length(b->'attention') AS attention,
 SELECT jsonb_pretty(t - 'updated_at' - 'lease_expires_at')
   FROM jsonb_array_elements(todo.board()->'conversations') c, jsonb_array_elements(c->'todos') t
  WHERE c->>'conversation_id' = 'ses_3';
+-- an archived subtask is off every list: the board and the writ both leave it out of the progress
+SAVEPOINT archived;
+UPDATE todo.todos SET archived_at = now() WHERE subject = 'child one';
+SELECT (SELECT t->'subtasks' FROM jsonb_array_elements(todo.board()->'conversations') c, jsonb_array_elements(c->'todos') t
+         WHERE t->>'subject' = 'parent') AS board_progress,
+       substring(todo.todo_writ('/todo list all') from 'parent \(([0-9]+/[0-9]+) done\)') AS writ_progress;
+ROLLBACK TO SAVEPOINT archived;
 COMMIT;
 -- as the app role: its own tenant's rows only
 \connect - agent_login
