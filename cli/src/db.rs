@@ -1,5 +1,5 @@
 //! What the services share about the database: the connection string from libpq's
-//! environment and an error's text. Pure, unit-tested.
+//! environment, an error's text (pure, unit-tested), and the extension check.
 
 /// libpq's environment (`PGHOST`, `PGPORT`, `PGDATABASE`, `PGUSER`, `PGPASSWORD`,
 /// `PGAPPNAME`) as a key=value connection string, values quoted, with libpq's defaults where it
@@ -20,6 +20,13 @@ pub fn libpq_env(env: &dyn Fn(&str) -> Option<String>, application: &str) -> Str
     .filter_map(|(key, value)| value.map(|v| format!("{key}={}", quote(&v))))
     .collect::<Vec<_>>()
     .join(" ")
+}
+
+/// The installed pg_todos version in the connected database, or None when the extension is
+/// not installed: the one extension check of both commands (at start, and `/readyz`).
+pub async fn extension_version(client: &tokio_postgres::Client) -> Result<Option<String>, tokio_postgres::Error> {
+    let row = client.query_opt("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'", &[]).await?;
+    Ok(row.map(|r| r.get(0)))
 }
 
 /// An error's text: `SQLSTATE: message` for an error the server sent, else the client's own

@@ -58,11 +58,11 @@ async fn check(connection: &Target) -> Result<(String, String), String> {
         .map_err(|e| format!("cannot connect to the database: {}", crate::tls::connect_error(&e)))?;
     let driver = tokio::spawn(conn);
     let result = async {
-        // one statement: where we are, who we are, and what the extension and the role have
+        // the extension, then where we are, who we are, and what the role may call
+        let installed = crate::db::extension_version(&client).await.map_err(|e| error_text(&e))?;
         let row = client
             .query_one(
                 "SELECT current_database()::text, current_user::text,
-                        (SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'),
                         to_regprocedure('todo.authenticate(text)') IS NOT NULL
                             AND to_regprocedure('todo.changes_since(text, text, integer)') IS NOT NULL,
                         has_function_privilege(to_regprocedure('todo.authenticate(text)')::oid, 'EXECUTE')",
@@ -71,17 +71,16 @@ async fn check(connection: &Target) -> Result<(String, String), String> {
             .await
             .map_err(|e| error_text(&e))?;
         let (db, role): (String, String) = (row.get(0), row.get(1));
-        let version: String = row
-            .get::<_, Option<String>>(2)
+        let version: String = installed
             .ok_or_else(|| format!("the pg_todos extension is not installed in database \"{db}\": CREATE EXTENSION pg_todos"))?;
-        if !row.get::<_, bool>(3) {
+        if !row.get::<_, bool>(2) {
             return Err(format!(
                 "pg_todos {version} in database \"{db}\" has no todo.authenticate or paged todo.changes_since (0.9.0 or later needed): ALTER EXTENSION pg_todos UPDATE"
             ));
         }
         // a role set up before 0.6.0 lacks what todo.grant_usage now grants: every request
         // would fail on the token lookup
-        if row.get::<_, Option<bool>>(4) != Some(true) {
+        if row.get::<_, Option<bool>>(3) != Some(true) {
             return Err(format!(
                 "role \"{role}\" may not execute todo.authenticate in database \"{db}\": as an administrator, SELECT todo.grant_usage('{role}')"
             ));

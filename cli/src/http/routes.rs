@@ -296,11 +296,8 @@ async fn healthz() -> Response {
 async fn readyz(State(state): State<AppState>) -> Response {
     let check = async {
         let db = state.db.pool.get().await.map_err(|e| super::errors::pool_cause(&e))?;
-        let row = db
-            .query_opt("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'", &[])
-            .await
-            .map_err(|e| crate::db::error_text(&e))?;
-        row.map(|_| ()).ok_or_else(|| "the pg_todos extension is not installed".to_string())
+        let version = crate::db::extension_version(&db).await.map_err(|e| crate::db::error_text(&e))?;
+        version.map(|_| ()).ok_or_else(|| "the pg_todos extension is not installed".to_string())
     };
     let cause = match tokio::time::timeout(Duration::from_secs(2), check).await {
         Ok(Ok(())) => return json_response(StatusCode::OK, &json!({"status": "ready"})),

@@ -228,10 +228,7 @@ async fn check(config: &Config, target: &crate::tls::Target) {
         .await
         .unwrap_or_else(|e| fail(format!("cannot connect to the database: {}", crate::tls::connect_error(&e))));
     let driver = tokio::spawn(connection);
-    let version = client
-        .query_opt("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos'", &[])
-        .await
-        .unwrap_or_else(|e| fail(db_error(&e)));
+    let version = crate::db::extension_version(&client).await.unwrap_or_else(|e| fail(db_error(&e)));
     if version.is_none() {
         let db: String = client.query_one("SELECT current_database()", &[]).await.map(|r| r.get(0)).unwrap_or_default();
         fail(format!("the pg_todos extension is not installed in database \"{db}\": CREATE EXTENSION pg_todos"));
