@@ -44,6 +44,17 @@ impl Status {
         }
     }
 
+    /// The three states most runtimes know (pending, in progress, completed), for a dialect
+    /// that has no blocked or canceled: a blocked todo is pending (still to do), a canceled
+    /// one completed (done with). The one place this collapse is decided.
+    pub fn three_state(self) -> Status {
+        match self {
+            Status::Pending | Status::Blocked => Status::Pending,
+            Status::InProgress => Status::InProgress,
+            Status::Completed | Status::Canceled => Status::Completed,
+        }
+    }
+
     /// Completed and canceled are terminal: they carry `completed_at` and leave the open list.
     pub fn is_terminal(self) -> bool {
         matches!(self, Status::Completed | Status::Canceled)
@@ -146,6 +157,16 @@ pub fn stamps(from: Option<Status>, to: Status) -> Stamps {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn three_states_for_the_dialects_that_have_three() {
+        let collapsed: Vec<&str> =
+            [Status::Pending, Status::InProgress, Status::Completed, Status::Canceled, Status::Blocked]
+                .iter()
+                .map(|s| s.three_state().as_str())
+                .collect();
+        assert_eq!(collapsed, ["pending", "in_progress", "completed", "completed", "pending"]);
+    }
 
     #[test]
     fn parse_accepts_both_cancel_spellings_and_nothing_loose() {

@@ -101,11 +101,7 @@ static UPDATE: Tool = Tool {
 
 /// Claude Code's spelling of a status (it has no blocked or canceled).
 pub fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Pending | Status::Blocked => "pending",
-        Status::InProgress => "in_progress",
-        Status::Completed | Status::Canceled => "completed",
-    }
+    s.three_state().as_str()
 }
 
 fn id_string(id: i64) -> Value {

@@ -88,10 +88,10 @@ pub fn plan(rows: &[Todo]) -> Value {
     let steps: Vec<Value> = rows
         .iter()
         .map(|t| {
-            let status = match t.status {
+            let status = match t.status.three_state() {
                 Status::InProgress => "inProgress",
-                Status::Completed | Status::Canceled => "completed",
-                Status::Pending | Status::Blocked => "pending",
+                Status::Completed => "completed",
+                _ => "pending",
             };
             json!({"step": t.subject, "status": status})
         })

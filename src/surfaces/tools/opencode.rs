@@ -242,11 +242,7 @@ fn acp_plan(conversation: &str) -> JsonB {
                 (Status::InProgress, Some(active)) => active.as_str(),
                 _ => t.subject.as_str(),
             };
-            let status = match t.status {
-                Status::Canceled => "completed",
-                Status::Blocked => "pending",
-                s => s.as_str(),
-            };
+            let status = t.status.three_state().as_str();
             json!({"content": content, "priority": t.priority.as_deref().unwrap_or("medium"), "status": status})
         })
         .collect();

@@ -40,10 +40,10 @@ static UPDATE_TODO_LIST: Tool = Tool {
 pub fn checklist(rows: &[Todo]) -> String {
     rows.iter()
         .map(|t| {
-            let mark = match t.status {
+            let mark = match t.status.three_state() {
                 Status::InProgress => "[-]",
-                Status::Completed | Status::Canceled => "[x]",
-                Status::Pending | Status::Blocked => "[ ]",
+                Status::Completed => "[x]",
+                _ => "[ ]",
             };
             format!("{mark} {}", t.subject)
         })
