@@ -13,6 +13,8 @@ a cluster that accepts TCP connections only over SSL, with a server certificate 
   6. PGSSLMODE and PGSSLROOTCERT from the environment, the URL form with ?sslmode=&sslrootcert=;
   7. a client certificate (sslcert, sslkey) for a role the server admits only with one;
   8. verify-full with no root certificate at all: refused before connecting, saying what to set;
+     sslrootcert is the only authority trusted (not the system's roots too); over the
+     Unix-domain socket no TLS is tried (as libpq);
   9. HTTPS for the service (--tls-cert, --tls-key): a client given the test's CA gets /healthz
      and a request over https://localhost; a client with another CA is refused; plain HTTP to
      the port gets no answer; a TCP connection that never starts the handshake is closed after
@@ -36,6 +38,7 @@ from checks import check, summary
 
 BINARY, DB, PORT, CERTS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 CA, OTHER = os.path.join(CERTS, "ca.crt"), os.path.join(CERTS, "other.crt")
+SOCKET = os.environ["PGHOST"]  # the cluster's socket directory (before env() drops PG*)
 
 
 def env(**extra):
@@ -147,6 +150,11 @@ def main():
              sslkey=os.path.join(CERTS, "client.key")), True)
     both("without its client certificate that role is refused by the server",
          url(user="cert_agent", sslmode="verify-full", sslrootcert=CA), False, ("cannot connect to the database",))
+    both("sslrootcert is the only authority trusted, not the system's too (the test CA made a system root "
+         "through SSL_CERT_FILE)", url(host="127.0.0.1", sslmode="verify-ca", sslrootcert=OTHER), False,
+         ("certificate verify failed",), SSL_CERT_FILE=CA)
+    both("over the Unix-domain socket verify-full with no root file connects without TLS, as libpq",
+         f"host={SOCKET} port={PORT} dbname={DB} user=agent_login sslmode=verify-full", True)
     both("verify-full with no root certificate is refused before connecting, saying what to set",
          url(sslmode="verify-full"), False, ("no root certificate", "sslrootcert", "PGSSLROOTCERT"))
     https()

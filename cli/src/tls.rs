@@ -16,12 +16,16 @@
 //! `sslrootcert` is a PEM file of roots, or `system` for the system's roots; by default
 //! `~/.postgresql/root.crt`. A client certificate: `sslcert` and `sslkey` (PEM files; by
 //! default `~/.postgresql/postgresql.crt` and `.key` when they exist). A certificate that does
-//! not verify is refused, and the error says why and what to check.
+//! not verify is refused, and the error says why and what to check. `sslrootcert` is the
+//! only authority trusted (not the system's too). Over a Unix-domain socket no TLS is tried,
+//! as libpq.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use openssl::ssl::{SslConnector, SslFiletype, SslMethod, SslVerifyMode};
+use openssl::x509::store::X509StoreBuilder;
+use openssl::x509::X509;
 use postgres_openssl::MakeTlsConnector;
 use tokio_postgres::config::SslMode;
 
@@ -224,6 +228,11 @@ pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<
     };
     let mut config =
         tokio_postgres::Config::from_str(&parts.rest).map_err(|e| format!("the connection string: {e}"))?;
+    // libpq never tries TLS over a Unix-domain socket: with only sockets to connect to, the
+    // mode is read (and must be valid) but nothing of TLS is asked for
+    let sockets_only = !config.get_hosts().is_empty()
+        && config.get_hosts().iter().all(|h| matches!(h, tokio_postgres::config::Host::Unix(_)));
+    let mode = if sockets_only { Mode::Disable } else { mode };
     config.ssl_mode(match mode {
         Mode::Disable => SslMode::Disable,
         Mode::Allow | Mode::Prefer => SslMode::Prefer,
@@ -257,7 +266,19 @@ pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<
                 builder.set_default_verify_paths().map_err(|e| format!("TLS: the system's roots: {e}"))?
             }
             Some(file) => {
-                builder.set_ca_file(file).map_err(|e| format!("sslrootcert {file:?}: cannot read it: {e}"))?
+                // only this file's roots: SslConnector::builder has loaded the system's already,
+                // and libpq trusts sslrootcert alone
+                let cannot = |e: &dyn std::fmt::Display| format!("sslrootcert {file:?}: cannot read it: {e}");
+                let pem = std::fs::read(file).map_err(|e| cannot(&e))?;
+                let certs = X509::stack_from_pem(&pem).map_err(|e| cannot(&e))?;
+                if certs.is_empty() {
+                    return Err(format!("sslrootcert {file:?}: cannot read it: no certificate in it"));
+                }
+                let mut store = X509StoreBuilder::new().map_err(|e| cannot(&e))?;
+                for cert in certs {
+                    store.add_cert(cert).map_err(|e| cannot(&e))?;
+                }
+                builder.set_cert_store(store.build());
             }
             None => {}
         }
@@ -356,6 +377,10 @@ mod tests {
         let e = target("host=db sslmode=verify-ca sslrootcert=/nonexistent.pem", &none).err().unwrap();
         assert!(e.starts_with("sslrootcert \"/nonexistent.pem\": cannot read it"), "{e}");
         assert!(target("host=db sslmode=verify-full sslrootcert=system", &none).is_ok());
+        // over a Unix-domain socket nothing of TLS is asked for (libpq), but the mode must be valid
+        let t = target("host=/var/run/postgresql sslmode=verify-full", &none).unwrap();
+        assert_eq!((t.mode, t.config.get_ssl_mode()), (Mode::Disable, SslMode::Disable));
+        assert!(target("host=/tmp sslmode=sure", &none).is_err());
         let e = target("host=db sslcert=/nonexistent.crt", &none).err().unwrap();
         assert!(e.starts_with("sslcert \"/nonexistent.crt\": cannot read it"), "{e}");
     }
