@@ -1,8 +1,9 @@
 //! `/mcp`: the MCP server (`crate::mcp::Tools`, the same tools, results and dialect selection
 //! as `pg_todos mcp` over stdio) over Streamable HTTP, with the official Rust SDK's transport.
 //!
-//! - The caller is the bearer token's, as on every other route: the tenant comes from the
-//!   token alone; the agent is `X-Agent-Id`, else the token's label (`auth::actor`).
+//! - The caller is the bearer token's, found by the route (`routes`) as for every other
+//!   route: the tenant comes from the token alone; the agent is `X-Agent-Id`, else the
+//!   token's label (`auth::actor`).
 //! - The list (the conversation) and the dialects come from the URL, so that a client's
 //!   configuration chooses them with the URL alone, or from headers: `?list=<id>` or
 //!   `X-Todo-List`, `?tools=<dialects>` or `X-Todo-Tools` (as `pg_todos mcp --tools`),
@@ -14,14 +15,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Query, Request, State};
+use axum::extract::Query;
 use axum::http::{HeaderMap, Uri};
-use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::auth::Identity;
 use super::errors::ApiError;
-use super::routes::{caller, AppState};
 use super::work::{Act, Db};
 use crate::mcp::{config::dialects, Origin, Scope, Tools};
 
@@ -41,22 +41,6 @@ pub fn service(db: Db, max_body: usize) -> Service {
         Arc::new(NeverSessionManager::default()),
         config,
     )
-}
-
-/// `/mcp`, any method: the request's scope among its extensions for `Tools`, then rmcp's
-/// service; or the error of the scope (401, 400, 503).
-pub async fn route(State(state): State<AppState>, request: Request) -> Response {
-    // the request's body is not Sync: only its headers and URI are held across the lookup
-    let (parts, body) = request.into_parts();
-    let scoped = scope(&state, &parts.headers, &parts.uri).await;
-    let mut request = Request::from_parts(parts, body);
-    match scoped {
-        Ok(scope) => {
-            request.extensions_mut().insert(scope);
-            state.mcp.handle(request).await.into_response()
-        }
-        Err(e) => e.into_response(),
-    }
 }
 
 /// The value of `param` in the query, else of `header`; None when neither is given or blank.
@@ -79,10 +63,10 @@ fn pick(
     }
 }
 
-/// The scope of one request from its token, URL and headers. Errors: 401, 400 (a bad actor
-/// header, an unknown dialect, a query that is not `key=value&…`), 503.
-async fn scope(state: &AppState, headers: &HeaderMap, uri: &Uri) -> Result<Scope, ApiError> {
-    let (identity, agent) = caller(state, headers).await?;
+/// The scope of one request of `identity` acting as `agent` (`routes::caller`), from its URL
+/// and headers. Errors: 400 (an unknown dialect, a header that is not text, a query that is
+/// not `key=value&…`).
+pub fn scope(identity: Identity, agent: String, headers: &HeaderMap, uri: &Uri) -> Result<Scope, ApiError> {
     let query: HashMap<String, String> = Query::try_from_uri(uri)
         .map(|Query(q)| q)
         .map_err(|e| ApiError::BadRequest(format!("malformed query: {e}")))?;

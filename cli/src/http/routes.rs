@@ -66,7 +66,7 @@ pub fn router(state: AppState) -> Router {
         .route("/session/{id}/todo", get(session_todo))
         .route("/v1/board", get(board))
         .route("/v1/events", get(events))
-        .route("/mcp", any(super::mcp::route))
+        .route("/mcp", any(mcp))
         .route("/openapi.json", get(openapi))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -137,7 +137,7 @@ async fn method_not_allowed() -> Response {
 /// the request acts as. Errors: 401; 400 or 403 for a bad actor header; 503 `database
 /// unavailable` when the token cannot be looked up (the cause is logged: a caller not known
 /// yet never reads the database's words); 500.
-pub async fn caller(state: &AppState, headers: &HeaderMap) -> Result<(Identity, String), ApiError> {
+async fn caller(state: &AppState, headers: &HeaderMap) -> Result<(Identity, String), ApiError> {
     let hidden = |e: ApiError| match e {
         ApiError::Unavailable(cause) => {
             tracing::warn!("looking up a token: {cause}");
@@ -312,6 +312,26 @@ async fn readyz(State(state): State<AppState>) -> Response {
 fn board_header() -> &'static HeaderValue {
     static POLICY: OnceLock<HeaderValue> = OnceLock::new();
     POLICY.get_or_init(|| HeaderValue::from_str(&board_policy(BOARD)).expect("a policy is header text"))
+}
+
+/// `/mcp`, any method: the caller (as every route's) and the request's scope
+/// (`mcp::scope`) among its extensions for `mcp::Tools`, then rmcp's service; or the error
+/// (401, 400, 503).
+async fn mcp(State(state): State<AppState>, request: Request) -> Response {
+    // the request's body is not Sync: only its headers and URI are held across the lookup
+    let (parts, body) = request.into_parts();
+    let scoped = match caller(&state, &parts.headers).await {
+        Ok((identity, agent)) => super::mcp::scope(identity, agent, &parts.headers, &parts.uri),
+        Err(e) => Err(e),
+    };
+    let mut request = Request::from_parts(parts, body);
+    match scoped {
+        Ok(scope) => {
+            request.extensions_mut().insert(scope);
+            state.mcp.handle(request).await.into_response()
+        }
+        Err(e) => e.into_response(),
+    }
 }
 
 /// `GET /openapi.json`: the API's description; no token needed.
