@@ -146,7 +146,17 @@ fn todos_before_write<'a>(
     let mut new = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW").into_owned();
     let old = trigger.old();
     let shard = on_shard(trigger);
-    let now = pgrx::datetime::now();
+    // The transaction's start, but never before the row's own last stamp: a transaction that
+    // began before another inserted (or changed) this row and committed must not stamp the row
+    // as changed before it was created (READ COMMITTED sees the row in a later statement).
+    let now = {
+        let start = pgrx::datetime::now();
+        let last = old.as_ref().and_then(|o| get::<TimestampWithTimeZone>(o, "updated_at"));
+        match last {
+            Some(last) if last > start => last,
+            _ => start,
+        }
+    };
     let to = normalize_status(&mut new);
     let tenant: Option<String> = get(&new, "tenant_id");
     let Some(tenant) = tenant else {
