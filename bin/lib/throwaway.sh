@@ -4,15 +4,16 @@
 # come first on the PATH.
 . bin/lib/pg.sh
 
-#   throwaway NAME PORT
-# starts a fresh cluster .cluster/NAME on PORT (destroying any earlier one of that name),
+#   throwaway NAME [PORT]
+# starts a fresh cluster .cluster/NAME, on its Unix socket only or also on 127.0.0.1:PORT
+# (destroying any earlier one of that name),
 # stops it when the calling script exits, and exports its libpq environment (PGHOST, PGPORT).
 throwaway() {
   bin/cluster destroy "$1"
-  bin/cluster start "$1" "$2"
+  bin/cluster start "$1" "${2:-}"
   throwaway_name=$1
   trap 'bin/cluster stop "$throwaway_name"' EXIT
-  eval "$(bin/cluster env "$1" "$2")"
+  eval "$(bin/cluster env "$1" "${2:-}")"
 }
 
 #   agent_database DB [TENANT ...]
