@@ -17,6 +17,7 @@ Fixtures (pytest finds them by argument name):
 The reporter: every check (checks.check) counts as one, a test without checks as one; the
 run ends with one line `N passed, N failed` (and `skipped: …` naming each skip)."""
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -30,6 +31,7 @@ RESULTS = {}  # nodeid -> [passed, failed, skipped reason or None]
 
 @pytest.fixture(scope="session")
 def cluster():
+    pg.remove_stale_runs()
     c = pg.Cluster("main")
     saved = {k: os.environ.get(k) for k in ("PGHOST", "PGPORT", "PGUSER", "PGDATABASE")}
     os.environ.update(PGHOST=c.sock, PGPORT=str(c.port), PGUSER="postgres")
@@ -41,6 +43,7 @@ def cluster():
         else:
             os.environ[k] = v
     c.destroy()
+    shutil.rmtree(pg.ROOT, ignore_errors=True)
 
 
 @pytest.fixture

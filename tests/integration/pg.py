@@ -19,9 +19,23 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BINDIR = os.environ.get("PG_BINDIR") or subprocess.run(
     ["pg_config", "--bindir"], capture_output=True, text=True, check=True).stdout.strip()
 AS_ROOT = os.getuid() == 0
-# every cluster of this checkout under one directory the postgres user can reach
-ROOT = os.environ.get("PGTODOS_TEST_ROOT") or os.path.join(
+# every cluster of this run under one directory the postgres user can reach, named after the
+# checkout and this process (two runs at once never meet: no ports, separate sockets)
+BASE = os.environ.get("PGTODOS_TEST_ROOT") or os.path.join(
     "/var/tmp", "pg_todos-tests-" + hashlib.md5(REPO.encode()).hexdigest()[:8])
+ROOT = os.path.join(BASE, str(os.getpid()))
+
+
+def remove_stale_runs():
+    """Deletes the clusters of earlier runs whose process is gone (killed, say)."""
+    for name in os.listdir(BASE) if os.path.isdir(BASE) else []:
+        if name.isdigit() and not os.path.exists(f"/proc/{name}"):
+            for cluster in os.listdir(os.path.join(BASE, name)):
+                data = os.path.join(BASE, name, cluster, "data")
+                if os.path.isdir(data):
+                    subprocess.run(as_postgres([f"{BINDIR}/pg_ctl", "-D", data, "-m", "immediate", "stop"]),
+                                   capture_output=True)
+            shutil.rmtree(os.path.join(BASE, name), ignore_errors=True)
 
 
 def as_postgres(argv):
@@ -56,6 +70,7 @@ class Cluster:
         self.tcp = tcp
         self.destroy()
         os.makedirs(ROOT, exist_ok=True)
+        own(BASE)
         own(ROOT)
         os.makedirs(self.sock)
         own(self.dir)
