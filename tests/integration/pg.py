@@ -5,6 +5,7 @@ agent_login and tenants (`Cluster.database`).
 
 Which PostgreSQL: $PG_BINDIR (bin/lib/pg.sh exports it; bin/test-integration sources that),
 else `pg_config --bindir`."""
+import contextlib
 import hashlib
 import os
 import shutil
@@ -179,3 +180,21 @@ class Cluster:
             sql += [f"INSERT INTO todo.tenants VALUES ('{t}');" for t in tenants]
             self.psql("\n".join(sql), db=name)
         return name
+
+
+@contextlib.contextmanager
+def own_cluster(name, conf=(), tcp=False):
+    """A cluster for a whole module (a module-scoped fixture: `with pg.own_cluster(...) as c:
+    yield c`): libpq's variables point at it meanwhile; destroyed after."""
+    c = Cluster(name, conf=conf, tcp=tcp)
+    saved = {k: os.environ.get(k) for k in ("PGHOST", "PGPORT")}
+    os.environ.update(PGHOST=c.sock, PGPORT=str(c.port))
+    try:
+        yield c
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        c.destroy()

@@ -9,7 +9,7 @@ memory limit, and PostgreSQL restarted every database of the server.
 Each check runs in a fresh backend, as the plain role agent_login: it sends one input,
 checks the answer (refused, or cut at todo.max_output_size), and reads the backend's peak
 resident memory, VmHWM of /proc/<pg_backend_pid()>/status, after it. The cluster runs with
-shared_buffers = 16MB (tests/memory.sh), so the peak is mostly the backend's own memory.
+shared_buffers = 16MB (a cluster of its own), so the peak is mostly the backend's own memory.
   - An input that is small on the wire (the writ's messages of `/todo list` lines over four
     todos of 1 MB each, stored under a raised limit as a database from before the limits may
     hold them; numbers of 131,072 digits that print 1.3 GB): the peak stays under BOUND_MB.
@@ -19,16 +19,16 @@ shared_buffers = 16MB (tests/memory.sh), so the peak is mostly the backend's own
     the same parameter without pg_todos (the same row into a table with no trigger, the
     same text to a function that refuses it at once): pg_todos refuses it without copying
     it.
-Usage: tests/memory.py DBNAME   (libpq environment for host and port)
+One group: bin/test-integration test_memory.py::test_writ_output_is_cut
 """
-import sys
-
 import psycopg
+import pytest
 from psycopg.types.json import Jsonb
 
-from checks import check, summary
+import pg
+from checks import check
 
-DB = sys.argv[1]
+DB = "memory"
 BOUND_MB = 100
 OVERHEAD_MB = 10
 MB = 1024 * 1024
@@ -109,6 +109,14 @@ def count_todos():
         return one(conn, "SELECT count(*) FROM todo.todos WHERE tenant_id = 'mem'")[0]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def memory_cluster(cluster):
+    with pg.own_cluster("memory", conf=["shared_buffers = '16MB'"]) as c:
+        c.database(DB)
+        setup()
+        yield c
+
+
 def setup():
     """Four todos of 1 MB each in conversation big, stored under a raised limit (as rows
     from before the limits)."""
@@ -120,7 +128,7 @@ def setup():
             conn.execute("INSERT INTO todo.todos (subject) SELECT g || ' ' || repeat('x', 1024 * 1024) FROM generate_series(1, 4) g")
 
 
-def fields():
+def test_fields_of_megabytes_are_refused_without_copies():
     big = "s" * (8 * MB)
     before = count_todos()
     body = Jsonb({"subject": big, "description": big})
@@ -148,7 +156,7 @@ def fields():
     check("fields: nothing was written", count_todos() == before, f"{before} -> {count_todos()}")
 
 
-def numbers():
+def test_numbers_of_131072_digits_stay_bounded():
     # 10,000 numbers of 131,072 digits: 100 KB of JSON that prints as 1.3 GB
     bomb = "[" + ", ".join(["1e131071"] * 10_000) + "]"
     r = measured("todo.call with 10,000 numbers of 131,072 digits (1.3 GB printed)", "c1",
@@ -167,7 +175,7 @@ def writ_out(c, message):
     return one(c, "SELECT octet_length(w), right(w, 400) FROM todo.todo_writ(%s) w", (message,))
 
 
-def writ():
+def test_writ_output_is_cut():
     before = count_todos()
     # the issue's 11 KB of /todo list lines: over todo.max_writ_commands, nothing runs
     message = "/todo list\n" * 1000
@@ -207,8 +215,3 @@ def writ():
     check("writ: nothing was written", count_todos() == before, f"{before} -> {count_todos()}")
 
 
-setup()
-fields()
-numbers()
-writ()
-summary()

@@ -25,20 +25,20 @@ object_in_use; 0.3.0 raised 55P03, the lock_not_available of a real lock timeout
 A caller here behaves like an application: when a surface answers (no SQL error), it
 commits; when it raises, it rolls back. No assertion is about speed: the only sleeps are the
 polls of a bounded wait (WAIT_S) for another session to be blocked on a lock.
-Usage: tests/retryable.py DBNAME   (libpq environment for host and port)
+One kind: bin/test-integration test_retryable.py -k deadlock
 """
 import json
 import os
-import sys
 import threading
 import time
 
 import psycopg
+import pytest
 from psycopg.types.json import Jsonb
 
-from checks import check, summary
+from checks import check
 
-DB = sys.argv[1] if len(sys.argv) > 1 else "retryable"
+DB = "retryable"
 TENANT, CONV = "acme", "conv"
 CLAIM_SQLSTATE = "55006"  # object_in_use: never 55P03, a real lock timeout
 WAIT_S = 60  # bound on every wait for another session
@@ -48,7 +48,17 @@ def connect(user="agent_login"):
     return psycopg.connect(dbname=DB, user=user, autocommit=True)
 
 
-admin = connect("postgres")
+admin = None  # the superuser's connection (the module's fixture opens it)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def retryable_database(cluster):
+    global admin
+    cluster.database(DB)
+    admin = connect("postgres")
+    yield
+    admin.execute("DELETE FROM todo.tenants")
+    admin.close()
 
 
 def reset():
@@ -343,18 +353,22 @@ def claim_conflict():
     b.close()
 
 
-def main():
-    for kind, expected in (("statement_timeout", "57014"), ("cancel", "57014"), ("lock_timeout", "55P03")):
-        for name, fn in {**ADD_VARIANTS, **VARIANTS}.items():
-            blocked_call(kind, name, fn, expected)
+@pytest.mark.parametrize("kind,expected", [("statement_timeout", "57014"), ("cancel", "57014"),
+                                           ("lock_timeout", "55P03")])
+def test_a_blocked_call_raises_and_commits_nothing(kind, expected):
+    for name, fn in {**ADD_VARIANTS, **VARIANTS}.items():
+        blocked_call(kind, name, fn, expected)
+
+
+def test_deadlock_victim_raises_40P01_and_commits_nothing():
     for name, fn in VARIANTS.items():
         deadlock(name, fn)
+
+
+def test_write_skew_second_writer_raises_40001():
     for name, fn in VARIANTS.items():
         write_skew(name, fn)
+
+
+def test_claim_conflict_is_an_answer_or_55006():
     claim_conflict()
-    admin.execute("DELETE FROM todo.tenants")
-    summary()
-
-
-if __name__ == "__main__":
-    main()

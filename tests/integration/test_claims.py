@@ -18,21 +18,22 @@ todo.verify() finds nothing.
 Phase 3 (cycles): 8 agents add random dependencies among 12 todos at once; each block is
 added or refused as a cycle, and the graph ends with no cycle.
 
-Usage: tests/claims.py DBNAME [agents] [todos]   (libpq environment for the host)
+Agents and todos: PGTODOS_CLAIMS=AGENTSxTODOS (8x1000).
+One phase: bin/test-integration test_claims.py::test_agents_dying_mid_lease
 """
+import os
 import random
-import sys
 import threading
 import time
 from collections import Counter, defaultdict
 
 import psycopg
+import pytest
 
-from checks import check, summary
+from checks import check
 
-DB = sys.argv[1]
-AGENTS = int(sys.argv[2]) if len(sys.argv) > 2 else 8
-TODOS = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+DB = "claims"
+AGENTS, TODOS = map(int, os.environ.get("PGTODOS_CLAIMS", "8x1000").split("x"))
 
 
 
@@ -189,7 +190,12 @@ def history(tenant):
     return completed, claimed, statuses, problems
 
 
-def phase1():
+@pytest.fixture(scope="module", autouse=True)
+def claims_database(cluster):
+    cluster.database(DB)
+
+
+def test_healthy_agents_drain_the_pool():
     tenant = "pool"
     make_pool(tenant)
     claims, finished, refused, _, unexpected, elapsed = run_pool(tenant, lease=60)
@@ -209,7 +215,7 @@ def phase1():
     check("phase 1: todo.verify() is clean", not problems, problems[:3])
 
 
-def phase2():
+def test_agents_dying_mid_lease():
     tenant = "pool-dying"
     make_pool(tenant)
     lease = 2
@@ -247,7 +253,7 @@ def phase2():
     check("phase 2: todo.verify() is clean", not problems, problems[:3])
 
 
-def phase3():
+def test_concurrent_blocks_never_close_a_cycle():
     """Concurrent blocks never build a cycle: 8 agents add random edges among 12 todos."""
     tenant = "graph"
     with admin() as conn:
@@ -279,8 +285,3 @@ def phase3():
           set(results) <= {"added", "already", "22023"} and results["22023"] > 0 and results["added"] > 0, dict(results))
     check("phase 3: the dependency graph has no cycle (todo.verify)", not problems, problems[:3])
 
-
-phase1()
-phase2()
-phase3()
-summary()
