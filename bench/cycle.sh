@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cycle: the cycle check of todo.dependencies on graphs with very many paths (0.8.0 listed
 # the paths: 1.56 s at 18 layers of a ladder, 31.5 s at 22). Builds in release mode, starts a
-# throwaway cluster (.cluster/cycle, port PGTODOS_CYCLE_PORT, default 54334) and times, on
+# throwaway cluster (.cluster/cycle, on its Unix socket) and times, on
 # ladders of the given numbers of layers (two todos a layer, each waiting for both todos of
 # the layer before) and on a band of CYCLE_EDGES edges (each todo waiting for the five just
 # below it; bench/cycle.sql builds both):
@@ -17,7 +17,6 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-PORT=${PGTODOS_CYCLE_PORT:-54334}
 RUNS=${CYCLE_RUNS:-5}
 EDGES=${CYCLE_EDGES:-10000}
 TIMEOUT=${CYCLE_TIMEOUT:-120s}
@@ -27,7 +26,7 @@ layers=("$@"); [ ${#layers[@]} -gt 0 ] || layers=(10 18 22)
 echo "==> building pg_todos in release mode" >&2
 bin/install --release
 . bin/lib/throwaway.sh
-throwaway cycle "$PORT"
+throwaway cycle
 createdb cycle
 psql -X -q -v ON_ERROR_STOP=1 -d cycle -c "CREATE EXTENSION pg_todos" -f bench/cycle.sql
 

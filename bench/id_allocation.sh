@@ -12,14 +12,13 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 CLIENTS=${1:-8}
 SECONDS_PER_RUN=${2:-15}
-PORT=${PGTODOS_BENCH_PORT:-54318}
 
 bin/setup >/dev/null
 . bin/lib/pg.sh
 pg_need "$PGBENCH"
 bin/install --release
 . bin/lib/throwaway.sh
-throwaway bench "$PORT"
+throwaway bench
 psql -X -q -v ON_ERROR_STOP=1 -d postgres <<SQL
 ALTER SYSTEM SET synchronous_commit = off;
 SELECT pg_reload_conf();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# sse_load: `pg_todos serve` (release build) on a throwaway cluster (.cluster/sseload, port
-# PGTODOS_SSE_PORT, default 54333) with 100 SSE clients connected while REST writes run at a
+# sse_load: `pg_todos serve` (release build) on a throwaway cluster (.cluster/sseload, on its
+# Unix socket) with 100 SSE clients connected while REST writes run at a
 # steady 20/s for 30 s, all on loopback. Proves no request or stream fails and every client
 # sees every written todo; reports the server's RSS (first/last/max) and p50/p99 from commit
 # to event receipt as a Markdown table (bench/sse_load.py), and writes it as the "HTTP service"
@@ -9,10 +9,9 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-PORT=${PGTODOS_SSE_PORT:-54333}
 cargo build --release -p pg_todos_cli >/tmp/pg_todos-sse-build.log 2>&1 || { cat /tmp/pg_todos-sse-build.log >&2; exit 1; }
 . bin/lib/throwaway.sh
-throwaway sseload "$PORT"
+throwaway sseload
 createdb sseload
 agent_database sseload acme
 token=$(psql -X -At -d sseload -c "SELECT token FROM todo.create_token('acme', 'load-writer')")

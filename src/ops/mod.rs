@@ -45,6 +45,15 @@ impl Scope {
         Scope { tenant, conversation: session::conversation(), agent: session::agent(), turn: session::turn() }
     }
 
+    /// The context's tenant, for a read of `conversation` (None: the tenant-wide pool, or the
+    /// whole tenant), without the context's conversation, agent and turn. Errors as
+    /// `from_context`: every read finds its tenant the way every write does.
+    pub fn reading(conversation: Option<&str>) -> Scope {
+        let tenant = store::scope::tenant();
+        store::ids::require_registered(&tenant);
+        Scope { tenant, conversation: conversation.map(str::to_string), agent: None, turn: None }
+    }
+
     pub fn conv(&self) -> Option<&str> {
         self.conversation.as_deref()
     }

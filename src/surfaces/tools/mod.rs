@@ -252,16 +252,11 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 /// todos only where there is a canceled one; archived todos nowhere.
 ///
 /// Errors: 22023 for a dialect that is not one of these (the other seeds' dialects have read
-/// tools: `todo.call`), or when no tenant is in context.
+/// tools: `todo.call`), or when no tenant is in context; 42704 when it is not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn list_as(dialect: &str, conversation: &str) -> JsonB {
-    let scope = Scope {
-        tenant: crate::store::scope::tenant(),
-        conversation: Some(conversation.to_string()),
-        agent: None,
-        turn: None,
-    };
+    let scope = Scope::reading(Some(conversation));
     let rows = |kept| crate::ops::whole_list::stored(&scope, conversation, kept);
     use crate::ops::whole_list::Kept;
     JsonB(match dialects::canonical(dialect) {

@@ -143,11 +143,11 @@ pub fn list(tenant: &str, conversation: Option<&str>) -> Value {
 /// after `since` was taken is in it, a transaction that committed late included; one may be
 /// repeated in the next call, never left out. Deleted todos show as missing from their list.
 ///
-/// Errors: 22023 when no tenant is in context; 22P02 for a `since` that is not a cursor.
+/// Errors: 22023 when no tenant is in context; 42704 when it is not registered; 22P02 for a `since` that is not a cursor.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn changes_since(since: Option<&str>) -> JsonB {
-    let tenant = store::scope::tenant();
+    let tenant = Scope::reading(None).tenant;
     let (cursor, conversations) = store::events::changed_since(&tenant, since);
     let changes: Vec<Value> =
         conversations.iter().map(|c| json!({ "conversation_id": c, "todos": list(&tenant, c.as_deref()) })).collect();
@@ -178,12 +178,12 @@ const MAX_PAGE_SIZE: i32 = 1000;
 /// page is read (a conversation that changes meanwhile may come twice, never be missed).
 /// `since` NULL: no changes, only the cursor.
 ///
-/// Errors: 22023 when no tenant is in context or `page_size` is not from 1 to 1000; 22P02 for
-/// a `since` that is not a cursor.
+/// Errors: 22023 when no tenant is in context or `page_size` is not from 1 to 1000; 42704 when
+/// the tenant is not registered; 22P02 for a `since` that is not a cursor.
 #[pg_extern(stable, parallel_restricted, security_definer, name = "changes_since")]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> JsonB {
-    let tenant = store::scope::tenant();
+    let tenant = Scope::reading(None).tenant;
     let size = match page_size {
         Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
         _ => crate::errors::raise(
@@ -230,11 +230,11 @@ COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
 /// with an active form is shown by it (as ACP adapters show Claude Code's TodoWrite);
 /// priority defaults to `medium`.
 ///
-/// Errors: 22023 when no tenant is in context.
+/// Errors: 22023 when no tenant is in context; 42704 when it is not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn acp_plan(conversation: &str) -> JsonB {
-    let tenant = store::scope::tenant();
+    let tenant = Scope::reading(None).tenant;
     let entries: Vec<Value> = store::read::todos(&tenant, Filter::Conversation(conversation))
         .iter()
         .map(|t| {
@@ -254,9 +254,9 @@ fn acp_plan(conversation: &str) -> JsonB {
 /// payload `{"conversation_id": <conversation or null>, "ids": [<todo ids>]}`: ids only,
 /// listeners re-read. A rolled-back write sends nothing.
 ///
-/// Errors: 22023 when no tenant is in context.
+/// Errors: 22023 when no tenant is in context; 42704 when it is not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn channel() -> String {
-    store::channel::channel(&store::scope::tenant())
+    store::channel::channel(&Scope::reading(None).tenant)
 }

@@ -173,11 +173,11 @@ fn delete(scope: &Scope, args: &Value) -> Answer {
 /// Seed 004's task file for `conversation` in the context's tenant: `{"tasks": [{"id",
 /// "title", "description", "done"}]}`, the conversation's todos that are not canceled.
 ///
-/// Errors: 22023 when no tenant is in context.
+/// Errors: 22023 when no tenant is in context; 42704 when it is not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn export_tasks(conversation: &str) -> JsonB {
-    let scope = Scope { tenant: crate::store::scope::tenant(), conversation: None, agent: None, turn: None };
+    let scope = Scope::reading(None);
     JsonB(file(&scope, conversation))
 }
 
