@@ -22,6 +22,7 @@
 
 use pgrx::prelude::*;
 
+pub use pg_todos_core::open_statuses;
 pub use pg_todos_core::{checklist, claims, dialects, error, replace, route, schema, status, todo, writ};
 
 pub mod errors;

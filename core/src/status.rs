@@ -63,7 +63,19 @@ impl Status {
     pub fn is_open(self) -> bool {
         !self.is_terminal()
     }
+}
 
+/// The open statuses as an SQL list, for `status IN open_statuses!()` in the store's queries
+/// (a macro, so that `concat!` can build constant SQL with it). A test checks it against
+/// `Status::is_open`.
+#[macro_export]
+macro_rules! open_statuses {
+    () => {
+        "('pending', 'in_progress', 'blocked')"
+    };
+}
+
+impl Status {
     fn index(self) -> usize {
         match self {
             Status::Pending => 0,
@@ -157,6 +169,12 @@ pub fn stamps(from: Option<Status>, to: Status) -> Stamps {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sql_list_of_open_statuses_is_is_open() {
+        let open: Vec<String> = Status::ALL.iter().filter(|s| s.is_open()).map(|s| format!("'{}'", s.as_str())).collect();
+        assert_eq!(open_statuses!(), format!("({})", open.join(", ")));
+    }
 
     #[test]
     fn three_states_for_the_dialects_that_have_three() {

@@ -74,7 +74,7 @@ impl Rules {
 
 /// The list as stored (for surfaces that compare before writing).
 pub fn stored(scope: &Scope, conversation: &str, kept: Kept) -> Vec<Todo> {
-    let mut todos = store::read::todos(&scope.tenant, store::read::Filter::Conversation(conversation));
+    let mut todos = store::read::todos(&scope.tenant, store::read::Find::Conversation(conversation));
     todos.retain(|t| kept.keeps(t));
     todos
 }

@@ -165,10 +165,14 @@ pub fn remove_dependency(tenant: &str, id: i64, on: i64) -> bool {
 /// awaited todo is open), in (todo, waits for) order.
 pub fn touching(tenant: &str, ids: &[i64]) -> Vec<(i64, i64, bool)> {
     with_plan(
-        "SELECT d.todo_id, d.depends_on, b.status IN ('pending', 'in_progress', 'blocked')
+        concat!(
+            "SELECT d.todo_id, d.depends_on, b.status IN ",
+            crate::open_statuses!(),
+            "
            FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
           WHERE d.tenant_id = $1 AND (d.todo_id = ANY($2) OR d.depends_on = ANY($2))
-          ORDER BY d.todo_id, d.depends_on",
+          ORDER BY d.todo_id, d.depends_on"
+        ),
         &[tenant.into(), ids.to_vec().into()],
         false,
         |table| {

@@ -5,6 +5,7 @@ use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
 use pgrx::spi::SpiHeapTupleData;
 
 use super::{one, with_plan};
+use crate::open_statuses;
 use crate::claims;
 use crate::errors;
 use crate::status::Status;
@@ -28,16 +29,30 @@ const ROW_COLUMNS: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
 const ROW_PLAIN: &str = "t.id, t.subject, t.status, t.conversation_id IS NULL,
     NULL::text, NULL::bool, false, false";
 
+/// `FROM … WHERE …` of the open todos that todo `$todo` of tenant `$1` waits for, as
+/// `d.depends_on`: the one definition of an open blocker (the marks, the ready queue).
+macro_rules! open_blockers {
+    ($todo:literal) => {
+        concat!(
+            "FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+              WHERE d.tenant_id = $1 AND d.todo_id = ",
+            $todo,
+            " AND b.status IN ",
+            open_statuses!()
+        )
+    };
+}
+
 /// For todos `$2` of tenant `$1`: the open todos each waits for, and its subtasks' progress
 /// (completed, not canceled), counting only subtasks still on a list (not archived), as the
 /// board does.
-const MARKS: &str = "SELECT i.id,
-    (SELECT array_agg(d.depends_on ORDER BY d.depends_on)
-       FROM todo.dependencies d JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-      WHERE d.tenant_id = $1 AND d.todo_id = i.id AND b.status IN ('pending', 'in_progress', 'blocked')),
-    (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
+const MARKS: &str = concat!(
+    "SELECT i.id, (SELECT array_agg(d.depends_on ORDER BY d.depends_on) ",
+    open_blockers!("i.id"),
+    "), (SELECT ARRAY[count(*) FILTER (WHERE c.status = 'completed'), count(*) FILTER (WHERE c.status <> 'canceled')]
        FROM todo.todos c WHERE c.tenant_id = $1 AND c.parent_id = i.id AND c.archived_at IS NULL)
-  FROM unnest($2::int8[]) WITH ORDINALITY AS i(id, ord) ORDER BY i.ord";
+  FROM unnest($2::int8[]) WITH ORDINALITY AS i(id, ord) ORDER BY i.ord"
+);
 
 fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
     let mut any_marks = false;
@@ -153,59 +168,56 @@ fn todo_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
     with_plan(sql, args, false, parse_todos)
 }
 
-/// Which todos a surface works on.
-pub enum Filter<'a> {
-    /// one todo of the tenant, any conversation
-    Id(i64),
-    /// one conversation's list: its own rows (not the tenant-wide pool), not archived
-    Conversation(&'a str),
-    /// the tenant-wide pool: the rows of no conversation, not archived
-    Pool,
-    /// one turn's rows: a turn of a conversation (None: of no conversation)
-    Turn { conversation: Option<&'a str>, turn: &'a str },
-    /// seed 000's REST list: a conversation plus the pool (Some), the pool only (None),
-    /// or every row (no filter); optional status and agent
-    Rest { conversation: Option<Option<&'a str>>, status: Option<&'a str>, agent: Option<&'a str>, limit: i64 },
+/// The tenant's todos that `find` finds, in position order: not archived, except a turn's
+/// (the plan tools see every todo of their turn).
+pub fn todos(tenant: &str, find: Find<'_>) -> Vec<Todo> {
+    let archived = if matches!(find, Find::Turn { .. }) { "" } else { "AND t.archived_at IS NULL" };
+    let [a, b] = find.arguments();
+    todo_rows(
+        &format!(
+            "SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND {} {archived}
+              ORDER BY t.position, t.id",
+            find.condition()
+        ),
+        &[tenant.into(), Option::<i64>::None.into(), a.into(), b.into()],
+    )
 }
 
-/// The tenant's todos that match `filter`, in position order (REST: the seed's order).
-pub fn todos(tenant: &str, filter: Filter<'_>) -> Vec<Todo> {
-    let base = format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1");
-    match filter {
-        Filter::Id(id) => todo_rows(&format!("{base} AND t.id = $2"), &[tenant.into(), id.into()]),
-        Filter::Conversation(c) => todo_rows(
-            &format!("{base} AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.position, t.id"),
-            &[tenant.into(), c.into()],
+/// Todo `id` of the tenant, any conversation, archived or not.
+pub fn todo(tenant: &str, id: i64) -> Option<Todo> {
+    todo_rows(&format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2"), &[
+        tenant.into(),
+        id.into(),
+    ])
+    .pop()
+}
+
+/// Seed 000's REST list, in the seed's order (in progress, then open by position, then the
+/// rest by last change): a conversation plus the pool (Some), the pool only (None), or every
+/// row (no `conversation`); optional status and agent; at most `limit`.
+pub fn rest_list(
+    tenant: &str,
+    conversation: Option<Option<&str>>,
+    status: Option<&str>,
+    agent: Option<&str>,
+    limit: i64,
+) -> Vec<Todo> {
+    let scope = match conversation {
+        None => "true",
+        Some(c) => Find::InScope(c).condition(),
+    };
+    todo_rows(
+        &format!(
+            "SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND {scope}
+                AND ($2::text IS NULL OR t.status = $2) AND ($5::text IS NULL OR t.agent_id = $5)
+              ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'pending' THEN 1 WHEN 'blocked' THEN 1 ELSE 2 END,
+                       CASE WHEN t.status IN {} THEN t.position END,
+                       t.updated_at DESC, t.id
+              LIMIT $6",
+            open_statuses!()
         ),
-        Filter::Pool => todo_rows(
-            &format!("{base} AND t.conversation_id IS NULL AND t.archived_at IS NULL ORDER BY t.position, t.id"),
-            &[tenant.into()],
-        ),
-        Filter::Turn { conversation, turn } => todo_rows(
-            &format!(
-                "{base} AND t.turn_id = $2 AND t.conversation_id IS NOT DISTINCT FROM $3 ORDER BY t.position, t.id"
-            ),
-            &[tenant.into(), turn.into(), conversation.into()],
-        ),
-        Filter::Rest { conversation, status, agent, limit } => {
-            let scope = match conversation {
-                None => "true",
-                Some(None) => "t.conversation_id IS NULL",
-                Some(Some(_)) => "(t.conversation_id = $2 OR t.conversation_id IS NULL)",
-            };
-            let conv = conversation.flatten();
-            todo_rows(
-                &format!(
-                    "{base} AND {scope} AND ($3::text IS NULL OR t.status = $3) AND ($4::text IS NULL OR t.agent_id = $4)
-                     ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'pending' THEN 1 WHEN 'blocked' THEN 1 ELSE 2 END,
-                              CASE WHEN t.status IN ('pending', 'in_progress', 'blocked') THEN t.position END,
-                              t.updated_at DESC, t.id
-                     LIMIT $5"
-                ),
-                &[tenant.into(), conv.into(), status.into(), agent.into(), limit.into()],
-            )
-        }
-    }
+        &[tenant.into(), status.into(), conversation.flatten().into(), Option::<&str>::None.into(), agent.into(), limit.into()],
+    )
 }
 
 /// The open todos `id` waits for, in id order.
@@ -228,17 +240,20 @@ pub fn exists(tenant: &str, id: i64) -> bool {
 /// `$1` tenant, `$2` conversation.
 /// (The per-row checks run only when the tenant has dependencies or subtasks: a CASE over
 /// an InitPlan.)
-pub(super) const READY: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
+pub(super) const READY: &str = concat!(
+    "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
     AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.lease_expires_at <= now()))
     AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
-        NOT EXISTS (SELECT 1 FROM todo.dependencies d
-                      JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-                     WHERE d.tenant_id = $1 AND d.todo_id = t.id
-                       AND b.status IN ('pending', 'in_progress', 'blocked')) ELSE true END
+        NOT EXISTS (SELECT 1 ",
+    open_blockers!("t.id"),
+    ") ELSE true END
     AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)) THEN
         NOT EXISTS (SELECT 1 FROM todo.todos c
                      WHERE c.tenant_id = $1 AND c.parent_id = t.id
-                       AND c.status IN ('pending', 'in_progress', 'blocked')) ELSE true END";
+                       AND c.status IN ",
+    open_statuses!(),
+    ") ELSE true END"
+);
 
 /// Claim order: priority (high, then medium or unset, then low), then position, then id.
 pub(super) const CLAIM_ORDER: &str =
@@ -250,7 +265,7 @@ pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
     rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()])
 }
 
-/// Which todos a change may find, besides the tenant.
+/// Which todos a read or a change finds, besides the tenant: the one scope predicate.
 #[derive(Clone, Copy, Debug)]
 pub enum Find<'a> {
     /// the conversation's todos plus the tenant-wide pool (None: the pool): the writ's scope

@@ -74,7 +74,7 @@ pub fn insert(tenant: &str, id: Option<i64>, parent: Option<i64>, fields: &Map<S
 pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo> {
     let cols = columns(fields);
     if cols.is_empty() {
-        return super::read::todos(tenant, super::read::Filter::Id(id)).pop();
+        return super::read::todo(tenant, id);
     }
     let sql = format!(
         "UPDATE todo.todos u SET {} WHERE u.tenant_id = $1 AND u.id = $2 RETURNING {TODO_COLUMNS}",

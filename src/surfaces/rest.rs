@@ -15,7 +15,7 @@ use crate::ops::{Find, Scope};
 use crate::route::{self, param, Route, RouteError};
 use crate::runner;
 use crate::status::Status;
-use crate::store::{self, read::Filter};
+use crate::store;
 use crate::time::epoch_seconds;
 use crate::todo::Todo;
 use pg_todos_core::limits::{Exceeded, Setting, FIELD_TOO_LONG};
@@ -144,7 +144,7 @@ fn answer(scope: &Scope, method: &str, path: &str, body: Option<Value>) -> Reply
         Err(RouteError::MethodNotAllowed) => reply(405, json!({ "error": "method not allowed" })),
         Err(RouteError::BadId) => bad("bad todo id"),
         Ok(Route::List) => list(&scope.tenant, &query),
-        Ok(Route::Get(id)) => match store::read::todos(&scope.tenant, Filter::Id(id)).pop() {
+        Ok(Route::Get(id)) => match store::read::todo(&scope.tenant, id) {
             Some(t) => reply(200, json!({ "todo": todo_json(&t) })),
             None => not_found(),
         },
@@ -196,7 +196,7 @@ fn list(tenant: &str, query: &[(String, String)]) -> Reply {
         },
     };
     let agent = param(query, "agent_id").filter(|s| !s.is_empty());
-    let rows = store::read::todos(tenant, Filter::Rest { conversation, status, agent, limit });
+    let rows = store::read::rest_list(tenant, conversation, status, agent, limit);
     reply(200, json!({ "todos": rows.iter().map(todo_json).collect::<Vec<_>>() }))
 }
 

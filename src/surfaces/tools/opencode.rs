@@ -14,7 +14,7 @@ use super::{error, failed, parse_string_id, session, str_arg, Answer, Tool};
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
-use crate::store::{self, read::Filter};
+use crate::store::{self, read::Find};
 use crate::todo::Todo;
 
 pub static TOOLS: &[&Tool] = &[&WRITE, &READ];
@@ -95,7 +95,7 @@ fn result(items: &[Shown<'_>]) -> Value {
 
 fn read(scope: &Scope, _args: &Value) -> Answer {
     let conv = session(scope, "todoread")?;
-    Ok(result(&items(&store::read::todos(&scope.tenant, Filter::Conversation(conv)))))
+    Ok(result(&items(&store::read::todos(&scope.tenant, Find::Conversation(conv)))))
 }
 
 fn write(scope: &Scope, args: &Value) -> Answer {
@@ -131,7 +131,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
 /// A conversation's list (None: the tenant-wide pool) as OpenCode's todos, the items of
 /// `todoread`: `[{"content", "status", "priority", "id"}]`.
 pub fn list(tenant: &str, conversation: Option<&str>) -> Value {
-    let rows = store::read::todos(tenant, conversation.map_or(Filter::Pool, Filter::Conversation));
+    let rows = store::read::todos(tenant, conversation.map_or(Find::InScope(None), Find::Conversation));
     json!(items(&rows))
 }
 
@@ -235,7 +235,7 @@ COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
 #[search_path(pg_catalog, todo, pg_temp)]
 fn acp_plan(conversation: &str) -> JsonB {
     let tenant = Scope::reading(None).tenant;
-    let entries: Vec<Value> = store::read::todos(&tenant, Filter::Conversation(conversation))
+    let entries: Vec<Value> = store::read::todos(&tenant, Find::Conversation(conversation))
         .iter()
         .map(|t| {
             let content = match (t.status, &t.active_form) {

@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::{Find, Scope};
 use crate::status::Status;
-use crate::store::{self, read::Filter};
+use crate::store;
 use crate::time::iso8601;
 use crate::todo::Todo;
 
@@ -137,7 +137,7 @@ fn create(scope: &Scope, args: &Value) -> Answer {
     if let Some(i) = items.iter().position(|it| str_arg(it, "title").trim().is_empty()) {
         return Err(error("invalid_arguments", format!("create_todo: items[{i}].title: must not be blank")));
     }
-    let mut order: Vec<i64> = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn })
+    let mut order: Vec<i64> = store::read::todos(&scope.tenant, Find::Turn { conversation: scope.conv(), turn })
         .iter()
         .map(|t| t.id)
         .collect();
@@ -157,7 +157,7 @@ fn create(scope: &Scope, args: &Value) -> Answer {
         created.push(t);
     }
     single::reorder(scope, &order);
-    let rows = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn });
+    let rows = store::read::todos(&scope.tenant, Find::Turn { conversation: scope.conv(), turn });
     let place = |id: i64| order.iter().position(|o| *o == id).unwrap_or(0) + 1;
     Ok(json!({
         "created": created.iter().map(|t| json!({"id": t.id.to_string(), "title": t.subject, "order": place(t.id)})).collect::<Vec<_>>(),
@@ -177,7 +177,7 @@ fn summary(rows: &[Todo]) -> Value {
 
 fn list(scope: &Scope, args: &Value) -> Answer {
     let turn = turn(scope, "list_todo")?;
-    let rows = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn });
+    let rows = store::read::todos(&scope.tenant, Find::Turn { conversation: scope.conv(), turn });
     let wanted = |s: Status| match args.get("status").and_then(Value::as_str) {
         None => s.is_open(),
         Some("all") => true,
@@ -211,7 +211,7 @@ fn complete(scope: &Scope, args: &Value) -> Answer {
         }
         Err(e) => return Err(failed(e)),
     };
-    let remaining = store::read::todos(&scope.tenant, Filter::Turn { conversation: scope.conv(), turn })
+    let remaining = store::read::todos(&scope.tenant, Find::Turn { conversation: scope.conv(), turn })
         .iter()
         .filter(|t| t.status.is_open())
         .count();
