@@ -172,7 +172,8 @@ mod tests {
 
     #[test]
     fn the_sql_list_of_open_statuses_is_is_open() {
-        let open: Vec<String> = Status::ALL.iter().filter(|s| s.is_open()).map(|s| format!("'{}'", s.as_str())).collect();
+        let open: Vec<String> =
+            Status::ALL.iter().filter(|s| s.is_open()).map(|s| format!("'{}'", s.as_str())).collect();
         assert_eq!(open_statuses!(), format!("({})", open.join(", ")));
     }
 

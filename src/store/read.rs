@@ -5,9 +5,9 @@ use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
 use pgrx::spi::SpiHeapTupleData;
 
 use super::{one, with_plan};
-use crate::open_statuses;
 use crate::claims;
 use crate::errors;
+use crate::open_statuses;
 use crate::status::Status;
 use crate::time::unix_us;
 use crate::todo::Todo;
@@ -185,10 +185,10 @@ pub fn todos(tenant: &str, find: Find<'_>) -> Vec<Todo> {
 
 /// Todo `id` of the tenant, any conversation, archived or not.
 pub fn todo(tenant: &str, id: i64) -> Option<Todo> {
-    todo_rows(&format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2"), &[
-        tenant.into(),
-        id.into(),
-    ])
+    todo_rows(
+        &format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2"),
+        &[tenant.into(), id.into()],
+    )
     .pop()
 }
 
@@ -216,7 +216,14 @@ pub fn rest_list(
               LIMIT $6",
             open_statuses!()
         ),
-        &[tenant.into(), status.into(), conversation.flatten().into(), Option::<&str>::None.into(), agent.into(), limit.into()],
+        &[
+            tenant.into(),
+            status.into(),
+            conversation.flatten().into(),
+            Option::<&str>::None.into(),
+            agent.into(),
+            limit.into(),
+        ],
     )
 }
 

@@ -6,7 +6,7 @@
 use axum::http::HeaderMap;
 use deadpool_postgres::Client;
 
-use super::errors::ApiError;
+use crate::db::errors::ApiError;
 
 /// A token's tenant and label, and whether it was made for a person, as `todo.authenticate`
 /// answers them.

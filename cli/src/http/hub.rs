@@ -26,11 +26,11 @@ use serde_json::Value;
 use tokio::sync::{watch, Notify};
 use tokio::time::{interval_at, Instant, Interval};
 
-use super::errors::ApiError;
 use super::events::{connected, messages, page, valid_cursor, Page, PING};
 use super::listener::Listener;
 use super::streams::Slot;
-use super::work::{self, Db};
+use crate::db::errors::ApiError;
+use crate::db::work::{self, Db};
 
 /// Time between keep-alive comments.
 const PING_EVERY: Duration = Duration::from_secs(15);

@@ -21,8 +21,8 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::auth::Identity;
-use super::errors::ApiError;
-use super::work::{Act, Db};
+use crate::db::errors::ApiError;
+use crate::db::work::{Act, Db};
 use crate::mcp::{config::dialects, Origin, Scope, Tools};
 
 /// rmcp's Streamable HTTP service with the MCP server's tools.

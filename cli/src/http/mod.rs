@@ -23,16 +23,13 @@
 
 pub mod auth;
 pub mod config;
-pub mod errors;
 pub mod events;
-pub mod gate;
 pub mod hub;
 pub mod listener;
 pub mod mcp;
 pub mod routes;
 pub mod server;
 pub mod streams;
-pub mod work;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
 use tokio::sync::watch;
@@ -171,7 +168,10 @@ pub async fn main(args: Vec<String>) {
 
     let (shutdown, shutdown_rx) = watch::channel(false);
     let listener = listener::Listener::start(target);
-    let database = work::Db { pool: pool.clone(), gate: gate::Gate::new(limits.tenant_share, limits.tenant_wait) };
+    let database = crate::db::work::Db {
+        pool: pool.clone(),
+        gate: crate::db::gate::Gate::new(limits.tenant_share, limits.tenant_wait),
+    };
     let hubs = hub::Hubs::new(database.clone(), listener, limits.stream_buffer, shutdown_rx.clone());
     let streams = streams::Streams::new(limits.max_streams, limits.max_streams_per_token);
     tokio::spawn(streams::recheck_tokens(streams.clone(), pool, limits.token_recheck));

@@ -32,10 +32,10 @@ use sha2::{Digest, Sha256};
 
 use super::auth::{self, Identity};
 use super::config::Limits;
-use super::errors::{json_response, ApiError};
 use super::hub::Hubs;
 use super::streams::Streams;
-use super::work::{self, Db};
+use crate::db::errors::{json_response, ApiError};
+use crate::db::work::{self, Db};
 
 /// The OpenAPI 3.1 description of these routes, served at `/openapi.json` (checked against
 /// the running service by tests/openapi.sh).
@@ -295,7 +295,7 @@ async fn healthz() -> Response {
 /// holds the database's words (anyone may ask): the cause is logged.
 async fn readyz(State(state): State<AppState>) -> Response {
     let check = async {
-        let db = state.db.pool.get().await.map_err(|e| super::errors::pool_cause(&e))?;
+        let db = state.db.pool.get().await.map_err(|e| crate::db::errors::pool_cause(&e))?;
         let version = crate::db::extension_version(&db).await.map_err(|e| crate::db::error_text(&e))?;
         version.map(|_| ()).ok_or_else(|| "the pg_todos extension is not installed".to_string())
     };

@@ -10,7 +10,7 @@ use std::time::Duration;
 use deadpool_postgres::Pool;
 use tokio::sync::watch;
 
-use super::errors::ApiError;
+use crate::db::errors::ApiError;
 
 pub struct Streams {
     max_total: usize,

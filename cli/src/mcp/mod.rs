@@ -35,8 +35,8 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
 use crate::db::error_text as db_error;
-use crate::http::errors::ApiError;
-use crate::http::work::{self, Act, Db};
+use crate::db::errors::ApiError;
+use crate::db::work::{self, Act, Db};
 use config::Config;
 
 /// What the calls of a session or a request act as, and the dialects they may see.
@@ -61,7 +61,7 @@ pub enum Origin {
 
 /// The MCP server: the same tools, results and dialect selection over stdio and over
 /// Streamable HTTP; only where the scope comes from differs. Every call runs through the
-/// service's database layer (`http::work`): a pooled connection (reopened after the
+/// service's database layer (`db::work`): a pooled connection (reopened after the
 /// database restarts), the tenant's share of the pool, one transaction with time limits and
 /// the scope's context, retries of serialization failures and deadlocks.
 #[derive(Clone)]
@@ -267,7 +267,7 @@ pub async fn main(args: Vec<String>) {
     check(&config, &target).await;
     let pool = crate::http::pool(&target, 1).unwrap_or_else(|e| fail(e));
     // one call at a time; one waits for another at most as long as a call may run
-    let db = Db { pool, gate: crate::http::gate::Gate::new(1, Duration::from_secs(60)) };
+    let db = Db { pool, gate: crate::db::gate::Gate::new(1, Duration::from_secs(60)) };
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let session = format!("mcp-{}-{nanos:x}", std::process::id());
     let scope = Scope {

@@ -1,5 +1,12 @@
 //! What the services share about the database: the connection string from libpq's
-//! environment, an error's text (pure, unit-tested), and the extension check.
+//! environment, an error's text (pure, unit-tested), and the extension check; one call's work
+//! in a transaction with the caller's context, retried (`work`), each tenant's share of the
+//! pool (`gate`), and what a failure answers (`errors`). The MCP server and the HTTP service
+//! both call the extension through `work::in_context`.
+
+pub mod errors;
+pub mod gate;
+pub mod work;
 
 /// libpq's environment (`PGHOST`, `PGPORT`, `PGDATABASE`, `PGUSER`, `PGPASSWORD`,
 /// `PGAPPNAME`) as a key=value connection string, values quoted, with libpq's defaults where it
