@@ -38,7 +38,7 @@ use crate::db::errors::{json_response, ApiError};
 use crate::db::work::{self, Db};
 
 /// The OpenAPI 3.1 description of these routes, served at `/openapi.json` (checked against
-/// the running service by tests/openapi.sh).
+/// the running service by tests/integration/test_openapi.py).
 pub const OPENAPI: &str = include_str!("../../assets/openapi.json");
 
 /// The board's page, served at `/`.
