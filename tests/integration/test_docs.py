@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The docs test: every SQL example in README.md and docs/*.md runs, and shows what it prints.
 
-Run it with tests/docs.sh, which starts a throwaway cluster and sets PGHOST/PGPORT.
+Every page runs on a cluster of this module's own (roles the pages create do not meet other
+tests'), with PGTZ=UTC. One page: bin/test-integration test_docs.py -k writ.md
 
 The contract (the pages' authors write to it):
 
@@ -27,10 +28,11 @@ The contract (the pages' authors write to it):
     runs of spaces -> one space; runs of dashes in psql's rule lines ("----+----",
     "-[ RECORD 1 ]----") -> one dash (a timestamp's width varies, and with it the table's)
   so a text block may hold either the real values or the placeholders.
-- Output: `ok: <page> block <n> (line <l>)` or `FAILED: <page> block <n> (line <l>)` with a
-  short unified diff, n counting the page's sql blocks that run; then a final line exactly
-  `N passed, N failed` (one check per sql block); exit status 1 on any failure.
-- `--accept [page ...]` rewrites each pair's text block with the actual output, inserts a
+- One test per page; one check per sql block: `ok: <page> block <n> (line <l>)` or
+  `FAILED: <page> block <n> (line <l>)` with a short unified diff, n counting the page's sql
+  blocks that run.
+- `PGTODOS_DOCS_ACCEPT=<page> bin/test-integration test_docs.py` (pages separated by spaces,
+  or `all`) rewrites each pair's text block of those pages with the actual output, inserts a
   text block after an sql block that printed something but had none, and removes the text
   block of a block that now prints nothing. Read what it wrote before committing it.
 """
@@ -38,10 +40,14 @@ import difflib
 import os
 import re
 import subprocess
-import sys
 import uuid
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import pytest
+
+import pg
+from checks import check
+
+REPO = pg.REPO
 NOT_RUN = "<!-- not run -->"
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 
@@ -135,7 +141,7 @@ def run_page(page, pairs):
     psql("postgres", None, "-c", f"DROP DATABASE IF EXISTS {quote_ident(db)} WITH (FORCE)")
     out = psql("postgres", None, "-c", f"CREATE DATABASE {quote_ident(db)}")
     if out.strip():
-        sys.exit(f"cannot create database {db}: {out}")
+        raise RuntimeError(f"cannot create database {db}: {out}")
     mark = f"@@docs-{uuid.uuid4().hex}@@"
     script = []
     for n, (b, _) in enumerate(pairs, 1):
@@ -207,57 +213,59 @@ def accept(path, lines, changes):
         f.write("\n".join(lines) + "\n")
 
 
-def main(argv):
-    accepting = "--accept" in argv
-    pages = [a for a in argv if a != "--accept"]
-    if not pages:
-        docs = os.path.join(REPO, "docs")
-        pages = ["README.md"] + sorted("docs/" + f for f in os.listdir(docs) if f.endswith(".md"))
-    passed = failed = rewritten = 0
-    for page in pages:
-        path = os.path.join(REPO, page)
-        with open(path) as f:
+def pages():
+    """README.md and docs/*.md that have sql blocks to run."""
+    docs = os.path.join(REPO, "docs")
+    found = []
+    for page in ["README.md"] + sorted("docs/" + f for f in os.listdir(docs) if f.endswith(".md")):
+        with open(os.path.join(REPO, page)) as f:
             lines = f.read().split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        pairs = runnable(lines, parse(lines))
-        if not pairs:
-            continue
-        outputs, stray = run_page(page, pairs)
-        if stray:
-            print(f"warning: {page}: output before the first block: {stray.strip()}")
-        changes = []
-        for n, ((b, text), actual) in enumerate(zip(pairs, outputs), 1):
-            where = f"{page} block {n} (line {b.start + 1})"
-            expected = clean(text.body) if text else []
+        if runnable(lines, parse(lines)):
+            found.append(page)
+    return found
+
+
+@pytest.fixture(scope="module", autouse=True)
+def docs_cluster(cluster):
+    saved = os.environ.get("PGTZ")
+    os.environ["PGTZ"] = "UTC"
+    with pg.own_cluster("docs") as c:
+        yield c
+    if saved is None:
+        os.environ.pop("PGTZ", None)
+    else:
+        os.environ["PGTZ"] = saved
+
+
+@pytest.mark.parametrize("page", pages())
+def test_every_sql_example_prints_what_the_page_shows(page):
+    wanted = os.environ.get("PGTODOS_DOCS_ACCEPT", "").split()
+    accepting = "all" in wanted or page in wanted
+    path = os.path.join(REPO, page)
+    with open(path) as f:
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    pairs = runnable(lines, parse(lines))
+    outputs, stray = run_page(page, pairs)
+    if stray:
+        check(f"{page}: no output before the first block", False, stray.strip())
+    changes = []
+    for n, ((b, text), actual) in enumerate(zip(pairs, outputs), 1):
+        where = f"{page} block {n} (line {b.start + 1})"
+        expected = clean(text.body) if text else []
+        problem = None
+        if not ends_its_statement(b.body):
+            problem = ["the block does not end its last statement (no ';'): it would never run"]
+        elif normalize(expected) != normalize(actual):
+            diff = list(difflib.unified_diff(normalize(expected, False), normalize(actual, False),
+                                             "expected" if text else "expected (no text block: no output)",
+                                             "actual", lineterm="", n=2))
+            problem = diff[:40] + (["  ..."] if len(diff) > 40 else [])
+        if problem is not None and accepting and problem[0].startswith("---"):
+            changes.append((b, text, actual))
+            print(f"accepted: {where}")
             problem = None
-            if not ends_its_statement(b.body):
-                problem = ["the block does not end its last statement (no ';'): it would never run"]
-            elif normalize(expected) != normalize(actual):
-                diff = list(difflib.unified_diff(normalize(expected, False), normalize(actual, False),
-                                                 "expected" if text else "expected (no text block: no output)",
-                                                 "actual", lineterm="", n=2))
-                problem = diff[:40] + (["  ..."] if len(diff) > 40 else [])
-            if problem is None:
-                passed += 1
-                print(f"ok: {where}")
-            elif accepting and problem[0].startswith("---"):
-                rewritten += 1
-                passed += 1
-                changes.append((b, text, actual))
-                print(f"accepted: {where}")
-                print("\n".join("    " + line for line in problem))
-            else:
-                failed += 1
-                print(f"FAILED: {where}")
-                print("\n".join("    " + line for line in problem))
-        if changes:
-            accept(path, lines, changes)
-    if accepting:
-        print(f"{rewritten} text blocks rewritten")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+        check(where, problem is None, "\n" + "\n".join("    " + line for line in problem or []))
+    if changes:
+        accept(path, lines, changes)

@@ -1,18 +1,16 @@
-#!/usr/bin/env bash
-# dump_restore: user data survives pg_dump / pg_restore. Seeds a database, dumps it in custom
-# format, restores into a fresh database, and checks that every tenant, todo, counter and
-# event came back unchanged and that the restored store keeps working (next id, triggers).
-set -euo pipefail
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-cd "$REPO"
-PORT=${PGTODOS_DUMP_PORT:-54317}
-. bin/lib/throwaway.sh
-throwaway dump "$PORT"
-work=$(mktemp -d); chmod 755 "$work"
-psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+"""dump_restore: user data survives pg_dump / pg_restore. Seeds a database, dumps it in custom
+format, restores into a fresh database, and checks that every tenant, counter, todo, event,
+dependency and token came back unchanged and that the restored store keeps working (next id,
+triggers, the claim and the dependency, row-level security on every table)."""
+import os
+import re
+import subprocess
+import tempfile
 
-createdb src
-psql_q -d src >/dev/null <<'SQL'
+import pg
+from checks import check
+
+SEED = r"""
 CREATE EXTENSION pg_todos;
 INSERT INTO todo.tenants (tenant_id, name) VALUES ('acme', 'Acme'), ('globex', 'Globex');
 BEGIN;
@@ -36,34 +34,20 @@ COMMIT;
 -- a bearer token of the HTTP service, and a revoked one
 SELECT count(*) FROM todo.create_token('acme', 'Ada');
 SELECT todo.revoke_token(token_id) FROM todo.create_token('acme', 'old');
-SQL
-pg_dump -Fc -d src -f "$work/src.dump"
-createdb dst
-pg_restore -d dst --exit-on-error "$work/src.dump"
+"""
 
-snapshot() {
-  psql_q -At -d "$1" <<'SQL'
+SNAPSHOT = """
 SELECT 'tenants', md5(string_agg(t::text, '|' ORDER BY tenant_id)) FROM todo.tenants t;
 SELECT 'counters', md5(string_agg(c::text, '|' ORDER BY tenant_id)) FROM todo.counters c;
 SELECT 'todos', count(*), md5(string_agg(t::text, '|' ORDER BY tenant_id, id)) FROM todo.todos t;
 SELECT 'events', count(*), md5(string_agg(e::text, '|' ORDER BY tenant_id, todo_id, version)) FROM todo.events e;
 SELECT 'dependencies', count(*), md5(string_agg(d::text, '|' ORDER BY tenant_id, todo_id, depends_on)) FROM todo.dependencies d;
 SELECT 'tokens', count(*), md5(string_agg(k::text, '|' ORDER BY token_id)) FROM todo.tokens k;
-SQL
-}
-snapshot src >"$work/src.txt"
-snapshot dst >"$work/dst.txt"
-failed=0; passed=0
-check() { # name, command...
-  if "${@:2}"; then passed=$((passed + 1)); echo "ok: $1"; else failed=$((failed + 1)); echo "FAILED: $1"; fi
-}
-check "restored tenants, counters, todos, events and tokens are identical" diff -u "$work/src.txt" "$work/dst.txt"
-check "the seed really had rows" grep -q '^todos|6|' "$work/dst.txt"
-check "the seed really had a dependency" grep -q '^dependencies|1|' "$work/dst.txt"
+"""
 
-# The restored store works: ids continue after the highest ever given (7), triggers fire,
-# the claim and the dependency hold, RLS policies are back.
-after=$(psql_q -At -d dst <<'SQL'
+# ids continue after the highest ever given (7), triggers fire, the claim and the dependency
+# hold, RLS policies are back
+AFTER = r"""
 BEGIN;
 SELECT todo.set_context('acme', 'conv-1', 'worker') \gset
 INSERT INTO todo.todos (subject) VALUES ('after restore') RETURNING id;
@@ -73,10 +57,9 @@ SELECT todo.todo_writ('/todo claim 4');
 SELECT todo.todo_writ('/todo list');
 COMMIT;
 SELECT relname || ':' || relforcerowsecurity FROM pg_class WHERE relnamespace = 'todo'::regnamespace AND relkind = 'r' ORDER BY 1;
-SQL
-)
-after=$(sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z/TIME/' <<<"$after")
-expected="7
+"""
+
+EXPECTED_AFTER = """7
 in_progress|t
 1
 [/todo claim 4]
@@ -98,9 +81,25 @@ locks:true
 roles:true
 tenants:true
 todos:true
-tokens:true"
-check "the restored store keeps working" test "$after" = "$expected"
-[ "$after" = "$expected" ] || printf 'got:\n%s\nexpected:\n%s\n' "$after" "$expected"
-rm -rf "$work"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tokens:true
+"""
+
+
+def test_a_dump_restores_every_row_and_a_working_store(cluster):
+    cluster.database("dump_src", extension=False)
+    cluster.database("dump_dst", extension=False)
+    cluster.psql(SEED, db="dump_src")
+    env = {**os.environ, **cluster.env()}
+    with tempfile.TemporaryDirectory() as work:
+        dump = os.path.join(work, "src.dump")
+        subprocess.run([f"{pg.BINDIR}/pg_dump", "-Fc", "-d", "dump_src", "-f", dump], env=env, check=True)
+        restore = subprocess.run([f"{pg.BINDIR}/pg_restore", "-d", "dump_dst", "--exit-on-error", dump],
+                                 env=env, capture_output=True, text=True)
+    check("pg_restore succeeds", restore.returncode == 0, restore.stderr)
+    src, dst = cluster.psql(SNAPSHOT, db="dump_src"), cluster.psql(SNAPSHOT, db="dump_dst")
+    check("restored tenants, counters, todos, events, dependencies and tokens are identical", src == dst,
+          f"\n{src}\n!=\n{dst}")
+    check("the seed really had rows", "\ntodos|6|" in "\n" + dst, dst)
+    check("the seed really had a dependency", "\ndependencies|1|" in "\n" + dst, dst)
+    after = re.sub(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z", "TIME", cluster.psql(AFTER, db="dump_dst"))
+    check("the restored store keeps working", after == EXPECTED_AFTER, f"got:\n{after}")
