@@ -94,12 +94,7 @@ def serve(cli):
 
 @pytest.fixture
 def require():
-    def need(ok, what):
-        if not ok:
-            if os.environ.get("CI") == "true":
-                pytest.fail(f"missing under CI=true: {what}")
-            pytest.skip(what)
-    return need
+    return checks.need
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,13 +1,11 @@
-"""The live board in a real browser (run by tests/board.sh, which sets the environment).
+"""The live board in a real browser.
 
 Headless Chromium, driven by Selenium through Debian's chromedriver, opens the board that
 `pg_todos serve` serves at /, while psycopg writes as agents (the plain role agent_login, with
-todo.set_context). Each check is counted; the last line is `N passed, N failed`.
-
-Environment: BOARD_SERVER (the pg_todos binary), BOARD_LISTEN (host:port for it), BOARD_DB,
-BOARD_TOKEN (a token of tenant acme labelled Ada), BOARD_DEMO_TOKEN (one of tenant
-northwind), BOARD_SCREENSHOT (where to save the realistic board; empty: a temporary file),
-and libpq's PGHOST / PGPORT of the throwaway cluster (its superuser is postgres).
+todo.set_context). Tenants acme (a person's token labelled Ada) and northwind (the realistic
+board of docs/board.png). Needs /usr/bin/chromium and /usr/bin/chromedriver (bin/setup
+installs them). PGTODOS_BOARD_SCREENSHOT=docs/board.png saves the realistic board there
+(default: a temporary file); BOARD_TRACE=1 prints each failed check's traceback.
 """
 
 import json
@@ -20,6 +18,7 @@ import urllib.error
 import urllib.request
 
 import psycopg
+import pytest
 from selenium import webdriver
 from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
                                         StaleElementReferenceException, WebDriverException)
@@ -27,15 +26,14 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 import checks
-from servers import libpq_env, stop
+import pg
+import web
+from web import libpq_env, stop
 
-SERVER = os.environ["BOARD_SERVER"]
-LISTEN = os.environ["BOARD_LISTEN"]
-BASE = "http://" + LISTEN
-DB = os.environ["BOARD_DB"]
-TOKEN = os.environ["BOARD_TOKEN"]
-DEMO_TOKEN = os.environ["BOARD_DEMO_TOKEN"]
-SHOT = os.environ.get("BOARD_SCREENSHOT") or os.path.join(tempfile.gettempdir(), "pg_todos-board.png")
+# set by the module's fixture
+SERVER = LISTEN = BASE = TOKEN = DEMO_TOKEN = None
+DB = "board"
+SHOT = os.environ.get("PGTODOS_BOARD_SCREENSHOT") or os.path.join(tempfile.gettempdir(), "pg_todos-board.png")
 TENANT = "acme"
 
 def check(name, fn):
@@ -230,17 +228,31 @@ def events_requests(d):
 
 # ---- the checks ----------------------------------------------------------------------------
 
-def main():
+@pytest.fixture(scope="module")
+def board(cluster, cli):
+    """The service on a free port and a headless chromium, for the module's tests."""
+    global SERVER, LISTEN, BASE, TOKEN, DEMO_TOKEN
+    for need in ("/usr/bin/chromium", "/usr/bin/chromedriver"):
+        checks.need(os.access(need, os.X_OK), f"{need} is missing (apt-get install chromium chromium-driver)")
+    cluster.database(DB, tenants=["acme", "northwind"])
+    SERVER, LISTEN = cli, f"127.0.0.1:{pg.free_port()}"
+    BASE = "http://" + LISTEN
+    TOKEN = web.token(DB, "acme", "Ada", person=True)[1]
+    DEMO_TOKEN = web.token(DB, "northwind", "Ada", person=True)[1]
     server = Server()
     server.start()
     d = browser()
-    try:
-        run(d, server)
-        demo(d)
-    finally:
-        d.quit()
-        server.stop()
-    checks.summary()
+    yield d, server
+    d.quit()
+    server.stop()
+
+
+def test_the_live_board(board):
+    run(*board)
+
+
+def test_a_realistic_board_renders(board):
+    demo(board[0])
 
 
 def run(d, server):
@@ -529,9 +541,3 @@ def demo(d):
     check("7. a realistic board (two conversations, claims, a lapsed lease, blocked, subtasks) renders; screenshot", realistic)
 
 
-if __name__ == "__main__":
-    try:
-        main()
-    except WebDriverException as e:
-        checks.check("browser", False, e)
-        checks.summary()
