@@ -8,6 +8,7 @@ else `pg_config --bindir`."""
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -37,6 +38,34 @@ def remove_stale_runs():
                     subprocess.run(as_postgres([f"{BINDIR}/pg_ctl", "-D", data, "-m", "immediate", "stop"]),
                                    capture_output=True)
             shutil.rmtree(os.path.join(BASE, name), ignore_errors=True)
+
+
+def version():
+    """pg_todos' version ([workspace.package] of Cargo.toml, through bin/version)."""
+    return subprocess.run([os.path.join(REPO, "bin", "version")], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def released():
+    """The released versions (a frozen sql/pg_todos--X.Y.Z.sql each), oldest first."""
+    found = [f[len("pg_todos--"):-len(".sql")] for f in os.listdir(os.path.join(REPO, "sql"))
+             if f.startswith("pg_todos--") and f.endswith(".sql") and "--" not in f[len("pg_todos--"):]]
+    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+def regress_results(output):
+    """(test, passed) of each test pg_regress or pg_isolation_regress printed: `test name ...
+    ok` (PostgreSQL 15), `ok 1 - name` / `not ok 1 - name` (16 and later)."""
+    results = []
+    for line in output.splitlines():
+        m = re.match(r"^(?:test\s+)?(\S+)\s+\.\.\.\s+(ok|FAILED|failed)\b", line.strip())
+        if m:
+            results.append((m[1], m[2] == "ok"))
+            continue
+        m = re.match(r"^(not ok|ok)\s+\d+\s+[-+]\s+(\S+)", line.strip())
+        if m:
+            results.append((m[2], m[1] == "ok"))
+    return results
 
 
 def as_postgres(argv):
