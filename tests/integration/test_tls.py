@@ -19,26 +19,83 @@ a cluster that accepts TCP connections only over SSL, with a server certificate 
      and a request over https://localhost; a client with another CA is refused; plain HTTP to
      the port gets no answer; a TCP connection that never starts the handshake is closed after
      --header-timeout; --tls-cert without --tls-key, or a key not the certificate's: exit 2.
-Usage: tests/tls.py BINARY DBNAME PORT CERT_DIR
+The cluster is the module's own (TCP on a free port, SSL only; pg_hba.conf: hostssl, a
+client certificate for cert_agent, no plain TCP); the certificates are made by openssl in a
+temporary directory.
 """
 import asyncio
 import os
 import socket
 import ssl
+import shutil
 import subprocess
-import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
 
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from checks import check, summary
+import pg
+from checks import check
 
-BINARY, DB, PORT, CERTS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-CA, OTHER = os.path.join(CERTS, "ca.crt"), os.path.join(CERTS, "other.crt")
-SOCKET = os.environ["PGHOST"]  # the cluster's socket directory (before env() drops PG*)
+DB = "tls"
+# set by the module's fixture: the command, the cluster's TCP port and socket directory, the
+# certificates' directory and its two authorities, a bearer token of tenant acme
+BINARY = PORT = SOCKET = CERTS = CA = OTHER = TOKEN = None
+
+HBA = """local     all  all                     trust
+hostssl   all  cert_agent  127.0.0.1/32  cert
+hostssl   all  all         127.0.0.1/32  trust
+hostnossl all  all         127.0.0.1/32  reject
+"""
+
+
+def make_certificates(d):
+    """A test CA, a server certificate for localhost it signs, another CA, and a client
+    certificate for cert_agent."""
+    def ossl(*args):
+        subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True)
+    ossl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=pg_todos test CA",
+         "-keyout", "ca.key", "-out", "ca.crt")
+    ossl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr")
+    with open(os.path.join(d, "server.ext"), "w") as f:
+        f.write("subjectAltName=DNS:localhost\n")
+    ossl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+         "-extfile", "server.ext", "-out", "server.crt")
+    ossl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=another CA",
+         "-keyout", "other.key", "-out", "other.crt")
+    ossl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=cert_agent", "-keyout", "client.key", "-out", "client.csr")
+    ossl("x509", "-req", "-in", "client.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+         "-out", "client.crt")
+    for f in os.listdir(d):
+        if f.endswith(".key"):
+            os.chmod(os.path.join(d, f), 0o600)
+    os.chmod(d, 0o755)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tls_cluster(cluster, cli):
+    global BINARY, PORT, SOCKET, CERTS, CA, OTHER, TOKEN
+    BINARY = cli
+    with tempfile.TemporaryDirectory(prefix="pg_todos-tls.") as certs, pg.own_cluster("tls", tcp=True) as c:
+        make_certificates(certs)
+        CERTS, CA, OTHER = certs, os.path.join(certs, "ca.crt"), os.path.join(certs, "other.crt")
+        PORT, SOCKET = c.port, c.sock
+        c.database(DB, tenants=["acme", "globex"])
+        c.psql("CREATE ROLE cert_agent LOGIN; SELECT todo.grant_usage('cert_agent', 'acme', plain_sql => false);", db=DB)
+        for name in ("server.crt", "server.key", "ca.crt"):
+            with open(os.path.join(certs, name)) as f:
+                c.write_file(name, f.read())
+        c.append_conf("ssl = on", "ssl_cert_file = 'server.crt'", "ssl_key_file = 'server.key'", "ssl_ca_file = 'ca.crt'")
+        c.write_file("pg_hba.conf", HBA)
+        c.psql("SELECT pg_reload_conf()")
+        time.sleep(0.5)
+        TOKEN = c.psql("SELECT token FROM todo.create_token('acme', 'tls-test')", db=DB).strip()
+        yield c
+        shutil.rmtree(certs, ignore_errors=True)
 
 
 def env(**extra):
@@ -54,19 +111,7 @@ def url(host="localhost", user="agent_login", **params):
     return f"host={host} port={PORT} dbname={DB} user={user} {q}".strip()
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def token():
-    out = subprocess.run(["psql", "-X", "-qAt", "-d", DB, "-c", "SELECT token FROM todo.create_token('acme', 'tls-test')"],
-                         capture_output=True, text=True, check=True)
-    return out.stdout.strip()
-
-
-TOKEN = token()
+free_port = pg.free_port
 
 
 def serve(connection, **extra):
@@ -128,7 +173,7 @@ def both(what, connection, expect_ok, words=(), **extra):
             check(f"{name}: {what}", got == "exit" and detail[0] == 2 and all(w in text for w in words), (got, detail))
 
 
-def main():
+def test_both_commands_speak_tls_with_libpqs_meaning():
     both("verify-full with the test's CA and host localhost works", url(sslmode="verify-full", sslrootcert=CA), True)
     both("verify-full with another CA is refused: the certificate did not verify, check sslrootcert",
          url(sslmode="verify-full", sslrootcert=OTHER), False, ("cannot connect to the database", "certificate verify failed", "sslrootcert"))
@@ -157,11 +202,9 @@ def main():
          f"host={SOCKET} port={PORT} dbname={DB} user=agent_login sslmode=verify-full", True)
     both("verify-full with no root certificate is refused before connecting, saying what to set",
          url(sslmode="verify-full"), False, ("no root certificate", "sslrootcert", "PGSSLROOTCERT"))
-    https()
-    summary()
 
 
-def https():
+def test_https_for_the_service():
     """9. HTTPS for the service."""
     port = free_port()
     cert, key = os.path.join(CERTS, "server.crt"), os.path.join(CERTS, "server.key")
@@ -219,5 +262,3 @@ def https():
           wrong.returncode == 2 and "not the key of --tls-cert" in wrong.stderr, (wrong.returncode, wrong.stderr[:300]))
 
 
-if __name__ == "__main__":
-    main()
