@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""mcp_client: drives the pg_todos MCP server (cli/, binary pg_todos_mcp = pg_todos mcp) over stdio with the
-official MCP Python SDK's client (a client this project did not write), as the plain role
+"""mcp: drives the pg_todos MCP server (`pg_todos mcp`) over stdio with the official MCP
+Python SDK's client (a client this project did not write), as the plain role
 agent_login:
   - tools/list is todo.tools(), tool for tool (names, descriptions, schemas, dialects);
   - seed 003's example session, read from the seed itself, gives the seed's answers;
@@ -18,8 +18,10 @@ agent_login:
   - a missing database, extension or tenant, conflicting list flags: a clear message and
     exit status 2.
 Every server runs in a directory of its test's own (cwd=), under a fresh temporary directory,
-so no two tests share a project's list by accident.
-Usage: tests/mcp_client.py SERVER_BINARY DBNAME SEED_003_FILE   (libpq environment for the host)
+so no two tests share a project's list by accident. Seed 003 is read from fixtures/.
+And the examples: a supervisor, two sub-agents and a notification listener, with psycopg and
+the writ (examples/supervisor.py) and over MCP, each agent its own server (the old command
+name, pg_todos_mcp: examples/mcp_supervisor.py); each checks the final state.
 """
 import asyncio
 import json
@@ -31,15 +33,28 @@ import sys
 import tempfile
 
 import psycopg
+import pytest
 
-from checks import check, summary
-from servers import libpq_env
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.types import Implementation
+import mcp_session
+import pg
+from checks import check
+from mcp_session import text
+from web import libpq_env
 
-SERVER, DB, SEED_003 = sys.argv[1], sys.argv[2], sys.argv[3]
-ROOT = tempfile.mkdtemp(prefix="pg_todos_mcp_test_")
+DB = "mcp"
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED_003 = os.path.join(HERE, "fixtures", "003_ecd02d5fbd8c7fb0.txt")
+SERVER = ROOT = None  # the pg_todos command, and the directory of the projects (the fixture's)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def mcp_database(cluster, cli):
+    global SERVER, ROOT
+    SERVER = cli
+    cluster.database(DB, tenants=["acme", "globex"])
+    ROOT = tempfile.mkdtemp(prefix="pg_todos_mcp_test_")
+    yield
+    shutil.rmtree(ROOT, ignore_errors=True)
 
 # the runtimes' dialects and exactly the tools each lists
 RUNTIMES = {
@@ -66,37 +81,9 @@ def server_env(**extra):
     return libpq_env(DB, **extra)
 
 
-class Session:
-    """One server process, started in the directory cwd, and one MCP client session."""
-
-    def __init__(self, *args, cwd, client="mcp-test-client", **env):
-        self.params = StdioServerParameters(command=SERVER, args=list(args), env=server_env(**env), cwd=cwd)
-        self.client = client
-
-    async def __aenter__(self):
-        self._transport = stdio_client(self.params)
-        read, write = await self._transport.__aenter__()
-        self._session = ClientSession(read, write, client_info=Implementation(name=self.client, version="1.0"))
-        self.session = await self._session.__aenter__()
-        await self.session.initialize()
-        return self
-
-    async def __aexit__(self, *exc):
-        await self._session.__aexit__(*exc)
-        await self._transport.__aexit__(*exc)
-
-    async def call(self, name, args):
-        r = await self.session.call_tool(name, args)
-        return r.structured_content if r.structured_content is not None else text(r), bool(r.is_error)
-
-    async def raw(self, name, args):
-        """The whole CallToolResult, as the client gets it."""
-        return await self.session.call_tool(name, args)
-
-
-def text(result):
-    """The text the model reads: the result's text content."""
-    return "".join(c.text for c in result.content if c.type == "text")
+def Session(*args, cwd, client="mcp-test-client", **env):
+    """One `pg_todos mcp ARGS` process, started in the directory cwd, and one MCP session."""
+    return mcp_session.Stdio(SERVER, DB, *args, cwd=cwd, client=client, **env)
 
 
 def subjects(listed):
@@ -129,19 +116,19 @@ async def catalog_and_seed_003():
         steps = seed_003_session()
         check("seed 003's example session has its four steps", len(steps) == 4, len(steps))
         for n, (args, answer) in enumerate(steps, 1):
-            got, err = await s.call("todolist__set", args)
+            got, err = await s.answer("todolist__set", args)
             check(f"seed 003 example, step {n}: the seed's answer", got == answer and not err, f"{got} != {answer}")
         rows = sql("""SELECT subject, status, active_form FROM todo.todos
                        WHERE tenant_id = 'acme' AND conversation_id = 'conv-003' ORDER BY position""")
         want = [(t["content"], t["status"], t["activeForm"]) for t in steps[-1][0]["todos"]]
         check("the session's list is in Postgres, row for row", rows == want, rows)
-        got, err = await s.call("todolist__get", {})
+        got, err = await s.answer("todolist__get", {})
         check("todolist__get returns the last list", got.get("todos") == steps[-1][0]["todos"] and not err, got)
-        got, err = await s.call("todolist__set", {"todos": [{"content": "", "status": "pending", "activeForm": "x"}]})
+        got, err = await s.answer("todolist__set", {"todos": [{"content": "", "status": "pending", "activeForm": "x"}]})
         check("a seed 003 error object is a tool error", err and got["error"]["code"] == "empty_content", got)
-        got, err = await s.call("create_todo", {"items": [{"title": "plan"}], "tenant": "globex"})
+        got, err = await s.answer("create_todo", {"items": [{"title": "plan"}], "tenant": "globex"})
         check("the context never comes from the arguments", err and got["error"]["code"] == "invalid_arguments", got)
-        got, err = await s.call("create_todo", {"items": [{"title": "who made me"}]})
+        got, err = await s.answer("create_todo", {"items": [{"title": "who made me"}]})
         rows = sql("""SELECT tenant_id, conversation_id, agent_id LIKE 'mcp-test-client@mcp-%%', turn_id LIKE 'mcp-%%'
                         FROM todo.todos WHERE subject = 'who made me'""")
         check("rows carry the server's tenant and conversation, the session's turn, the client's name and session as agent",
@@ -152,15 +139,15 @@ async def two_tenants():
     cwd = project("two-tenants")
     async with Session("--tenant", "acme", "--conversation", "shared", cwd=cwd, client="agent-a") as a, \
                Session("--tenant", "globex", "--conversation", "shared", cwd=cwd, client="agent-b") as b:
-        added, _ = await a.call("AddTask", {"title": "acme only"})
+        added, _ = await a.answer("AddTask", {"title": "acme only"})
         task_id = added["id"]
-        listed_b, _ = await b.call("ListTasks", {})
+        listed_b, _ = await b.answer("ListTasks", {})
         check("tenant B's list of the same conversation is empty", listed_b == {"tasks": []} or listed_b == [], listed_b)
-        done_b, err = await b.call("CompleteTask", {"taskId": str(task_id)})
-        missing, _ = await b.call("CompleteTask", {"taskId": "99999"})
+        done_b, err = await b.answer("CompleteTask", {"taskId": str(task_id)})
+        missing, _ = await b.answer("CompleteTask", {"taskId": "99999"})
         check("tenant B completing tenant A's task: the answer for a task that never existed",
               err and done_b == missing, f"{done_b} vs {missing}")
-        listed_a, _ = await a.call("ListTasks", {})
+        listed_a, _ = await a.answer("ListTasks", {})
         mine = [t for t in listed_a["tasks"] if t["id"] == task_id]
         check("tenant A's task is untouched", len(mine) == 1 and mine[0]["done"] is False, listed_a)
 
@@ -170,17 +157,17 @@ async def one_dialect_and_claims():
     async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "todolist", cwd=cwd, client="only-003") as s:
         names = [t.name for t in (await s.session.list_tools()).tools]
         check("--tools todolist lists the todolist dialect's tools only", names == ["todolist__get", "todolist__set"], names)
-        got, err = await s.call("AddTask", {"title": "x"})
+        got, err = await s.answer("AddTask", {"title": "x"})
         check("a tool outside the dialects is an unknown tool", err and got["error"]["code"] == "unknown_tool", got)
     async with Session("--tenant", "acme", "--conversation", "conv-coord", "--tools", "coord,001", cwd=cwd, client="worker-1") as s:  # 001: the plan dialect's alias
-        await s.call("create_todo", {"items": [{"title": "first"}, {"title": "second"}]})
-        claimed, err = await s.call("claim_todo", {})
+        await s.answer("create_todo", {"items": [{"title": "first"}, {"title": "second"}]})
+        claimed, err = await s.answer("claim_todo", {})
         check("claim_todo over MCP claims for the client's agent", claimed.get("claimed") and not err, claimed)
         if not claimed.get("claimed"):
             return
-        done, err = await s.call("finish_todo", {"id": claimed["id"], "fence": claimed["fence"]})
+        done, err = await s.answer("finish_todo", {"id": claimed["id"], "fence": claimed["fence"]})
         check("finish_todo with the claim's fence", done == {"id": claimed["id"], "status": "completed"} and not err, done)
-        stale, err = await s.call("finish_todo", {"id": claimed["id"], "fence": claimed["fence"]})
+        stale, err = await s.answer("finish_todo", {"id": claimed["id"], "fence": claimed["fence"]})
         check("the same fence again is a stale claim", err and stale["error"]["code"] == "stale_claim", stale)
         holder = sql("SELECT agent_id FROM todo.events WHERE tenant_id = 'acme' AND todo_id = %s AND changes ? 'fence'", claimed["id"])
         check("the claim's event names the client and its session",
@@ -238,26 +225,26 @@ async def lists_survive_the_session():
           rows == [("project:" + os.path.realpath(a),)], rows)
     # the first server has stopped; a new one in the same directory, kept to Claude's tools
     async with Session("--tenant", "acme", "--tools", "claude-tasks", cwd=a, client="second") as s:
-        listed, err = await s.call("TaskList", {})
+        listed, err = await s.answer("TaskList", {})
         check("a new server in directory A: TaskList shows the task (the list survived the restart)",
               not err and subjects(listed) == [subject], listed)
-        got, err = await s.call("TaskGet", {"taskId": tid})
+        got, err = await s.answer("TaskGet", {"taskId": tid})
         check("a new server in directory A: TaskGet finds it by its id",
               not err and isinstance(got, dict) and (got.get("task") or {}).get("subject") == subject, got)
     async with Session("--tenant", "acme", cwd=link) as s:
-        listed, err = await s.call("TaskList", {})
+        listed, err = await s.answer("TaskList", {})
         check("a server started through a symlink to A: the same list", not err and subjects(listed) == [subject], listed)
     async with Session("--tenant", "acme", cwd=b) as s:
-        listed, err = await s.call("TaskList", {})
+        listed, err = await s.answer("TaskList", {})
         check("a server in directory B: an empty list", not err and subjects(listed) == [], listed)
     async with Session("--tenant", "acme", "--session-list", cwd=a) as s:
-        listed, err = await s.call("TaskList", {})
+        listed, err = await s.answer("TaskList", {})
         check("--session-list in directory A: an empty list", not err and subjects(listed) == [], listed)
     async with Session("--tenant", "acme", cwd=a, PG_TODOS_SESSION_LIST="1") as s:
-        listed, err = await s.call("TaskList", {})
+        listed, err = await s.answer("TaskList", {})
         check("PG_TODOS_SESSION_LIST=1 in directory A: an empty list", not err and subjects(listed) == [], listed)
     async with Session("--tenant", "globex", cwd=a) as s:
-        listed, err = await s.call("TaskList", {})
+        listed, err = await s.answer("TaskList", {})
         check("tenant B in directory A: an empty list", not err and subjects(listed) == [], listed)
 
     # two servers running at once in one directory share its list; with --session-list, not
@@ -265,27 +252,27 @@ async def lists_survive_the_session():
                Session("--tenant", "acme", cwd=c, client="two") as two, \
                Session("--tenant", "acme", "--session-list", cwd=c, client="own-1") as own1, \
                Session("--tenant", "acme", "--session-list", cwd=c, client="own-2") as own2:
-        await one.call("TaskCreate", {"subject": "shared in C", "description": "-"})
-        listed, err = await two.call("TaskList", {})
+        await one.answer("TaskCreate", {"subject": "shared in C", "description": "-"})
+        listed, err = await two.answer("TaskList", {})
         check("two servers running in directory C share its list", not err and subjects(listed) == ["shared in C"], listed)
-        await own1.call("TaskCreate", {"subject": "own list", "description": "-"})
-        listed, err = await own2.call("TaskList", {})
+        await own1.answer("TaskCreate", {"subject": "own list", "description": "-"})
+        listed, err = await own2.answer("TaskList", {})
         check("two --session-list servers in one directory do not share a list", not err and subjects(listed) == [], listed)
-        listed, err = await own1.call("TaskList", {})
+        listed, err = await own1.answer("TaskList", {})
         check("a --session-list server sees its own list", not err and subjects(listed) == ["own list"], listed)
 
     # a named list: Claude Code's variable names it across directories, ours wins over it
     team = f"team-{os.getpid()}"
     async with Session("--tenant", "acme", cwd=a, CLAUDE_CODE_TASK_LIST_ID=team) as s:
-        await s.call("TaskCreate", {"subject": "team task", "description": "-"})
+        await s.answer("TaskCreate", {"subject": "team task", "description": "-"})
     async with Session("--tenant", "acme", cwd=b, CLAUDE_CODE_TASK_LIST_ID=team) as s:
-        listed, err = await s.call("TaskList", {})
+        listed, err = await s.answer("TaskList", {})
         check("CLAUDE_CODE_TASK_LIST_ID: the same list from directory B", not err and subjects(listed) == ["team task"], listed)
     async with Session("--tenant", "acme", cwd=b, CLAUDE_CODE_TASK_LIST_ID=team, PG_TODOS_CONVERSATION=f"{team}-other") as s:
-        listed, err = await s.call("TaskList", {})
+        listed, err = await s.answer("TaskList", {})
         check("PG_TODOS_CONVERSATION wins over CLAUDE_CODE_TASK_LIST_ID", not err and subjects(listed) == [], listed)
     async with Session("--tenant", "acme", "--conversation", team, cwd=c) as s:
-        listed, err = await s.call("TaskList", {})
+        listed, err = await s.answer("TaskList", {})
         check("--conversation names the same list", not err and subjects(listed) == ["team task"], listed)
 
 
@@ -293,7 +280,7 @@ def startup_errors():
     cwd = project("startup")
 
     def run(*args, **env):
-        p = subprocess.run([SERVER, *args], env=server_env(**env), cwd=cwd, input="", capture_output=True, text=True, timeout=30)
+        p = subprocess.run([SERVER, "mcp", *args], env=server_env(**env), cwd=cwd, input="", capture_output=True, text=True, timeout=30)
         return p.returncode, p.stderr.strip()
 
     code, err = run("--tenant", "acme", PGDATABASE="no_such_db")
@@ -313,18 +300,40 @@ def startup_errors():
     check("PG_TODOS_SESSION_LIST neither 1 nor 0: exit 2 and why", code == 2 and "PG_TODOS_SESSION_LIST" in err, (code, err))
 
 
-async def main():
-    try:
-        await catalog_and_seed_003()
-        await two_tenants()
-        await one_dialect_and_claims()
-        await runtime_dialects()
-        await what_the_model_reads()
-        await lists_survive_the_session()
-        startup_errors()
-    finally:
-        shutil.rmtree(ROOT, ignore_errors=True)
-    summary()
+def test_the_catalog_and_seed_003s_session():
+    asyncio.run(catalog_and_seed_003())
 
 
-asyncio.run(main())
+def test_two_tenants_see_nothing_of_each_other():
+    asyncio.run(two_tenants())
+
+
+def test_one_dialect_and_claims():
+    asyncio.run(one_dialect_and_claims())
+
+
+def test_each_runtimes_dialect_alone():
+    asyncio.run(runtime_dialects())
+
+
+def test_what_the_model_reads():
+    asyncio.run(what_the_model_reads())
+
+
+def test_the_projects_list_survives_the_session():
+    asyncio.run(lists_survive_the_session())
+
+
+def test_startup_errors():
+    startup_errors()
+
+
+@pytest.mark.parametrize("example", ["supervisor", "mcp_supervisor"])
+def test_the_example_supervisors(example):
+    args = ["--dbname", DB, "--user", "agent_login", "--tenant", "acme"]
+    if example == "mcp_supervisor":
+        args = ["--server", SERVER + "_mcp", *args]
+    run = subprocess.run([sys.executable, "-u", os.path.join(pg.REPO, "examples", f"{example}.py"), *args],
+                         capture_output=True, text=True, timeout=300)
+    print(run.stdout[-2000:])
+    check(f"examples/{example}.py ends with the state it expects", run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:])
