@@ -21,7 +21,7 @@ import psycopg
 import pytest
 from selenium import webdriver
 from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
-                                        StaleElementReferenceException, WebDriverException)
+                                        StaleElementReferenceException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 

@@ -11,7 +11,6 @@ failures and deadlocks are retried (and counted). Afterwards, as a superuser:
   - no two writers deadlocked (every call takes its locks in one order).
 Sessions and operations: PGTODOS_CONCURRENCY=SESSIONSxOPERATIONS (8x400).
 """
-import json
 import os
 import random
 import threading

@@ -3,8 +3,6 @@ the tenant's channel (todo.channel()), carrying ids only; a write by plain SQL s
 row (the row trigger), once committed; a rolled-back write sends nothing, nor does a failed
 command; a listener on another tenant's channel hears nothing. A listener session LISTENs on
 two tenants' channels while a writer session runs the script below through psql."""
-import psycopg
-
 from checks import check
 
 WRITES = r"""

@@ -28,7 +28,6 @@ polls of a bounded wait (WAIT_S) for another session to be blocked on a lock.
 One kind: bin/test-integration test_retryable.py -k deadlock
 """
 import json
-import os
 import threading
 import time
 

@@ -194,8 +194,10 @@ class Sse:
         return ids[-1] if ids else None
 
     def close(self):
-        try:
-            self.conn.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        """Closes the connection (again: nothing)."""
+        if self.conn.sock is not None:
+            try:
+                self.conn.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self.conn.close()

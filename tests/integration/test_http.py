@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""http_client: drives `pg_todos serve` (the HTTP service) over real HTTP, as the plain role
+"""http: drives `pg_todos serve` (the HTTP service) over real HTTP, as the plain role
 agent_login, and checks what it answers against the database itself (psycopg, as
 agent_login or the superuser):
   1. /v1/todos answers exactly what todo.rest answers in SQL for the same requests (status
@@ -21,7 +21,8 @@ agent_login or the superuser):
      process exits 1 and the cut request commits nothing;
   8. an unreachable database, a database without the extension, a bad flag: exit 2 and a
      clear message; the request log never holds a token.
-Usage: tests/http_client.py SERVER_BINARY DBNAME   (libpq environment of the cluster's superuser)
+The module's tests share one service (the fixture `main_server`) and run in file order; the
+last checks what the whole run left: the idle stream's keep-alive, exit 0 at SIGTERM, the log.
 """
 import http.client
 import json
@@ -29,20 +30,36 @@ import os
 import signal
 import socket
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-from checks import check, summary
-from servers import libpq_env, stop
+import pytest
 
-SERVER, DB = sys.argv[1], sys.argv[2]
-LOGS = tempfile.mkdtemp(prefix="pg_todos_http_test_")
-HOST = "127.0.0.1"
+import web
+from checks import check
+from web import HOST, LOGS, free_port
+
+DB = "http"
+SERVER = MAIN = ACME = GLOBEX = None  # set by the module's fixture
+
+
+def Server(*flags, port=None, **env):
+    return web.Server(SERVER, DB, *flags, port=port, **env)
+
+
+def server_env(**extra):
+    return web.libpq_env(DB, **extra)
+
+
+def request(method, path, body=None, tok=None, headers=None, port=None, raw=None, timeout=30):
+    return web.request(method, path, body, tok, headers=headers, port=port or MAIN.port, raw=raw, timeout=timeout)
+
+
+def Sse(tok, last_event_id=None, port=None):
+    return web.Sse(tok, last_event_id, port or MAIN.port)
 
 
 def admin(dbname=DB):
@@ -56,151 +73,34 @@ def agent():
 
 
 def token(tenant, label, person=False):
-    with admin() as c:
-        return c.execute("SELECT token_id, token FROM todo.create_token(%s, %s, %s)", (tenant, label, person)).fetchone()
+    return web.token(DB, tenant, label, person)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+IDLE = {}  # the stream kept open through the tests (it must see the 15 s keep-alive)
 
 
-def server_env(**extra):
-    return libpq_env(DB, **extra)
+@pytest.fixture(scope="module", autouse=True)
+def main_server(cluster, cli):
+    global SERVER, MAIN, ACME, GLOBEX
+    SERVER = cli
+    cluster.database(DB, tenants=["acme", "globex"])
+    _, ACME = token("acme", "ci-bot")
+    _, GLOBEX = token("globex", "globex-bot")
+    MAIN = Server()
+    IDLE.update(stream=Sse(ACME), opened=time.monotonic())
+    yield
+    IDLE["stream"].close()
+    MAIN.stop()
 
 
-class Server:
-    """One `pg_todos serve` process on a free port (or `port`), its stderr in a log file."""
-    count = 0
-
-    def __init__(self, *flags, port=None, **env):
-        Server.count += 1
-        self.port = port or free_port()
-        self.log_path = os.path.join(LOGS, f"server-{Server.count}.log")
-        self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([SERVER, "serve", "--listen", f"{HOST}:{self.port}", *flags],
-                                     env=server_env(**env), stdout=self.log, stderr=self.log)
-        deadline = time.time() + 15
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited {self.proc.returncode}: {self.logtext()}")
-            try:
-                if request("GET", "/healthz", port=self.port)[0] == 200:
-                    return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("server did not start: " + self.logtext())
-
-    def logtext(self):
-        with open(self.log_path) as f:
-            return f.read()
-
-    def stop(self):
-        code = stop(self.proc)
-        self.log.close()
-        return code
+@pytest.fixture
+def acme():
+    return ACME
 
 
-def request(method, path, body=None, tok=None, headers=None, port=None, raw=None, timeout=30):
-    """(status, headers, parsed JSON or text, raw bytes) of one request on a new connection."""
-    conn = http.client.HTTPConnection(HOST, port or MAIN.port, timeout=timeout)
-    h = dict(headers or {})
-    if tok:
-        h["Authorization"] = f"Bearer {tok}"
-    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    if data is not None:
-        h.setdefault("Content-Type", "application/json")
-    conn.request(method, path, body=data, headers=h)
-    r = conn.getresponse()
-    payload = r.read()
-    conn.close()
-    try:
-        parsed = json.loads(payload) if payload else None
-    except ValueError:
-        parsed = payload.decode(errors="replace")
-    return r.status, {k.lower(): v for k, v in r.getheaders()}, parsed, payload
-
-
-class Sse:
-    """An SSE client: reads /v1/events in a thread, keeps (receipt time, id, data) per message."""
-
-    def __init__(self, tok, last_event_id=None, port=None):
-        self.conn = http.client.HTTPConnection(HOST, port or MAIN.port, timeout=60)
-        h = {"Authorization": f"Bearer {tok}", "Accept": "text/event-stream"}
-        if last_event_id is not None:
-            h["Last-Event-ID"] = last_event_id
-        self.conn.request("GET", "/v1/events", headers=h)
-        self.resp = self.conn.getresponse()
-        self.status = self.resp.status
-        self.content_type = self.resp.getheader("Content-Type")
-        self.messages = []
-        self.comments = []
-        self.ended = threading.Event()
-        self.lock = threading.Condition()
-        if self.status == 200:
-            threading.Thread(target=self._read, daemon=True).start()
-        else:
-            self.body = self.resp.read()
-            self.ended.set()
-
-    def _read(self):
-        msg_id, data = None, []
-        try:
-            while True:
-                line = self.resp.readline()
-                if not line:
-                    break
-                line = line.decode().rstrip("\r\n")
-                if line == "":
-                    if data:
-                        with self.lock:
-                            self.messages.append((time.monotonic(), msg_id, json.loads("\n".join(data))))
-                            self.lock.notify_all()
-                    msg_id, data = None, []
-                elif line.startswith(":"):
-                    self.comments.append((time.monotonic(), line))
-                else:
-                    field, _, value = line.partition(":")
-                    value = value[1:] if value.startswith(" ") else value
-                    if field == "id":
-                        msg_id = value
-                    elif field == "data":
-                        data.append(value)
-        except Exception:  # the connection closed under the reader (close(), the server gone)
-            pass
-        self.ended.set()
-        with self.lock:
-            self.lock.notify_all()
-
-    def wait(self, pred, timeout, start=0):
-        """The first message from index `start` on that satisfies pred, or None after timeout."""
-        deadline = time.monotonic() + timeout
-        with self.lock:
-            while True:
-                for m in self.messages[start:]:
-                    if pred(m[2]):
-                        return m
-                left = deadline - time.monotonic()
-                if left <= 0 or self.ended.is_set():
-                    return None
-                self.lock.wait(left)
-
-    def updated(self, session, timeout, start=0, where=lambda todos: True):
-        return self.wait(lambda d: d.get("type") == "todo.updated" and d["properties"]["sessionID"] == session
-                         and where(d["properties"]["todos"]), timeout, start)
-
-    def last_id(self):
-        with self.lock:
-            ids = [m[1] for m in self.messages if m[1] is not None]
-        return ids[-1] if ids else None
-
-    def close(self):
-        try:
-            self.conn.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.conn.close()
+@pytest.fixture
+def globex():
+    return GLOBEX
 
 
 def sql_write(tenant, statements, conversation=None, commit=True):
@@ -504,39 +404,6 @@ def test_events(acme, globex):
     g.close()
 
 
-def test_listen_reconnect(acme):
-    """5b/7. The database refusing connections: /readyz and REST 503; the LISTEN connection
-    killed while a change commits: the change still arrives once it is back."""
-    s = Sse(acme)
-    s.wait(lambda d: d.get("type") == "server.connected", 5)
-    n = len(s.messages)
-    su = admin("postgres")  # a database cannot refuse connections while this session is in it
-    writer = agent()  # opened before the database refuses connections
-    try:
-        su.execute(f'ALTER DATABASE "{DB}" WITH ALLOW_CONNECTIONS false')
-        su.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pg_todos_serve'")
-        time.sleep(0.5)
-        status, _, body, _ = request("GET", "/readyz")
-        check("readyz: 503 unavailable while the database refuses connections, without the database's words",
-              status == 503 and body == {"status": "unavailable", "error": "database unavailable"}, (status, body))
-        status, headers, body, _ = request("GET", "/v1/todos", tok=acme)
-        check("errors: a request whose token cannot be looked up is 503 with Retry-After: 1, without the database's words",
-              status == 503 and headers.get("retry-after") == "1" and body == {"error": "database unavailable"},
-              (status, headers, body))
-        writer.execute("SELECT todo.set_context('acme', 'while-down', 'psql')")
-        writer.execute("INSERT INTO todo.todos (subject) VALUES ('committed while nobody listened')")
-        writer.commit()
-    finally:
-        su.execute(f'ALTER DATABASE "{DB}" WITH ALLOW_CONNECTIONS true')
-        writer.close()
-        su.close()
-    m = s.updated("while-down", 15, n)
-    check("events: a change committed while the LISTEN connection was down arrives after it reconnects", m is not None, s.messages[n:])
-    status, _, body, _ = request("GET", "/readyz")
-    check("readyz: ready again", (status, body) == (200, {"status": "ready"}), (status, body))
-    s.close()
-
-
 def test_actor(acme):
     """6. Who is recorded."""
     _, _, created, _ = request("POST", "/v1/todos", {"subject": "person edits", "conversation_id": "actor"}, tok=acme)
@@ -578,6 +445,39 @@ def test_health():
     status, _, body, _ = request("GET", "/v1/board", tok=ACME)
     check("board: /v1/board is todo.board() of the token's tenant",
           status == 200 and body["tenant"] == "acme" and isinstance(body["conversations"], list), (status, body))
+
+
+def test_listen_reconnect(acme):
+    """5b/7. The database refusing connections: /readyz and REST 503; the LISTEN connection
+    killed while a change commits: the change still arrives once it is back."""
+    s = Sse(acme)
+    s.wait(lambda d: d.get("type") == "server.connected", 5)
+    n = len(s.messages)
+    su = admin("postgres")  # a database cannot refuse connections while this session is in it
+    writer = agent()  # opened before the database refuses connections
+    try:
+        su.execute(f'ALTER DATABASE "{DB}" WITH ALLOW_CONNECTIONS false')
+        su.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pg_todos_serve'")
+        time.sleep(0.5)
+        status, _, body, _ = request("GET", "/readyz")
+        check("readyz: 503 unavailable while the database refuses connections, without the database's words",
+              status == 503 and body == {"status": "unavailable", "error": "database unavailable"}, (status, body))
+        status, headers, body, _ = request("GET", "/v1/todos", tok=acme)
+        check("errors: a request whose token cannot be looked up is 503 with Retry-After: 1, without the database's words",
+              status == 503 and headers.get("retry-after") == "1" and body == {"error": "database unavailable"},
+              (status, headers, body))
+        writer.execute("SELECT todo.set_context('acme', 'while-down', 'psql')")
+        writer.execute("INSERT INTO todo.todos (subject) VALUES ('committed while nobody listened')")
+        writer.commit()
+    finally:
+        su.execute(f'ALTER DATABASE "{DB}" WITH ALLOW_CONNECTIONS true')
+        writer.close()
+        su.close()
+    m = s.updated("while-down", 15, n)
+    check("events: a change committed while the LISTEN connection was down arrives after it reconnects", m is not None, s.messages[n:])
+    status, _, body, _ = request("GET", "/readyz")
+    check("readyz: ready again", (status, body) == (200, {"status": "ready"}), (status, body))
+    s.close()
 
 
 def waiting_on_lock(timeout=10):
@@ -697,42 +597,16 @@ def test_startup_errors():
     check("startup: --help prints the usage and every flag, exit 0", p.returncode == 0 and "Usage: pg_todos serve [OPTIONS]" in p.stdout and "--tenant-wait <SECONDS>" in p.stdout, p.returncode)
 
 
-MAIN = None
-ACME = GLOBEX = None
-
-
-def main():
-    global MAIN, ACME, GLOBEX
-    _, ACME = token("acme", "ci-bot")
-    _, GLOBEX = token("globex", "globex-bot")
-    MAIN = Server()
-    idle = Sse(ACME)  # kept open through the tests: it must see the 15 s keep-alive
-    opened = time.monotonic()
-    try:
-        test_routes_equal_rest(ACME)
-        test_tokens(ACME, GLOBEX)
-        test_limits(ACME)
-        test_session_list(ACME)
-        test_events(ACME, GLOBEX)
-        test_actor(ACME)
-        test_health()
-        test_listen_reconnect(ACME)
-        test_shutdown(ACME)
-        test_startup_errors()
-        time.sleep(max(0, opened + 16 - time.monotonic()))
-        check("events: an idle stream gets the keep-alive comment ': ping' every 15 s",
-              [c for _, c in idle.comments] == [": ping"] and 14.5 < idle.comments[0][0] - opened < 16, idle.comments)
-        check("events: the idle stream is still open, through the LISTEN connection's loss", not idle.ended.is_set(), "")
-        idle.close()
-    finally:
-        code = MAIN.stop()
+def test_the_whole_run_idle_stream_exit_and_log():
+    idle, opened = IDLE["stream"], IDLE["opened"]
+    time.sleep(max(0, opened + 16 - time.monotonic()))
+    check("events: an idle stream gets the keep-alive comment ': ping' every 15 s",
+          [c for _, c in idle.comments] == [": ping"] and 14.5 < idle.comments[0][0] - opened < 16, idle.comments)
+    check("events: the idle stream is still open, through the LISTEN connection's loss", not idle.ended.is_set(), "")
+    idle.close()
+    code = MAIN.stop()
     check("main server: exits 0 at SIGTERM", code == 0, code)
     logs = "".join(open(os.path.join(LOGS, f)).read() for f in os.listdir(LOGS))
     check("log: one line per request, never a token or an Authorization header",
           "GET /v1/todos 200 " in logs and "pgt_" not in logs and "Bearer" not in logs and ACME not in logs,
           [l for l in logs.splitlines() if "pgt_" in l or "Bearer" in l][:3])
-    summary()
-
-
-if __name__ == "__main__":
-    main()
