@@ -5,6 +5,8 @@ stops them after the test."""
 import http.client
 import json
 import os
+import re
+import resource
 import signal
 import socket
 import subprocess
@@ -52,17 +54,23 @@ def token(db, tenant, label, person=False, default_list=None):
 class Server:
     """One `pg_todos serve` process of `binary` on database `db` as agent_login, on a free port
     (or `port`), its stderr in a log file; `flags` are its command-line flags, `env` extra
-    environment variables. Waits until /healthz answers."""
+    environment variables, `files` its file-descriptor limit (soft and hard). Waits until
+    /healthz answers."""
     count = 0
 
-    def __init__(self, binary, db, *flags, port=None, user="agent_login", wait=True, **env):
+    def __init__(self, binary, db, *flags, port=None, user="agent_login", wait=True, files=None, **env):
         Server.count += 1
         self.port = port or free_port()
         self.url = f"http://{HOST}:{self.port}"
         self.log_path = os.path.join(LOGS, f"server-{Server.count}.log")
         self.log = open(self.log_path, "w")
+
+        def limit():
+            if files:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
         self.proc = subprocess.Popen([binary, "serve", "--listen", f"{HOST}:{self.port}", *flags],
-                                     env=libpq_env(db, user, **env), stdout=self.log, stderr=self.log)
+                                     env=libpq_env(db, user, **env), stdout=self.log, stderr=self.log,
+                                     preexec_fn=limit)
         if wait:
             self.wait_healthy()
 
@@ -72,7 +80,7 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited {self.proc.returncode}: {self.logtext()}")
             try:
-                if request("GET", "/healthz", port=self.port)[0] == 200:
+                if request("GET", "/healthz", port=self.port, timeout=5)[0] == 200:
                     return
             except OSError:
                 time.sleep(0.05)
@@ -86,13 +94,21 @@ class Server:
             return f.read()
 
     def wait_log(self, pattern, timeout):
-        """True once `pattern` is in the log (within `timeout` seconds)."""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if pattern in self.logtext():
+        """True once the regular expression `pattern` matches the log (within `timeout` s)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if re.search(pattern, self.logtext()):
                 return True
-            time.sleep(0.05)
+            time.sleep(0.1)
         return False
+
+    def status(self, field):
+        """A field of the process's /proc/<pid>/status, in kB (VmRSS, VmHWM)."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+        return 0
 
     def stop(self):
         code = stop(self.proc)

@@ -21,30 +21,30 @@ limit of the service holds (docs/http.md, "Limits"):
   8. the board's page: a Content-Security-Policy allowing only its own script and style (by
      hash), frame-ancestors 'none', X-Frame-Options: DENY, X-Content-Type-Options: nosniff.
 Every loop is bounded in count and time; no check asserts a speed.
-Usage: tests/abuse_http.py SERVER_BINARY DBNAME [--measure]
-  --measure: only the slow-readers scenario, printing the peak RSS (for an older build too)
+PGTODOS_MEASURE_SERVER=<a pg_todos binary> bin/test-integration test_abuse_http.py runs only the
+slow-readers scenario with that binary (an older build too) and prints its peak RSS; with it,
+PGTODOS_ABUSE_CONVERSATIONS and PGTODOS_ABUSE_TODOS_PER_LIST size the tenant (300 x 40).
 """
 import base64
 import hashlib
 import json
 import os
 import re
-import resource
 import socket
-import subprocess
-import sys
 import threading
 import time
 
 import psycopg
+import pytest
 from psycopg.types.json import Jsonb
 
-from checks import check, summary
-from http_client import HOST, LOGS, Sse, admin, agent, free_port, request, server_env, token
-from servers import stop
+import web
+from checks import check
+from web import HOST, Sse, request
 
-SERVER, DB = sys.argv[1], sys.argv[2]
-MEASURE = "--measure" in sys.argv[3:]
+DB = "abuse_http"
+SERVER = None  # the fixture's: the built command, or PGTODOS_MEASURE_SERVER
+MEASURE = bool(os.environ.get("PGTODOS_MEASURE_SERVER"))
 # The peak RSS the service may reach with 100 slow readers catching up (MB). Each stream holds
 # at most one page of the catch-up (256 KiB of lists, plus one list) and what the HTTP layer
 # buffers (16 writes); 0.8.0 held every reader's whole catch-up.
@@ -56,57 +56,58 @@ CONVERSATIONS = int(os.environ.get("PGTODOS_ABUSE_CONVERSATIONS", "300")) if MEA
 TODOS_PER_LIST = int(os.environ.get("PGTODOS_ABUSE_TODOS_PER_LIST", "40")) if MEASURE else 40
 
 
-class Service:
-    """One `pg_todos serve` process on a free port with `flags`, its stderr in a log file;
-    `files`: its file-descriptor limit (soft and hard)."""
-    count = 0
+def Service(*flags, files=None):
+    """One `pg_todos serve` of the module's command (web.Server)."""
+    return web.Server(SERVER, DB, *flags, files=files)
 
-    def __init__(self, *flags, files=None):
-        Service.count += 1
-        self.port = free_port()
-        self.log_path = os.path.join(LOGS, f"abuse-{Service.count}.log")
-        self.log = open(self.log_path, "w")
 
-        def limit():
-            if files:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
-        self.proc = subprocess.Popen([SERVER, "serve", "--listen", f"{HOST}:{self.port}", *flags],
-                                     env=server_env(), stdout=self.log, stderr=self.log, preexec_fn=limit)
-        deadline = time.time() + 15
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited {self.proc.returncode}: {self.logtext()}")
-            try:
-                if request("GET", "/healthz", port=self.port, timeout=5)[0] == 200:
-                    return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("server did not start: " + self.logtext())
+def admin(dbname=DB):
+    return psycopg.connect(dbname=dbname, user="postgres", autocommit=True)
 
-    def logtext(self):
-        with open(self.log_path) as f:
-            return f.read()
 
-    def status(self, field):
-        """A field of /proc/<pid>/status in kB (VmRSS, VmHWM)."""
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-        return 0
+def agent():
+    """A connection as the plain role agent_login, transactions explicit."""
+    return psycopg.connect(dbname=DB, user="agent_login")
 
-    def wait_log(self, pattern, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if re.search(pattern, self.logtext()):
-                return True
-            time.sleep(0.1)
-        return False
 
-    def stop(self):
-        code = stop(self.proc)
-        self.log.close()
-        return code
+def token(tenant, label, person=False):
+    return web.token(DB, tenant, label, person)
+
+
+TOKENS = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def abuse_database(cluster, cli):
+    global SERVER
+    SERVER = os.environ.get("PGTODOS_MEASURE_SERVER") or cli
+    cluster.database(DB, tenants=["acme", "globex", "big"])
+    TOKENS["acme"] = token("acme", "ci-bot")[1]
+    TOKENS["globex"] = token("globex", "globex-bot")[1]
+    # 13 tokens of tenant big: 100 streams within 8 per token
+    TOKENS["big"] = [token("big", f"reader-{i}")[1] for i in range(13)]
+    fill_big_tenant()
+
+
+@pytest.fixture
+def acme():
+    return TOKENS["acme"]
+
+
+@pytest.fixture
+def globex():
+    return TOKENS["globex"]
+
+
+@pytest.fixture
+def tokens():
+    return TOKENS["big"]
+
+
+@pytest.fixture(autouse=True)
+def only_measuring(request):
+    if MEASURE and request.function.__name__ != "test_memory":
+        pytest.skip("PGTODOS_MEASURE_SERVER: only the slow readers are measured")
 
 
 def half_header(port):
@@ -585,31 +586,3 @@ def test_board_headers(acme):
               and "frame-ancestors 'none'" in headers.get("content-security-policy", ""), headers)
     finally:
         srv.stop()
-
-
-def main():
-    _, acme = token("acme", "ci-bot")
-    _, globex = token("globex", "globex-bot")
-    # 13 tokens of tenant big: 100 streams within 8 per token
-    big = [token("big", f"reader-{i}")[1] for i in range(13)]
-    fill_big_tenant()
-    if MEASURE:
-        before, peak, hwm, oks, complete, srv = slow_readers(big)
-        srv.stop()
-        print(f"measured ({SERVER}): {READERS} slow SSE readers from 1:1: over {CONVERSATIONS} conversations x "
-              f"{TODOS_PER_LIST} todos: RSS {before:.0f} MB before, {peak:.0f} MB at most, VmHWM {hwm:.0f} MB; "
-              f"{oks} got 200; readers that read: {complete}")
-        return
-    test_board_headers(acme)
-    test_actor(acme)
-    test_stream_caps()
-    test_revoked_stream(acme)
-    test_readyz()
-    test_tenant_share(acme, globex)
-    test_memory(big)
-    test_connections(acme)
-    summary()
-
-
-if __name__ == "__main__":
-    main()
