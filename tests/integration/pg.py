@@ -80,6 +80,27 @@ def free_port():
         return s.getsockname()[1]
 
 
+def free_ports(n, low=20000, high=32000):
+    """The first of `n` consecutive TCP ports nobody listens on now, below Linux's ephemeral
+    range (so no client connection takes one meanwhile): for Citus's nodes."""
+    import random
+    for _ in range(200):
+        base = random.randrange(low, high - n)
+        socks = []
+        try:
+            for p in range(base, base + n):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", p))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError(f"no {n} consecutive free ports in {low}-{high}")
+
+
 def own(path):
     """Gives `path` to the postgres OS user (when we are root)."""
     if AS_ROOT:
