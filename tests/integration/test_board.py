@@ -10,12 +10,9 @@ installs them). PGTODOS_BOARD_SCREENSHOT=docs/board.png saves the realistic boar
 
 import json
 import os
-import subprocess
 import tempfile
 import time
 import traceback
-import urllib.error
-import urllib.request
 
 import psycopg
 import pytest
@@ -28,7 +25,6 @@ from selenium.webdriver.common.by import By
 import checks
 import pg
 import web
-from web import libpq_env, stop
 
 # set by the module's fixture
 SERVER = LISTEN = BASE = TOKEN = DEMO_TOKEN = None
@@ -109,27 +105,19 @@ def last_event_agent(todo_id):
 # ---- the service ---------------------------------------------------------------------------
 
 class Server:
+    """`pg_todos serve` on the module's port, stopped and started again on that port (the
+    board reconnects to it)."""
+
     def __init__(self):
-        self.proc = None
-        self.log = open(os.path.join(tempfile.gettempdir(), "pg_todos-board-serve.log"), "ab")
+        self.service = None
 
     def start(self):
-        self.proc = subprocess.Popen([SERVER, "serve", "--listen", LISTEN, "--shutdown-grace", "1"],
-                                     env=libpq_env(DB), stdout=self.log, stderr=self.log)
-        def ready():
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"pg_todos serve exited with {self.proc.returncode} (see {self.log.name})")
-            try:
-                with urllib.request.urlopen(BASE + "/readyz", timeout=2) as r:
-                    return r.status == 200
-            except (urllib.error.URLError, ConnectionError, OSError):
-                return False
-        wait_for("pg_todos serve ready", ready, timeout=30, interval=0.2)
+        self.service = web.Server(SERVER, DB, "--shutdown-grace", "1", port=int(LISTEN.rsplit(":", 1)[1]))
 
     def stop(self):
-        if self.proc:
-            stop(self.proc)
-        self.proc = None
+        if self.service:
+            self.service.stop()
+        self.service = None
 
 
 # ---- the browser ---------------------------------------------------------------------------
