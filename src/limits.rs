@@ -107,7 +107,11 @@ pub fn check_row(trigger: &PgTrigger<'_>) {
     unsafe {
         let desc = (*data.tg_relation).rd_att;
         for i in 0..(*desc).natts as usize {
+            #[cfg(feature = "pg15")]
             let att = &*(*desc).attrs.as_ptr().add(i);
+            // PostgreSQL 18 keeps compact attributes in the descriptor; the full ones by function
+            #[cfg(not(feature = "pg15"))]
+            let att = &*pg_sys::TupleDescAttr(desc, i as i32);
             if att.attisdropped {
                 continue;
             }

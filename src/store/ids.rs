@@ -79,7 +79,12 @@ unsafe extern "C-unwind" fn forget_rolled_back(
 
 pub(crate) fn local_xact() -> pg_sys::LocalTransactionId {
     // SAFETY: MyProc is set for every backend that runs SQL.
-    unsafe { (*pg_sys::MyProc).lxid }
+    #[cfg(feature = "pg15")]
+    let lxid = unsafe { (*pg_sys::MyProc).lxid };
+    // PostgreSQL 17 moved it into the virtual transaction id
+    #[cfg(not(feature = "pg15"))]
+    let lxid = unsafe { (*pg_sys::MyProc).vxid.lxid };
+    lxid
 }
 
 /// Raises 42704 unless `tenant` is a row of `todo.tenants` (as the calling user can see it).

@@ -4,7 +4,9 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_todos;
 RESET client_min_messages;
-\dx pg_todos
+-- (not \dx: its columns differ between psql versions)
+SELECT e.extname, e.extversion, e.extnamespace::regnamespace AS schema, obj_description(e.oid, 'pg_extension') AS description
+  FROM pg_extension e WHERE e.extname = 'pg_todos';
 -- A plain login role: not superuser, no BYPASSRLS, owns nothing. RLS tests log in as it.
 CREATE ROLE agent_login LOGIN;
 SELECT todo.grant_usage('agent_login');
