@@ -1,0 +1,214 @@
+"""packages: the packages bin/package makes, on a clean Debian 12.
+  1. their contents: the extension's package holds the library, the control file, the install
+     script of this version and of every released one, every upgrade script, a copyright file
+     and a changelog, and nothing else (nothing from the build tree); the command's package
+     holds pg_todos, pg_todos_mcp, the systemd unit and its environment file (a conffile);
+  2. a minimal Debian 12 root made by debootstrap from the Debian registry (cached under
+     /var/tmp between runs), with postgresql-15 installed from Debian and nothing else: no Rust,
+     no compiler. The two packages install with dpkg (their dependencies are met);
+     CREATE EXTENSION works (the time from `dpkg -i` to it is printed), and demo/demo.sql runs
+     without an error; `pg_todos mcp` lists its tools over stdio and `pg_todos serve` answers
+     /readyz and a request with a token; removing the extension's package with dpkg leaves
+     PostgreSQL working.
+Needs root (chroot, mount), debootstrap (bin/setup installs it) and the Debian registry: a
+missing one skips saying so (a failure under CI=true). Builds the packages of PostgreSQL 15
+and the command (release builds) into this run's directory.
+"""
+import json
+import os
+import shutil
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+import pg
+from checks import check, need
+
+CACHE = "/var/tmp/pg_todos-debootstrap/bookworm-minbase.tar"
+MIRROR = "http://deb.debian.org/debian"
+VERSION = pg.version()
+OUT = None    # where bin/package wrote the packages
+ROOT = None   # the Debian root
+
+
+def sh(cmd, check_rc=True, timeout=600, stdin=None):
+    """`cmd` run by sh inside the Debian root, as root; (exit status, stdout + stderr)."""
+    r = subprocess.run(["chroot", ROOT, "/bin/sh", "-c", cmd], capture_output=True, text=True, timeout=timeout,
+                       input=stdin, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root"})
+    if check_rc and r.returncode:
+        raise RuntimeError(f"in the Debian root: {cmd}: exit {r.returncode}\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
+    return r.returncode, r.stdout + r.stderr
+
+
+def psql(sql, db="postgres", user="postgres"):
+    return sh(f"su postgres -c \"psql -X -q -At -v ON_ERROR_STOP=1 -U {user} -d {db}\"", stdin=sql)[1]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def debian(cluster):
+    global OUT, ROOT
+    need(os.getuid() == 0, "the package test needs root (chroot, mount)")
+    need(shutil.which("debootstrap"), "debootstrap is missing (bin/setup installs it)")
+    OUT = os.path.join(pg.ROOT, "packages")
+    built = subprocess.run([os.path.join(pg.REPO, "bin", "package"), "--out", OUT, "--major", "15"],
+                           capture_output=True, text=True, cwd=pg.REPO)
+    if built.returncode:
+        pytest.fail(f"bin/package failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
+    ROOT = os.path.join(pg.ROOT, "debian")
+    os.makedirs(ROOT)
+    if not os.path.exists(CACHE):
+        fresh = CACHE + ".root"
+        shutil.rmtree(fresh, ignore_errors=True)
+        boot = subprocess.run(["debootstrap", "--variant=minbase", "bookworm", fresh, MIRROR],
+                              capture_output=True, text=True, timeout=1800)
+        need(boot.returncode == 0, f"debootstrap from {MIRROR} failed: {boot.stdout[-500:]}{boot.stderr[-500:]}")
+        subprocess.run(["tar", "-C", fresh, "-cf", CACHE, "."], check=True)
+        shutil.rmtree(fresh, ignore_errors=True)
+    subprocess.run(["tar", "-C", ROOT, "-xf", CACHE], check=True)
+    shutil.copy("/etc/resolv.conf", os.path.join(ROOT, "etc", "resolv.conf"))
+    # no service starts inside the root by itself (postgresql's postinst would try)
+    with open(os.path.join(ROOT, "usr", "sbin", "policy-rc.d"), "w") as f:
+        f.write("#!/bin/sh\nexit 101\n")
+    os.chmod(os.path.join(ROOT, "usr", "sbin", "policy-rc.d"), 0o755)
+    mounts = []
+    for kind, what, where in (("proc", "proc", "proc"), ("bind", "/dev", "dev"), ("bind", "/dev/pts", "dev/pts")):
+        target = os.path.join(ROOT, where)
+        args = ["mount", "-t", "proc", what, target] if kind == "proc" else ["mount", "--bind", what, target]
+        subprocess.run(args, check=True)
+        mounts.append(target)
+    try:
+        started = time.monotonic()
+        sh(f"echo 'deb {MIRROR} bookworm main' >/etc/apt/sources.list && apt-get update -qq && "
+           "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-15 >/dev/null",
+           timeout=1800)
+        print(f"postgresql-15 from Debian installed in the root in {time.monotonic() - started:.0f} s")
+        # the cluster Debian made, on its Unix socket only (the network is the host's), where
+        # local roles log in without a password (Debian's default is peer: OS user = role)
+        sh("echo 'local all all trust' >/etc/postgresql/15/main/pg_hba.conf")
+        sh("su postgres -c \"/usr/lib/postgresql/15/bin/pg_ctl -D /var/lib/postgresql/15/main -w -l /tmp/pg.log "
+           "-o '-c config_file=/etc/postgresql/15/main/postgresql.conf -c listen_addresses=' start\"")
+        yield
+    finally:
+        sh("pkill -f 'pg_todos serve' || true; su postgres -c '/usr/lib/postgresql/15/bin/pg_ctl "
+           "-D /var/lib/postgresql/15/main -m immediate stop' || true", check_rc=False)
+        for target in reversed(mounts):
+            subprocess.run(["umount", "-l", target])
+
+
+def package(name):
+    return os.path.join(OUT, f"{name}_{VERSION}-1_amd64.deb")
+
+
+def contents(deb):
+    listed = subprocess.run(["dpkg-deb", "-c", deb], capture_output=True, text=True, check=True).stdout
+    return sorted(line.split()[-1].lstrip(".") for line in listed.splitlines() if not line.startswith("d"))
+
+
+def test_the_packages_hold_what_they_should():
+    ext = contents(package("postgresql-15-pg-todos"))
+    scripts = sorted(f for f in os.listdir(os.path.join(pg.REPO, "sql")) if f.startswith("pg_todos--"))
+    expected = sorted(["/usr/lib/postgresql/15/lib/pg_todos.so", "/usr/share/postgresql/15/extension/pg_todos.control",
+                       f"/usr/share/postgresql/15/extension/pg_todos--{VERSION}.sql",
+                       "/usr/share/doc/postgresql-15-pg-todos/copyright",
+                       "/usr/share/doc/postgresql-15-pg-todos/changelog.gz"]
+                      + [f"/usr/share/postgresql/15/extension/{f}" for f in scripts])
+    check("the extension's package: the library, the control file, this version's install script, every released "
+          "install script and every upgrade script, the copyright and changelog, nothing else", ext == expected,
+          sorted(set(ext) ^ set(expected)))
+    released = [v for v in pg.released()]
+    check(f"every released version ({', '.join(released)}) can be updated from",
+          all(any(f.startswith(f"/usr/share/postgresql/15/extension/pg_todos--{v}--") for f in ext) for v in released))
+    cli = contents(package("pg-todos"))
+    check("the command's package: pg_todos, pg_todos_mcp, the systemd unit, its settings, the docs",
+          cli == sorted(["/usr/bin/pg_todos", "/usr/bin/pg_todos_mcp", "/lib/systemd/system/pg-todos.service",
+                         "/etc/default/pg-todos", "/usr/share/doc/pg-todos/http.md", "/usr/share/doc/pg-todos/mcp.md",
+                         "/usr/share/doc/pg-todos/agents.md", "/usr/share/doc/pg-todos/copyright"]), cli)
+    conffiles = subprocess.run(["dpkg-deb", "-I", package("pg-todos"), "conffiles"], capture_output=True, text=True)
+    check("/etc/default/pg-todos is a conffile (an upgrade keeps the administrator's settings)",
+          conffiles.stdout.strip() == "/etc/default/pg-todos", conffiles.stdout)
+    for name in ("postgresql-15-pg-todos", "pg-todos"):
+        info = subprocess.run(["dpkg-deb", "-f", package(name), "Version", "Depends"], capture_output=True, text=True).stdout
+        check(f"{name}: version {VERSION}-1 and its dependencies", f"Version: {VERSION}-1" in info and
+              ("postgresql-15" in info if name != "pg-todos" else "libssl3" in info), info)
+    tarballs = sorted(f for f in os.listdir(OUT) if f.endswith(".tar.gz"))
+    check("a tarball of each for other distributions",
+          tarballs == [f"pg_todos-{VERSION}-linux-x86_64.tar.gz", f"pg_todos-{VERSION}-pg15-linux-x86_64.tar.gz"],
+          tarballs)
+
+
+def test_a_clean_debian_installs_and_runs_them(cluster):
+    code, out = sh("command -v rustc cargo cc gcc clang || true")
+    check("the Debian root has no Rust and no compiler", out.strip() == "", out)
+    for name in ("postgresql-15-pg-todos", "pg-todos"):
+        shutil.copy(package(name), os.path.join(ROOT, "tmp"))
+    started = time.monotonic()
+    code, out = sh(f"dpkg -i /tmp/postgresql-15-pg-todos_{VERSION}-1_amd64.deb /tmp/pg-todos_{VERSION}-1_amd64.deb",
+                   check_rc=False)
+    check("dpkg -i installs both packages (their dependencies met by postgresql-15)", code == 0, out[-2000:])
+    psql("CREATE DATABASE app")
+    created = psql("CREATE EXTENSION pg_todos; SELECT extversion FROM pg_extension WHERE extname = 'pg_todos';", db="app")
+    took = time.monotonic() - started
+    print(f"from dpkg -i to CREATE EXTENSION: {took:.1f} s")
+    check(f"CREATE EXTENSION pg_todos gives {VERSION}", created.strip() == VERSION, created)
+    # the demo, as bin/demo runs it (it shows a refused transition on purpose): to its end, with
+    # the errors it has from a source build (the run's own cluster)
+    with open(os.path.join(pg.REPO, "demo", "demo.sql")) as f:
+        demo = f.read() + "\n\\echo END OF THE DEMO\n"
+    with open(os.path.join(ROOT, "tmp", "demo.sql"), "w") as f:
+        f.write(demo)
+    psql("CREATE DATABASE demo; CREATE ROLE demo_agent LOGIN;")
+    code, out = sh("su postgres -c 'psql -X -q -d demo -f /tmp/demo.sql'", check_rc=False)
+    cluster.database("demo_source", extension=False)
+    cluster.psql("DROP ROLE IF EXISTS demo_agent; CREATE ROLE demo_agent LOGIN;")
+    source = subprocess.run([f"{pg.BINDIR}/psql", "-X", "-q", "-d", "demo_source"], input=demo, capture_output=True,
+                            text=True, env={**os.environ, **cluster.env("demo_source")})
+    errors = lambda text: [line.split("ERROR:", 1)[1].strip() for line in text.splitlines() if "ERROR:" in line]
+    check("demo/demo.sql runs to its end, with the errors a source build shows (one on purpose)",
+          code == 0 and "END OF THE DEMO" in out and errors(out) == errors(source.stdout + source.stderr)
+          and len(errors(out)) >= 1, (errors(out), errors(source.stdout + source.stderr), out[-1000:]))
+
+    # the command, against it
+    psql("CREATE ROLE agent LOGIN; SELECT todo.grant_usage('agent'); INSERT INTO todo.tenants VALUES ('acme');", db="app")
+    requests = "\n".join(json.dumps(m) for m in [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "dpkg-test", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]) + "\n"
+    code, out = sh("cd /tmp && PGHOST=/var/run/postgresql PGDATABASE=app PGUSER=agent timeout 20 "
+                   "pg_todos mcp --tenant acme --tools claude-tasks", check_rc=False, stdin=requests)
+    listed = [json.loads(line) for line in out.splitlines() if line.startswith('{"jsonrpc"')]
+    names = sorted(t["name"] for m in listed if m.get("id") == 2 for t in m["result"]["tools"])
+    check("pg_todos mcp (from the package) lists its tools over stdio",
+          names == ["TaskCreate", "TaskGet", "TaskList", "TaskUpdate"], out[-1500:])
+    token = psql("SELECT token FROM todo.create_token('acme', 'dpkg-test');", db="app").strip()
+    port = pg.free_port()
+    sh(f"cd /tmp && (PGHOST=/var/run/postgresql PGDATABASE=app PGUSER=agent PG_TODOS_LISTEN=127.0.0.1:{port} "
+       "setsid pg_todos serve >/tmp/serve.log 2>&1 &)")
+    ready = None
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and ready != 200:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as r:
+                ready = r.status
+        except OSError:
+            time.sleep(0.2)
+    check("pg_todos serve (from the package) is ready", ready == 200, sh("cat /tmp/serve.log", check_rc=False)[1][-1000:])
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/todos", method="POST",
+                                 data=json.dumps({"subject": "from the package"}).encode(),
+                                 headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            created = r.status, json.loads(r.read())
+    except OSError as e:
+        created = None, {"todo": {"subject": repr(e)}}
+    check("a request with a token writes a todo", created[0] == 201 and created[1]["todo"]["subject"] == "from the package",
+          created)
+    sh("pkill -f 'pg_todos serve' || true", check_rc=False)
+
+    # removal
+    code, out = sh("dpkg -r postgresql-15-pg-todos", check_rc=False)
+    left = sh("ls /usr/share/postgresql/15/extension/ | grep -c pg_todos || true", check_rc=False)[1].strip()
+    check("dpkg -r removes the extension's files", code == 0 and left == "0", (out[-500:], left))
+    check("PostgreSQL still works after the removal", psql("SELECT 1;").strip() == "1")
