@@ -11,8 +11,9 @@
      /readyz and a request with a token; removing the extension's package with dpkg leaves
      PostgreSQL working.
 Needs root (chroot, mount), debootstrap (bin/setup installs it) and the Debian registry: a
-missing one skips saying so (a failure under CI=true). Builds the packages of PostgreSQL 15
-and the command (release builds) into this run's directory.
+missing one skips saying so (a failure under CI=true). Builds the packages of PostgreSQL 15 and
+18 and of the command (release builds) into this run's directory; the clean system runs 15's
+(Debian 12 has no postgresql-18: PGDG has).
 """
 import json
 import os
@@ -52,7 +53,7 @@ def debian(cluster):
     need(os.getuid() == 0, "the package test needs root (chroot, mount)")
     need(shutil.which("debootstrap"), "debootstrap is missing (bin/setup installs it)")
     OUT = os.path.join(pg.ROOT, "packages")
-    built = subprocess.run([os.path.join(pg.REPO, "bin", "package"), "--out", OUT, "--major", "15"],
+    built = subprocess.run([os.path.join(pg.REPO, "bin", "package"), "--out", OUT, "--major", "15", "--major", "18"],
                            capture_output=True, text=True, cwd=pg.REPO)
     if built.returncode:
         pytest.fail(f"bin/package failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
@@ -106,20 +107,30 @@ def contents(deb):
     return sorted(line.split()[-1].lstrip(".") for line in listed.splitlines() if not line.startswith("d"))
 
 
-def test_the_packages_hold_what_they_should():
-    ext = contents(package("postgresql-15-pg-todos"))
+@pytest.mark.parametrize("major", ["15", "18"])
+def test_the_extensions_package_holds_what_it_should(major):
+    ext = contents(package(f"postgresql-{major}-pg-todos"))
     scripts = sorted(f for f in os.listdir(os.path.join(pg.REPO, "sql")) if f.startswith("pg_todos--"))
-    expected = sorted(["/usr/lib/postgresql/15/lib/pg_todos.so", "/usr/share/postgresql/15/extension/pg_todos.control",
-                       f"/usr/share/postgresql/15/extension/pg_todos--{VERSION}.sql",
-                       "/usr/share/doc/postgresql-15-pg-todos/copyright",
-                       "/usr/share/doc/postgresql-15-pg-todos/changelog.gz"]
-                      + [f"/usr/share/postgresql/15/extension/{f}" for f in scripts])
-    check("the extension's package: the library, the control file, this version's install script, every released "
-          "install script and every upgrade script, the copyright and changelog, nothing else", ext == expected,
-          sorted(set(ext) ^ set(expected)))
-    released = [v for v in pg.released()]
-    check(f"every released version ({', '.join(released)}) can be updated from",
-          all(any(f.startswith(f"/usr/share/postgresql/15/extension/pg_todos--{v}--") for f in ext) for v in released))
+    expected = sorted([f"/usr/lib/postgresql/{major}/lib/pg_todos.so",
+                       f"/usr/share/postgresql/{major}/extension/pg_todos.control",
+                       f"/usr/share/postgresql/{major}/extension/pg_todos--{VERSION}.sql",
+                       f"/usr/share/doc/postgresql-{major}-pg-todos/copyright",
+                       f"/usr/share/doc/postgresql-{major}-pg-todos/changelog.gz"]
+                      + [f"/usr/share/postgresql/{major}/extension/{f}" for f in scripts])
+    check(f"postgresql-{major}-pg-todos: the library, the control file, this version's install script, every "
+          "released install script and every upgrade script, the copyright and changelog, nothing else",
+          ext == expected, sorted(set(ext) ^ set(expected)))
+    released = pg.released()
+    check(f"postgresql-{major}-pg-todos: every released version ({', '.join(released)}) can be updated from",
+          all(any(f.startswith(f"/usr/share/postgresql/{major}/extension/pg_todos--{v}--") for f in ext)
+              for v in released))
+    info = subprocess.run(["dpkg-deb", "-f", package(f"postgresql-{major}-pg-todos"), "Version", "Depends"],
+                          capture_output=True, text=True).stdout
+    check(f"postgresql-{major}-pg-todos: version {VERSION}-1, depends on postgresql-{major}",
+          f"Version: {VERSION}-1" in info and f"postgresql-{major}," in info, info)
+
+
+def test_the_commands_package_holds_what_it_should():
     cli = contents(package("pg-todos"))
     check("the command's package: pg_todos, pg_todos_mcp, the systemd unit, its settings, the docs",
           cli == sorted(["/usr/bin/pg_todos", "/usr/bin/pg_todos_mcp", "/lib/systemd/system/pg-todos.service",
@@ -128,14 +139,13 @@ def test_the_packages_hold_what_they_should():
     conffiles = subprocess.run(["dpkg-deb", "-I", package("pg-todos"), "conffiles"], capture_output=True, text=True)
     check("/etc/default/pg-todos is a conffile (an upgrade keeps the administrator's settings)",
           conffiles.stdout.strip() == "/etc/default/pg-todos", conffiles.stdout)
-    for name in ("postgresql-15-pg-todos", "pg-todos"):
-        info = subprocess.run(["dpkg-deb", "-f", package(name), "Version", "Depends"], capture_output=True, text=True).stdout
-        check(f"{name}: version {VERSION}-1 and its dependencies", f"Version: {VERSION}-1" in info and
-              ("postgresql-15" in info if name != "pg-todos" else "libssl3" in info), info)
+    info = subprocess.run(["dpkg-deb", "-f", package("pg-todos"), "Version", "Depends"], capture_output=True,
+                          text=True).stdout
+    check(f"pg-todos: version {VERSION}-1, depends on libssl3", f"Version: {VERSION}-1" in info and "libssl3" in info, info)
     tarballs = sorted(f for f in os.listdir(OUT) if f.endswith(".tar.gz"))
     check("a tarball of each for other distributions",
-          tarballs == [f"pg_todos-{VERSION}-linux-x86_64.tar.gz", f"pg_todos-{VERSION}-pg15-linux-x86_64.tar.gz"],
-          tarballs)
+          tarballs == [f"pg_todos-{VERSION}-linux-x86_64.tar.gz", f"pg_todos-{VERSION}-pg15-linux-x86_64.tar.gz",
+                       f"pg_todos-{VERSION}-pg18-linux-x86_64.tar.gz"], tarballs)
 
 
 def test_a_clean_debian_installs_and_runs_them(cluster):
