@@ -9,7 +9,10 @@
      CREATE EXTENSION works (the time from `dpkg -i` to it is printed), and demo/demo.sql runs
      without an error; `pg_todos mcp` lists its tools over stdio and `pg_todos serve` answers
      /readyz and a request with a token; removing the extension's package with dpkg leaves
-     PostgreSQL working.
+     PostgreSQL working;
+  3. the update from the previous version's package (built by `bin/package --source` from the
+     last commit of that version): its database keeps every todo through `dpkg -i` of this
+     version's package and ALTER EXTENSION pg_todos UPDATE.
 Needs root (chroot, mount), debootstrap (bin/setup installs it) and the Debian registry: a
 missing one skips saying so (a failure under CI=true). Builds the packages of PostgreSQL 15 and
 18 and of the command (release builds) into this run's directory; the clean system runs 15's
@@ -222,3 +225,46 @@ def test_a_clean_debian_installs_and_runs_them(cluster):
     left = sh("ls /usr/share/postgresql/15/extension/ | grep -c pg_todos || true", check_rc=False)[1].strip()
     check("dpkg -r removes the extension's files", code == 0 and left == "0", (out[-500:], left))
     check("PostgreSQL still works after the removal", psql("SELECT 1;").strip() == "1")
+
+
+def previous_release():
+    """(version, revision): the last released version and the last commit at it (the parent of
+    the commit that made this version the workspace's)."""
+    version = pg.released()[-1]
+    first = subprocess.run(["git", "log", "--format=%H", "-S", f'version = "{VERSION}"', "--", "Cargo.toml"],
+                           capture_output=True, text=True, cwd=pg.REPO, check=True).stdout.split()
+    return version, (first[-1] + "^") if first else None
+
+
+def test_an_update_from_the_previous_package_keeps_the_data():
+    old, rev = previous_release()
+    check(f"the last commit at {old} is found in the history", rev is not None, VERSION)
+    if rev is None:
+        return
+    olds = os.path.join(OUT, "previous")
+    built = subprocess.run([os.path.join(pg.REPO, "bin", "package"), "--out", olds, "--major", "15", "--source", rev],
+                           capture_output=True, text=True, cwd=pg.REPO)
+    check(f"bin/package --source {rev} builds {old}'s package", built.returncode == 0, built.stderr[-2000:])
+    if built.returncode:
+        return
+    shutil.copy(os.path.join(olds, f"postgresql-15-pg-todos_{old}-1_amd64.deb"), os.path.join(ROOT, "tmp"))
+    code, out = sh(f"dpkg -i /tmp/postgresql-15-pg-todos_{old}-1_amd64.deb", check_rc=False)
+    check(f"{old}'s package installs", code == 0, out[-1000:])
+    psql("CREATE DATABASE kept")
+    psql("CREATE EXTENSION pg_todos; INSERT INTO todo.tenants VALUES ('acme');", db="kept")
+    at = psql("SELECT extversion FROM pg_extension WHERE extname = 'pg_todos';", db="kept").strip()
+    check(f"CREATE EXTENSION from it gives {old}", at == old, at)
+    psql("BEGIN; SELECT todo.set_context('acme', 'conv-1', 'planner'); "
+         "SELECT todo.todo_writ(E'/todo add keep me\\n/todo add and me\\n/todo start 1'); COMMIT;", db="kept")
+    snapshot = "SELECT id, subject, status FROM todo.todos ORDER BY id;"
+    before = psql(snapshot, db="kept")
+    shutil.copy(package("postgresql-15-pg-todos"), os.path.join(ROOT, "tmp"))
+    code, out = sh(f"dpkg -i /tmp/postgresql-15-pg-todos_{VERSION}-1_amd64.deb", check_rc=False)
+    check(f"{VERSION}'s package installs over {old}'s", code == 0, out[-1000:])
+    now = psql("ALTER EXTENSION pg_todos UPDATE; SELECT extversion FROM pg_extension WHERE extname = 'pg_todos';",
+               db="kept").strip()
+    check(f"ALTER EXTENSION pg_todos UPDATE reaches {VERSION}", now == VERSION, now)
+    after = psql(snapshot, db="kept")
+    check("every todo is kept", before == after and "keep me" in after, (before, after))
+    broken = psql("SELECT count(*) FROM todo.verify();", db="kept").strip()
+    check("todo.verify() finds nothing after the update", broken == "0", broken)
