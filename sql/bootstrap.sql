@@ -121,11 +121,13 @@ CREATE INDEX dependencies_depends_on ON todo.dependencies (tenant_id, depends_on
 -- Row locks, not advisory locks: only the extension's owner reads this table, so no role can
 -- hold another tenant's lock (src/store/locks.rs).
 CREATE TABLE todo.locks (
-    tenant_id text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
-    name      text NOT NULL,
+    tenant_id       text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
+    name            text NOT NULL,
+    checklist       jsonb CONSTRAINT locks_checklist_check CHECK (jsonb_typeof(checklist) = 'array'),
+    written_in_turn text,
     PRIMARY KEY (tenant_id, name)
 );
-COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; no role but the owner reads it.';
+COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; a list''s row also keeps what belongs to the list rather than to a todo. No role but the owner reads it.';
 
 -- Roles granted by todo.grant_usage: whether each may use plain SQL on todo.todos (an app)
 -- or only the functions (an agent), and the tenant it is bound to (NULL: any tenant, for a

@@ -109,6 +109,8 @@ COMMENT ON COLUMN todo.roles.plain_sql IS 'true: an app (plain SQL on todo.todos
 COMMENT ON COLUMN todo.roles.granted_at IS 'When todo.grant_usage first granted it.';
 COMMENT ON COLUMN todo.locks.tenant_id IS 'The tenant.';
 COMMENT ON COLUMN todo.locks.name IS 'What the row serializes: list:<conversation> (whole-list replaces) or dependencies (the graph).';
+COMMENT ON COLUMN todo.locks.checklist IS 'On a list row: the markdown document Goose''s and Continue''s tools wrote (its notes as text, each checkbox line as the todo it became), read back with the todos as they are now.';
+COMMENT ON COLUMN todo.locks.written_in_turn IS 'On a list row: the turn of its last LangChain write_todos (LangChain allows one per model turn).';
 
 -- todo.distribution
 COMMENT ON COLUMN todo.distribution.singleton IS 'Always true: the table holds at most one row.';

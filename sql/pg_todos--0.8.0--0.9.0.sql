@@ -26,8 +26,10 @@ AS 'MODULE_PATHNAME', 'rest_jsonb_wrapper';
 
 -- Lock rows (src/store/locks.rs): replace the advisory locks, which any role could take.
 CREATE TABLE todo.locks (
-    tenant_id text NOT NULL,
-    name      text NOT NULL,
+    tenant_id       text NOT NULL,
+    name            text NOT NULL,
+    checklist       jsonb CONSTRAINT locks_checklist_check CHECK (jsonb_typeof(checklist) = 'array'),
+    written_in_turn text,
     PRIMARY KEY (tenant_id, name)
 );
 -- Its foreign key to todo.tenants: now on one server. On a distributed store (todo.tenants a
@@ -52,9 +54,11 @@ BEGIN
     END IF;
 END
 $do$;
-COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; no role but the owner reads it.';
+COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; a list''s row also keeps what belongs to the list rather than to a todo. No role but the owner reads it.';
 COMMENT ON COLUMN todo.locks.tenant_id IS 'The tenant.';
 COMMENT ON COLUMN todo.locks.name IS 'What the row serializes: list:<conversation> (whole-list replaces) or dependencies (the graph).';
+COMMENT ON COLUMN todo.locks.checklist IS 'On a list row: the markdown document Goose''s and Continue''s tools wrote (its notes as text, each checkbox line as the todo it became), read back with the todos as they are now.';
+COMMENT ON COLUMN todo.locks.written_in_turn IS 'On a list row: the turn of its last LangChain write_todos (LangChain allows one per model turn).';
 REVOKE ALL ON todo.locks FROM PUBLIC;
 ALTER TABLE todo.locks ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.locks FORCE ROW LEVEL SECURITY;

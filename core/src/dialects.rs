@@ -15,6 +15,17 @@ pub const DIALECTS: &[(&str, &str, &str)] = &[
     ("gemini", "gemini", "Gemini CLI's write_todos"),
     ("cursor", "cursor", "Cursor's todo_write"),
     ("roo", "roo", "Roo Code's update_todo_list"),
+    ("copilot", "copilot", "GitHub Copilot's manage_todo_list (VS Code)"),
+    ("langchain", "langchain", "LangChain's and deepagents' write_todos"),
+    ("openhands", "openhands", "OpenHands' task_tracker"),
+    ("qwen", "qwen", "Qwen Code's todo_write"),
+    ("goose", "goose", "Goose's todo__todo_write"),
+    ("hermes", "hermes", "Nous Hermes agent's todo"),
+    ("crush", "crush", "Charm Crush's todos"),
+    ("kimi", "kimi", "Moonshot Kimi CLI's SetTodoList"),
+    ("vibe", "vibe", "Mistral Vibe's todo"),
+    ("zed", "zed", "Zed agent's update_plan"),
+    ("continue", "continue", "Continue CLI's Checklist"),
 ];
 
 /// The dialect a name or alias means (`"003"` → `"todolist"`); None for neither.
@@ -34,6 +45,7 @@ mod tests {
         assert_eq!(canonical("coord"), Some("coord"));
         assert_eq!(canonical("claude-tasks"), Some("claude-tasks"));
         assert_eq!(canonical("roo"), Some("roo"));
+        assert_eq!(canonical("continue"), Some("continue"));
         assert_eq!(canonical("005"), None);
         assert_eq!(canonical("writ"), None, "the writ is not a tool dialect");
     }

@@ -9,6 +9,7 @@ pub mod claims;
 pub mod dialects;
 pub mod error;
 pub mod limits;
+pub mod printed;
 pub mod replace;
 pub mod route;
 pub mod schema;

@@ -6,6 +6,8 @@ use serde_json::{json, Map, Value};
 
 use super::Scope;
 use crate::error::Error;
+use crate::checklist::{parse_document, render_document, stored_document, DocumentLine};
+use crate::claims::EdgeError;
 use crate::replace::{self, Incoming, Stored};
 use crate::status::{check_transition, Status};
 use crate::todo::Todo;
@@ -206,5 +208,92 @@ fn columns_of(t: &Todo) -> Value {
         "priority": t.priority,
         "active_form": t.active_form,
         "description": t.description,
+        "external_id": t.external_id,
     })
+}
+
+/// Replaces the list with a markdown checklist document (Goose's, Continue's): its checkbox
+/// lines are the list's items (`replace`, matched by content and place), and the whole
+/// document, notes included, is kept with the list so that `document` gives it back as it
+/// was written. Errors: those of `replace`.
+pub fn replace_document(scope: &Scope, conversation: &str, rules: Rules, md: &str) -> Result<Vec<i64>, Error> {
+    let lines = parse_document(md);
+    let items: Vec<Item> = lines
+        .iter()
+        .filter_map(|line| match line {
+            DocumentLine::Checkbox(c) => {
+                Some(Item { id: None, content: c.content.clone(), status: c.status(), columns: Map::new() })
+            }
+            DocumentLine::Text(_) => None,
+        })
+        .collect();
+    let ids = replace(scope, conversation, rules, &items)?;
+    store::lists::set_checklist(&scope.tenant, conversation, &stored_document(&lines, &ids));
+    Ok(ids)
+}
+
+/// The list as a markdown checklist document: the one last written (its notes, each
+/// checkbox line with its todo as it is now), todos added since through other dialects after
+/// its last checkbox line; with no document, one `- [ ] ` line per todo.
+pub fn document(scope: &Scope, conversation: &str, kept: Kept) -> String {
+    let todos = stored(scope, conversation, kept);
+    let rows: Vec<(i64, Status, &str)> = todos.iter().map(|t| (t.id, t.status, t.subject.as_str())).collect();
+    let stored = store::lists::checklist(&scope.tenant, conversation).unwrap_or_else(|| json!([]));
+    render_document(&stored, &rows)
+}
+
+/// For the runtimes that allow one write of the list per model turn (LangChain): false when
+/// the list was already written this way in the context's turn; else records this turn and
+/// answers true. Without a turn in context, always true. Takes the list's lock first.
+pub fn first_write_in_turn(scope: &Scope, conversation: &str) -> bool {
+    let Some(turn) = scope.turn.as_deref() else { return true };
+    store::locks::lock_list(&scope.tenant, conversation);
+    if store::lists::written_in_turn(&scope.tenant, conversation).as_deref() == Some(turn) {
+        return false;
+    }
+    store::lists::set_written_in_turn(&scope.tenant, conversation, turn);
+    true
+}
+
+/// Sets the dependencies among the todos `list` (a list just written): for each `(todo,
+/// Some(waits_for))`, the todos of `list` it waits for become exactly `waits_for` (its
+/// dependencies on todos off the list stay); `None` leaves a todo's as they are. Removals
+/// first, then each new edge checked for a cycle under the tenant's graph lock (`Edge`
+/// error, naming the path, for one that would close a cycle).
+pub fn set_dependencies(scope: &Scope, conversation: &str, list: &[i64], wanted: &[(i64, Option<Vec<i64>>)]) -> Result<(), Error> {
+    let tenant = scope.tenant.as_str();
+    if wanted.iter().all(|(_, w)| w.is_none()) {
+        return Ok(());
+    }
+    store::locks::lock_dependencies(tenant);
+    let current = store::edges::touching(tenant, list);
+    let has = |id: i64, on: i64| current.iter().any(|(t, o, _)| *t == id && *o == on);
+    for (id, want) in wanted {
+        let Some(want) = want else { continue };
+        for (_, on, _) in current.iter().filter(|(t, o, _)| t == id && list.contains(o) && !want.contains(o)) {
+            store::edges::remove_dependency(tenant, *id, *on);
+        }
+    }
+    for (id, want) in wanted {
+        let Some(want) = want else { continue };
+        for on in want.iter().filter(|on| !has(*id, **on)) {
+            if *on == *id {
+                return Err(EdgeError::SelfLoop(*id).into());
+            }
+            if let Some(path) = store::edges::dependency_path(tenant, *on, *id) {
+                return Err(EdgeError::Cycle { id: *id, on: *on, path }.into());
+            }
+            store::edges::add_checked_dependency(tenant, *id, *on);
+        }
+        session::touched(tenant, Some(conversation), *id);
+    }
+    Ok(())
+}
+
+/// The todos of `list` each of `ids` waits for, in `ids`' order.
+pub fn dependencies_within(scope: &Scope, list: &[i64]) -> Vec<(i64, Vec<i64>)> {
+    let edges = store::edges::touching(&scope.tenant, list);
+    list.iter()
+        .map(|id| (*id, edges.iter().filter(|(t, o, _)| t == id && list.contains(o)).map(|(_, o, _)| *o).collect()))
+        .collect()
 }

@@ -13,6 +13,7 @@ pub mod edges;
 pub mod events;
 pub mod ids;
 pub mod lease;
+pub mod lists;
 pub mod locks;
 pub mod read;
 pub mod roles;

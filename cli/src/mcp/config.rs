@@ -55,8 +55,11 @@ struct Flags {
     #[arg(long, value_name = "ID")]
     turn: Option<String>,
     /// all (default), or a comma-separated list of plan, opencode, todolist, tasks, coord,
-    /// claude-tasks, claude-todowrite, codex, gemini, cursor, roo (the seed numbers 001-004 are
-    /// accepted as aliases) [env: PG_TODOS_TOOLS]
+    /// claude-tasks, claude-todowrite, codex, gemini, cursor, roo, copilot, langchain,
+    /// openhands, qwen, goose, hermes, crush, kimi, vibe, zed, continue (the seed numbers
+    /// 001-004 are accepted as aliases). A name several dialects share is offered once, as
+    /// the first of them in this order has it: name one runtime to get its own
+    /// [env: PG_TODOS_TOOLS]
     #[arg(long, value_name = "DIALECTS")]
     tools: Option<String>,
     /// A libpq URL or key=value string [env: PG_TODOS_DATABASE_URL or DATABASE_URL]; otherwise
@@ -366,12 +369,12 @@ mod tests {
         assert_eq!(c.dialects, Some(["todolist".to_string(), "plan".to_string()].into()));
         // the runtimes' dialects
         let c = parse(
-            &args(&["--tenant", "t", "--tools", "claude-tasks,claude-todowrite,codex,gemini,cursor,roo"]),
+            &args(&["--tenant", "t", "--tools", "claude-tasks,claude-todowrite,codex,gemini,cursor,roo,qwen,continue"]),
             &env,
             app(),
         )
         .unwrap();
-        let want = ["claude-tasks", "claude-todowrite", "codex", "gemini", "cursor", "roo"].map(String::from);
+        let want = ["claude-tasks", "claude-todowrite", "codex", "gemini", "cursor", "roo", "qwen", "continue"].map(String::from);
         assert_eq!(c.dialects, Some(want.into()));
         assert_eq!(parse(&args(&["--tenant", "t", "--tools", "all"]), &env, app()).unwrap().dialects, None);
         let e = parse(&args(&["--tenant", "t", "--tools", "005"]), &env, app()).unwrap_err();

@@ -3,7 +3,8 @@
 //!
 //! - `tools/list` is `todo.tools()`, read from the database on each request (no second copy of
 //!   any schema), kept to the dialects asked for (`--tools`, by each tool's
-//!   `_meta."pg_todos/dialect"`).
+//!   `_meta."pg_todos/dialect"`); a name several of them share (`write_todos`, `todo_write`,
+//!   `update_plan`, `todo`) is listed once, as the first in the catalog's order has it.
 //! - `tools/call` runs `todo.call_mcp(name, args)` in its own transaction after
 //!   `todo.set_context(tenant, conversation, agent, turn)` and answers with the MCP result the
 //!   extension builds (the text the model reads, the structured content, `isError`), as is.
@@ -106,7 +107,17 @@ impl Tools {
             None => true,
             Some(set) => t["_meta"]["pg_todos/dialect"].as_str().is_some_and(|d| set.contains(d)),
         };
-        Ok(tools.as_array().cloned().unwrap_or_default().into_iter().filter(wanted).collect())
+        // a name several dialects share is offered once, as the first of them in the
+        // catalog's order has it: clients want each name once
+        let mut names = BTreeSet::new();
+        Ok(tools
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(wanted)
+            .filter(|t| names.insert(t["name"].as_str().unwrap_or_default().to_string()))
+            .collect())
     }
 
     /// Runs one tool (`name` or `dialect/name`) through `todo.call_mcp` in the scope's
@@ -207,6 +218,14 @@ impl ServerHandler for Tools {
             }
         };
         let args = Value::Object(request.arguments.unwrap_or_default());
+        // LangChain allows one write_todos per model turn; the turn this server names when
+        // none is configured is the whole session, not a model turn: its calls go without one
+        let mut scope = scope;
+        if let Origin::Process { session, .. } = self.origin.as_ref() {
+            if tool.starts_with("langchain/") && scope.act.turn.as_deref() == Some(session.as_str()) {
+                scope.act.turn = None;
+            }
+        }
         match self.call(&scope, &tool, &args).await {
             Ok(out) => Ok(result(out).into()),
             Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(format!("database error: {e}"))]).into()),

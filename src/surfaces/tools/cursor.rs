@@ -13,10 +13,10 @@ use std::collections::HashSet;
 use serde_json::{json, Value};
 
 use super::plan::status_name; // `cancelled`, and no blocked: Cursor spells them so too
-use super::{error, failed, session, str_arg, Answer, Tool};
+use super::{caller_id, error, failed, item_by_caller_id, named, session, str_arg, Answer, Tool};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
-use crate::ops::whole_list::{self, Item, Kept, Rules};
+use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::{Find, Scope};
 use crate::status::Status;
 use crate::todo::Todo;
@@ -79,22 +79,9 @@ static TODO_WRITE: Tool = Tool {
     }),
 };
 
-/// A todo's id as Cursor sees it: the caller's, else the store's.
-fn cursor_id(t: &Todo) -> String {
-    t.external_id.clone().unwrap_or_else(|| t.id.to_string())
-}
-
-/// The todo of the list an id names: by the caller's id, else by the store's id (a todo
-/// with no id of Cursor's).
-fn named<'a>(list: &'a [Todo], id: &str) -> Option<&'a Todo> {
-    list.iter()
-        .find(|t| t.external_id.as_deref() == Some(id))
-        .or_else(|| list.iter().find(|t| t.external_id.is_none() && t.id.to_string() == id))
-}
-
 /// The list in Cursor's shape.
 pub fn todos(rows: &[Todo]) -> Value {
-    json!({"todos": rows.iter().map(|t| json!({"id": cursor_id(t), "content": t.subject, "status": status_name(t.status)})).collect::<Vec<_>>()})
+    json!({"todos": rows.iter().map(|t| json!({"id": caller_id(t), "content": t.subject, "status": status_name(t.status)})).collect::<Vec<_>>()})
 }
 
 fn write(scope: &Scope, args: &Value) -> Answer {
@@ -158,16 +145,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
                     format!("todo_write: todos[{i}] needs content and status when merge is false"),
                 ));
             };
-            let id = str_arg(t, "id");
-            let found = named(&list, id);
-            // a todo found by its store id keeps having none of Cursor's
-            let external = if found.is_some_and(|f| f.external_id.is_none()) { Value::Null } else { json!(id) };
-            items.push(Item {
-                id: found.map(|f| f.id),
-                content: content.to_string(),
-                status,
-                columns: [("external_id".to_string(), external)].into_iter().collect(),
-            });
+            items.push(item_by_caller_id(&list, Some(str_arg(t, "id")), content, status, Default::default()));
         }
         whole_list::replace(scope, conv, Rules::runtime(Kept::All), &items).map_err(failed)?;
     }

@@ -6,14 +6,25 @@
 pub mod claude_tasks;
 pub mod claude_todowrite;
 pub mod codex;
+pub mod continue_cli;
 pub mod coord;
+pub mod copilot;
+pub mod crush;
 pub mod cursor;
 pub mod gemini;
+pub mod goose;
+pub mod hermes;
+pub mod kimi;
+pub mod langchain;
 pub mod opencode;
+pub mod openhands;
 pub mod plan;
+pub mod qwen;
 pub mod roo;
 pub mod tasks;
 pub mod todolist;
+pub mod vibe;
+pub mod zed;
 
 use pgrx::prelude::*;
 use pgrx::JsonB;
@@ -61,6 +72,17 @@ pub fn catalog() -> Vec<(&'static str, &'static Tool)> {
         gemini::TOOLS,
         cursor::TOOLS,
         roo::TOOLS,
+        copilot::TOOLS,
+        langchain::TOOLS,
+        openhands::TOOLS,
+        qwen::TOOLS,
+        goose::TOOLS,
+        hermes::TOOLS,
+        crush::TOOLS,
+        kimi::TOOLS,
+        vibe::TOOLS,
+        zed::TOOLS,
+        continue_cli::TOOLS,
     ]
     .into_iter()
     .zip(dialects::DIALECTS.iter().map(|(name, _, _)| *name))
@@ -111,6 +133,40 @@ pub fn list_items(list: &Value, content: &str, columns: &[(&str, &str)]) -> Vec<
             columns: columns.iter().map(|(column, key)| (column.to_string(), t[*key].clone())).collect(),
         })
         .collect()
+}
+
+/// A todo's id as the runtimes whose callers choose ids see it (Cursor, Copilot, Qwen Code,
+/// Hermes, Mistral Vibe): the caller's (`external_id`), else the store's.
+pub fn caller_id(t: &crate::todo::Todo) -> String {
+    t.external_id.clone().unwrap_or_else(|| t.id.to_string())
+}
+
+/// The todo of a list a caller's id names: by the caller's id, else by the store's id (a
+/// todo written through a dialect without caller ids).
+pub fn named<'a>(list: &'a [crate::todo::Todo], id: &str) -> Option<&'a crate::todo::Todo> {
+    list.iter()
+        .find(|t| t.external_id.as_deref() == Some(id))
+        .or_else(|| list.iter().find(|t| t.external_id.is_none() && t.id.to_string() == id))
+}
+
+/// An item of a whole list that names its todo by a caller's id (`named`), with its other
+/// columns: a todo found by its store id keeps having no caller id; `id` None (an item the
+/// runtime sent without one) sets none.
+pub fn item_by_caller_id(
+    list: &[crate::todo::Todo],
+    id: Option<&str>,
+    content: &str,
+    status: crate::status::Status,
+    mut columns: serde_json::Map<String, Value>,
+) -> crate::ops::whole_list::Item {
+    let found = id.and_then(|id| named(list, id));
+    let external = match (id, found) {
+        (None, _) => Value::Null,
+        (Some(_), Some(f)) if f.external_id.is_none() => Value::Null,
+        (Some(id), _) => json!(id),
+    };
+    columns.insert("external_id".into(), external);
+    crate::ops::whole_list::Item { id: found.map(|f| f.id), content: content.to_string(), status, columns }
 }
 
 /// A stored id as the dialects spell ids: a string.
@@ -247,7 +303,14 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 /// TaskList's `{"tasks"}`; `claude-todowrite` → `{"todos": [{content, status,
 /// activeForm}]}`; `codex` → the `turn/plan/updated` notification's `{"explanation",
 /// "plan"}`; `gemini` → `{"todos": [{description, status}]}`; `cursor` → `{"todos": [{id,
-/// content, status}]}`; `roo` → the markdown checklist, as a JSON string. Each shows what
+/// content, status}]}`; `roo` → the markdown checklist, as a JSON string; `copilot` →
+/// `{"todoList": [{id, title, status}]}`; `langchain` → `{"todos": [{content, status}]}`;
+/// `openhands` → `{"task_list": [{title, notes, status}]}`; `qwen` → `{"todos": [{content,
+/// status, id, blockedBy}]}`; `goose` and `continue` → the markdown document as last written,
+/// with its todos as they are now, as a JSON string; `hermes` → its answer `{"todos",
+/// "summary"}`; `crush` → `{"todos": [{content, status, active_form}]}`; `kimi` →
+/// `{"todos": [{title, status}]}`; `vibe` → `{"todos": [{id, content, status, priority}]}`;
+/// `zed` → `{"plan": [{step, status, priority}]}`. Each shows what
 /// its runtime can: a blocked todo is pending where there is no blocked status; canceled
 /// todos only where there is a canceled one; archived todos nowhere.
 ///
@@ -267,18 +330,32 @@ fn list_as(dialect: &str, conversation: &str) -> JsonB {
         Some("gemini") => gemini::todos(&rows(Kept::All)),
         Some("cursor") => cursor::todos(&rows(Kept::All)),
         Some("roo") => json!(roo::checklist(&rows(Kept::Uncanceled))),
+        Some("copilot") => copilot::todo_list(&rows(Kept::Uncanceled)),
+        Some("langchain") => langchain::todos(&rows(Kept::Uncanceled)),
+        Some("openhands") => openhands::task_list(&rows(Kept::Uncanceled)),
+        Some("qwen") => json!({ "todos": qwen::todos(&scope, &rows(Kept::Uncanceled)) }),
+        Some("goose") => goose::text(&scope, conversation),
+        Some("hermes") => hermes::answer(&rows(Kept::All)),
+        Some("crush") => json!({ "todos": crush::todos(&rows(Kept::Uncanceled)) }),
+        Some("kimi") => kimi::todos(&rows(Kept::Uncanceled)),
+        Some("vibe") => json!({ "todos": vibe::todos(&rows(Kept::All)) }),
+        Some("zed") => zed::plan(&rows(Kept::Uncanceled)),
+        Some("continue") => continue_cli::checklist(&scope, conversation),
         _ => crate::errors::raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
             format!("todo.list_as: no list shape for dialect \"{dialect}\""),
-            "use opencode, claude-tasks, claude-todowrite, codex, gemini, cursor or roo (the other seeds' dialects read their lists with their own tools through todo.call)",
+            format!("use one of {LIST_SHAPES} (the seeds' dialects read their lists with their own tools through todo.call)"),
         ),
     })
 }
 
+/// The dialects `list_as` reads a list in.
+const LIST_SHAPES: &str = "opencode, claude-tasks, claude-todowrite, codex, gemini, cursor, roo, copilot, langchain, openhands, qwen, goose, hermes, crush, kimi, vibe, zed or continue";
+
 extension_sql!(
     r#"
 COMMENT ON FUNCTION todo.list_as(text, text) IS
-    'A conversation''s list in a runtime''s shape: opencode, claude-tasks, claude-todowrite, codex, gemini, cursor or roo.';
+    'A conversation''s list in a runtime''s shape: opencode, claude-tasks, claude-todowrite, codex, gemini, cursor, roo, copilot, langchain, openhands, qwen, goose, hermes, crush, kimi, vibe, zed or continue.';
 "#,
     name = "list_as_comment",
     requires = [list_as]

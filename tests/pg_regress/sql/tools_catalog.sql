@@ -52,8 +52,14 @@ SELECT todo.call('todo_Write', '{}');
 SELECT todo.call('gemini/write_todos', '{}');
 SELECT todo.call('codex/write_todos', '{}');
 SELECT todo.call('nosuch/write_todos', '{}');
--- every tool name is one tool: the bare names are unambiguous
-SELECT t->>'name' AS name, count(*) FROM jsonb_array_elements(todo.tools()) t GROUP BY 1 HAVING count(*) > 1;
+-- the names several runtimes share, and their dialects in catalog order: a bare name is the
+-- first's tool, `dialect/name` any one's
+SELECT t->>'name' AS name, string_agg(t->'_meta'->>'pg_todos/dialect', ', ' ORDER BY n) AS dialects
+  FROM jsonb_array_elements(todo.tools()) WITH ORDINALITY AS c(t, n) GROUP BY 1 HAVING count(*) > 1 ORDER BY min(n);
+SELECT todo.call('todo_write', '{"todos": []}') AS cursor_wants_merge;
+SELECT todo.call('qwen/todo_write', '{"todos": []}') AS qwen_clears;
+SELECT todo.call('update_plan', '{"plan": [], "explanation": "x"}') AS codex_explains;
+SELECT todo.call('zed/update_plan', '{"plan": [{"step": "x", "status": "started"}]}') AS zed_refuses;
 -- arguments that break the schema: wrong types, missing and extra fields, not an object
 SELECT todo.call('create_todo', '{}');
 SELECT todo.call('create_todo', '{"items": "x"}');

@@ -47,21 +47,21 @@ SELECT t->'inputSchema' = '{"type": "object", "additionalProperties": false, "re
                         "status": {"type": "string", "description": "One of: pending, in_progress, completed"}}}}}}'
        AND t->>'description' = E'Updates the task plan.\nProvide an optional explanation and a list of plan items, each with a step and status.\nAt most one step can be in_progress at a time.\n'
        AS update_plan_schema_and_description
-  FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'update_plan';
+  FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'update_plan' AND t->'_meta'->>'pg_todos/dialect' = 'codex';
 SELECT t->'inputSchema' = '{"type": "object", "additionalProperties": false, "required": ["todos"],
    "properties": {"todos": {"type": "array",
      "description": "The complete list of todo items. This will replace the existing list.",
      "items": {"type": "object", "additionalProperties": false, "required": ["description", "status"],
        "properties": {"description": {"type": "string", "description": "The description of the task."},
                       "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled", "blocked"]}}}}}}' AS write_todos_schema
-  FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'write_todos';
+  FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'write_todos' AND t->'_meta'->>'pg_todos/dialect' = 'gemini';
 SELECT t->'inputSchema' = '{"type": "object", "required": ["merge", "todos"], "properties": {
   "merge": {"type": "boolean", "description": "If true, the todos will be merged into the existing todos based on the id field. You can leave unchanged properties undefined. If false, the new todos will replace the existing todos."},
   "todos": {"type": "array", "minItems": 2, "items": {"type": "object", "required": ["content", "status", "id"],
     "properties": {"content": {"type": "string"},
                    "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled"]},
                    "id": {"type": "string"}}}}}}' AS todo_write_schema
-  FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'todo_write';
+  FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'todo_write' AND t->'_meta'->>'pg_todos/dialect' = 'cursor';
 SELECT t->'inputSchema' AS todowrite_schema FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'TodoWrite';
 SELECT t->'inputSchema' AS update_todo_list_schema FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'update_todo_list';
 
