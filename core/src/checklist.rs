@@ -58,7 +58,9 @@ pub enum DocumentLine {
 /// bullet (`-`, `*`, `+` or `1.`) and spaces, `[<mark>]`, at least one space and content that
 /// is not blank. Concatenating the lines gives the document back, byte for byte.
 pub fn parse_document(md: &str) -> Vec<DocumentLine> {
-    md.split_inclusive('\n').map(|line| checkbox(line).map_or_else(|| DocumentLine::Text(line.to_string()), DocumentLine::Checkbox)).collect()
+    md.split_inclusive('\n')
+        .map(|line| checkbox(line).map_or_else(|| DocumentLine::Text(line.to_string()), DocumentLine::Checkbox))
+        .collect()
 }
 
 fn checkbox(line: &str) -> Option<CheckboxLine> {
@@ -260,7 +262,12 @@ mod tests {
             .collect();
         assert_eq!(
             boxes,
-            vec![("Write the parser", Pending), ("Nested done", Completed), ("Numbered", InProgress), ("bare", InProgress)]
+            vec![
+                ("Write the parser", Pending),
+                ("Nested done", Completed),
+                ("Numbered", InProgress),
+                ("bare", InProgress)
+            ]
         );
         let again: String = lines
             .iter()

@@ -206,7 +206,10 @@ mod tests {
         );
         assert_eq!(python_dumps(&json!([null, true, "\u{1}"]), &[]), "[null, true, \"\\u0001\"]");
         assert_eq!(
-            js_stringify(&json!([{"id": "a", "status": "pending", "content": "x", "blockedBy": ["b"]}]), &["content", "status", "id"]),
+            js_stringify(
+                &json!([{"id": "a", "status": "pending", "content": "x", "blockedBy": ["b"]}]),
+                &["content", "status", "id"]
+            ),
             "[{\"content\":\"x\",\"status\":\"pending\",\"id\":\"a\",\"blockedBy\":[\"b\"]}]"
         );
     }

@@ -5,9 +5,9 @@
 use serde_json::{json, Map, Value};
 
 use super::Scope;
-use crate::error::Error;
 use crate::checklist::{parse_document, render_document, stored_document, DocumentLine};
 use crate::claims::EdgeError;
+use crate::error::Error;
 use crate::replace::{self, Incoming, Stored};
 use crate::status::{check_transition, Status};
 use crate::todo::Todo;
@@ -260,7 +260,12 @@ pub fn first_write_in_turn(scope: &Scope, conversation: &str) -> bool {
 /// dependencies on todos off the list stay); `None` leaves a todo's as they are. Removals
 /// first, then each new edge checked for a cycle under the tenant's graph lock (`Edge`
 /// error, naming the path, for one that would close a cycle).
-pub fn set_dependencies(scope: &Scope, conversation: &str, list: &[i64], wanted: &[(i64, Option<Vec<i64>>)]) -> Result<(), Error> {
+pub fn set_dependencies(
+    scope: &Scope,
+    conversation: &str,
+    list: &[i64],
+    wanted: &[(i64, Option<Vec<i64>>)],
+) -> Result<(), Error> {
     let tenant = scope.tenant.as_str();
     if wanted.iter().all(|(_, w)| w.is_none()) {
         return Ok(());

@@ -7,6 +7,8 @@ agent_login:
   - the context comes from the server's configuration and the MCP session: the agent
     recorded is the client's name, a "tenant" argument is refused by the schema;
   - two servers for two tenants with the same conversation name see nothing of each other;
+  - a name several runtimes share is listed once by default (the first dialect's); kept to one
+    runtime's dialect, the server offers and runs that runtime's tool of the name;
   - --tools keeps to one dialect; each runtime's dialect alone lists exactly its runtime's
     tools; a claim and a finish go through;
   - the text the model reads comes from todo.call_mcp: TaskCreate's, update_plan's, a Gemini
@@ -64,8 +66,27 @@ RUNTIMES = {
     "gemini": {"write_todos"},
     "cursor": {"todo_write"},
     "roo": {"update_todo_list"},
+    "copilot": {"manage_todo_list"},
+    "langchain": {"write_todos"},
+    "openhands": {"task_tracker"},
+    "qwen": {"todo_write"},
+    "goose": {"todo__todo_write"},
+    "hermes": {"todo"},
+    "crush": {"todos"},
+    "kimi": {"SetTodoList"},
+    "vibe": {"todo"},
+    "zed": {"update_plan"},
+    "continue": {"Checklist"},
 }
 DIALECTS = {"plan", "opencode", "todolist", "tasks", "coord", *RUNTIMES}
+# the dialects whose names an earlier dialect of the catalog has: listed by default under it
+SHADOWED = {"langchain", "qwen", "vibe", "zed"}
+
+
+def first_of_each_name(tools):
+    """The tools with each name once, the first of the catalog's order."""
+    seen = set()
+    return [t for t in tools if not (t["name"] in seen or seen.add(t["name"]))]
 
 
 def project(name):
@@ -108,11 +129,14 @@ async def catalog_and_seed_003():
     async with Session("--tenant", "acme", "--conversation", "conv-003", cwd=project("seed-003")) as s:
         listed = (await s.session.list_tools()).tools
         ours = [t.model_dump(by_alias=True, exclude_none=True) for t in listed]
-        expected = sql("SELECT todo.tools()")[0][0]
-        check("tools/list is todo.tools(), tool for tool", ours == expected,
+        expected = first_of_each_name(sql("SELECT todo.tools()")[0][0])
+        check("tools/list is todo.tools(), tool for tool, a shared name once (the first dialect's)", ours == expected,
               f"\n{json.dumps(ours)[:300]}\n{json.dumps(expected)[:300]}")
+        names = [t["name"] for t in ours]
+        check("each name is listed once", len(names) == len(set(names)), names)
         dialects = {t["_meta"]["pg_todos/dialect"] for t in ours}
-        check("every dialect is listed by default", dialects == DIALECTS, sorted(dialects))
+        check("every dialect is listed by default, but those whose names an earlier one has",
+              dialects == DIALECTS - SHADOWED, sorted(dialects))
         steps = seed_003_session()
         check("seed 003's example session has its four steps", len(steps) == 4, len(steps))
         for n, (args, answer) in enumerate(steps, 1):
@@ -183,6 +207,48 @@ async def runtime_dialects():
             listed = [t.name for t in (await s.session.list_tools()).tools]
         check(f"--tools {dialect} lists exactly {', '.join(sorted(names))}, in the catalog's order",
               sorted(listed) == sorted(names) and listed == in_order, (listed, in_order))
+
+
+async def shared_names():
+    """A server kept to one runtime's dialect offers that runtime's tool under a name another
+    runtime also uses, and runs that runtime's tool, not the first of the name."""
+    cwd = project("shared-names")
+    async with Session("--tenant", "acme", "--session-list", "--tools", "qwen", cwd=cwd) as s:
+        tools = [t.model_dump(by_alias=True, exclude_none=True) for t in (await s.session.list_tools()).tools]
+        qwen = [t for t in sql("SELECT todo.tools()")[0][0] if t["_meta"]["pg_todos/dialect"] == "qwen"]
+        check("--tools qwen: the one tool is todo_write with Qwen Code's schema, as todo.tools() has it",
+              tools == qwen and "blockedBy" in tools[0]["inputSchema"]["properties"]["todos"]["items"]["properties"],
+              tools)
+        r = await s.raw("todo_write", {"todos": [{"content": "a", "status": "pending", "id": "a", "blockedBy": ["a"]}]})
+        check("--tools qwen: todo_write refuses in Qwen Code's words",
+              r.is_error is True and text(r) == 'Todo "a" must not depend on itself.', (text(r), r.is_error))
+        r = await s.raw("todo_write", {"todos": [{"content": "Design", "status": "in_progress", "id": "d"},
+                                                 {"content": "Build", "status": "pending", "id": "b", "blockedBy": ["d"]}]})
+        check("--tools qwen: todo_write writes and its text carries the system reminder",
+              not r.is_error and text(r).startswith("Todos have been modified successfully.")
+              and '{"content":"Build","status":"pending","id":"b","blockedBy":["d"]}' in text(r), (text(r), r.is_error))
+    async with Session("--tenant", "acme", "--session-list", "--tools", "zed", cwd=cwd) as s:
+        r = await s.raw("update_plan", {"plan": [{"step": "Find it", "status": "in_progress", "priority": "high"}]})
+        check("--tools zed: update_plan takes a priority", not r.is_error and text(r) == "Plan updated", (text(r), r.is_error))
+    async with Session("--tenant", "acme", "--session-list", "--tools", "vibe", cwd=cwd) as s:
+        r = await s.raw("todo", {"action": "write", "todos": [{"id": "1", "content": "Profile"}]})
+        check("--tools vibe: todo is Mistral Vibe's", not r.is_error and text(r).startswith("message: Updated 1 todos\n"),
+              (text(r), r.is_error))
+    async with Session("--tenant", "acme", "--session-list", "--tools", "hermes", cwd=cwd) as s:
+        r = await s.raw("todo", {})
+        check("--tools hermes: todo is Hermes'", not r.is_error and text(r).startswith('{"todos": []'), (text(r), r.is_error))
+    # LangChain's one write per turn: the server's own per-session turn is no model turn
+    for args, second in [([], "written"), (["--turn", "t-1"], "refused")]:
+        how = " ".join(["--tools langchain", *args])
+        async with Session("--tenant", "acme", "--session-list", "--tools", "langchain", *args, cwd=cwd) as s:
+            todos = {"todos": [{"content": "Run tests", "status": "pending"}]}
+            first, again = await s.raw("write_todos", todos), await s.raw("write_todos", todos)
+            check(f"{how}: write_todos answers with the list's Python repr",
+                  not first.is_error and text(first) == "Updated todo list to [{'content': 'Run tests', 'status': 'pending'}]",
+                  (text(first), first.is_error))
+            check(f"{how}: a second write_todos is {second}",
+                  (again.is_error is True and "should never be called multiple times in parallel" in text(again))
+                  == (second == "refused"), (text(again), again.is_error))
 
 
 async def what_the_model_reads():
@@ -314,6 +380,10 @@ def test_one_dialect_and_claims():
 
 def test_each_runtimes_dialect_alone():
     asyncio.run(runtime_dialects())
+
+
+def test_shared_names_in_one_runtimes_dialect():
+    asyncio.run(shared_names())
 
 
 def test_what_the_model_reads():

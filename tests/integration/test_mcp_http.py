@@ -104,13 +104,13 @@ async def over_http():
     _, globex = token("globex", "globex-agent")
     rid, revoked = token("acme", "gone")
     catalog = rows("SELECT t->>'name', t->'_meta'->>'pg_todos/dialect' FROM jsonb_array_elements(todo.tools()) t")
-    every = sorted(n for n, _ in catalog)
+    every = sorted({n for n, _ in catalog})  # a name two dialects share is listed once
     dialects = sorted({d for _, d in catalog})
 
     # 1. tools/list
     async with Client(url(srv.port), acme) as c:
         names = sorted(await c.names())
-    check("tools/list: every tool of todo.tools()", names == every, (len(names), len(every)))
+    check("tools/list: every tool name of todo.tools(), once", names == every, (len(names), len(every)))
     alone = {}
     for d in dialects:
         async with Client(url(srv.port, tools=d), acme) as c:

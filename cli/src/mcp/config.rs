@@ -374,7 +374,8 @@ mod tests {
             app(),
         )
         .unwrap();
-        let want = ["claude-tasks", "claude-todowrite", "codex", "gemini", "cursor", "roo", "qwen", "continue"].map(String::from);
+        let want = ["claude-tasks", "claude-todowrite", "codex", "gemini", "cursor", "roo", "qwen", "continue"]
+            .map(String::from);
         assert_eq!(c.dialects, Some(want.into()));
         assert_eq!(parse(&args(&["--tenant", "t", "--tools", "all"]), &env, app()).unwrap().dialects, None);
         let e = parse(&args(&["--tenant", "t", "--tools", "005"]), &env, app()).unwrap_err();

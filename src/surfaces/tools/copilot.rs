@@ -110,11 +110,8 @@ fn write(scope: &Scope, args: &Value) -> Answer {
         })
         .collect();
     whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
-    let modified = old
-        .iter()
-        .zip(wanted)
-        .filter(|(o, n)| o["title"] != n["title"] || o["status"] != n["status"])
-        .count();
+    let modified =
+        old.iter().zip(wanted).filter(|(o, n)| o["title"] != n["title"] || o["status"] != n["status"]).count();
     let changes = modified + wanted.len().abs_diff(old.len());
     let mut warnings = Vec::new();
     if wanted.len() < 3 {

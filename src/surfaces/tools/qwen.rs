@@ -73,7 +73,10 @@ fn check(args: &Value) -> Option<Value> {
 
 /// The ids an item waits for (`blockedBy`).
 fn deps(t: &Value) -> Vec<&str> {
-    t.get("blockedBy").and_then(Value::as_array).map(|d| d.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
+    t.get("blockedBy")
+        .and_then(Value::as_array)
+        .map(|d| d.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }
 
 fn refuse(message: impl Into<String>) -> Value {
@@ -93,7 +96,11 @@ fn validate(todos: &[Value]) -> Result<(), Value> {
         if t.get("content").and_then(Value::as_str).is_none_or(|c| c.trim().is_empty()) {
             return Err(refuse("Each todo must have a non-empty \"content\" string."));
         }
-        if !t.get("status").and_then(Value::as_str).is_some_and(|s| ["pending", "in_progress", "completed"].contains(&s)) {
+        if !t
+            .get("status")
+            .and_then(Value::as_str)
+            .is_some_and(|s| ["pending", "in_progress", "completed"].contains(&s))
+        {
             return Err(refuse("Each todo must have a valid \"status\" (pending, in_progress, completed)."));
         }
         if let Some(deps) = t.get("blockedBy") {

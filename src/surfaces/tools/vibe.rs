@@ -96,7 +96,9 @@ fn todo(scope: &Scope, args: &Value) -> Answer {
     let conv = session(scope, "todo")?;
     if str_arg(args, "action") == "read" {
         let list = todos(&whole_list::stored(scope, conv, Kept::All));
-        return Ok(json!({"message": format!("Retrieved {} todos", list.len()), "todos": list, "total_count": list.len()}));
+        return Ok(
+            json!({"message": format!("Retrieved {} todos", list.len()), "todos": list, "total_count": list.len()}),
+        );
     }
     let sent = args.get("todos").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     if let Some(i) = sent.iter().position(|t| str_arg(t, "content").trim().is_empty()) {
@@ -106,7 +108,8 @@ fn todo(scope: &Scope, args: &Value) -> Answer {
     let items: Vec<_> = sent
         .iter()
         .map(|t| {
-            let status = Status::parse(t.get("status").and_then(Value::as_str).unwrap_or("pending")).unwrap_or(Status::Pending);
+            let status =
+                Status::parse(t.get("status").and_then(Value::as_str).unwrap_or("pending")).unwrap_or(Status::Pending);
             let priority = t.get("priority").and_then(Value::as_str).unwrap_or("medium");
             let columns: Map<String, Value> = [("priority".to_string(), json!(priority))].into_iter().collect();
             item_by_caller_id(&before, Some(str_arg(t, "id")), str_arg(t, "content"), status, columns)
