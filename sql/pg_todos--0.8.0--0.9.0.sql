@@ -118,6 +118,9 @@ ALTER FUNCTION todo.finish(bigint, bigint, text, text) SECURITY DEFINER;
 ALTER FUNCTION todo.heartbeat(bigint, bigint, integer) SECURITY DEFINER;
 ALTER FUNCTION todo.import_tasks(text, jsonb) SECURITY DEFINER;
 ALTER FUNCTION todo.list_as(text, text) SECURITY DEFINER PARALLEL RESTRICTED;
+-- the runtimes' dialects added in 0.9.0
+COMMENT ON FUNCTION todo.list_as(text, text) IS
+    'A conversation''s list in a runtime''s shape: opencode, claude-tasks, claude-todowrite, codex, gemini, cursor, roo, copilot, langchain, openhands, qwen, goose, hermes, crush, kimi, vibe, zed or continue.';
 ALTER FUNCTION todo.ready(integer) SECURITY DEFINER;
 ALTER FUNCTION todo.release(bigint, bigint) SECURITY DEFINER;
 ALTER FUNCTION todo.rest_json(text, text, text) SECURITY DEFINER;

@@ -2,6 +2,8 @@
 //! `todolist__set`, seed 004's task files): the list sent becomes the list stored, keeping
 //! the identity of the todos it matches (`replace::plan`: by id, then content and place).
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{json, Map, Value};
 
 use super::Scope;
@@ -257,9 +259,12 @@ pub fn first_write_in_turn(scope: &Scope, conversation: &str) -> bool {
 
 /// Sets the dependencies among the todos `list` (a list just written): for each `(todo,
 /// Some(waits_for))`, the todos of `list` it waits for become exactly `waits_for` (its
-/// dependencies on todos off the list stay); `None` leaves a todo's as they are. Removals
-/// first, then each new edge checked for a cycle under the tenant's graph lock (`Edge`
-/// error, naming the path, for one that would close a cycle).
+/// dependencies on todos off the list stay); `None` leaves a todo's as they are. The caller
+/// has checked that `wanted` closes no cycle among the list's todos. Removals first, then,
+/// under the tenant's graph lock, each new edge: when a dependency or a subtask links the
+/// list with a todo off it, checked for a cycle through the rest of the graph (`Edge` error,
+/// naming the path); when none does, the list's own graph is the whole story and no search
+/// is needed.
 pub fn set_dependencies(
     scope: &Scope,
     conversation: &str,
@@ -271,22 +276,28 @@ pub fn set_dependencies(
         return Ok(());
     }
     store::locks::lock_dependencies(tenant);
-    let current = store::edges::touching(tenant, list);
-    let has = |id: i64, on: i64| current.iter().any(|(t, o, _)| *t == id && *o == on);
-    for (id, want) in wanted {
-        let Some(want) = want else { continue };
-        for (_, on, _) in current.iter().filter(|(t, o, _)| t == id && list.contains(o) && !want.contains(o)) {
+    let on_list: HashSet<i64> = list.iter().copied().collect();
+    let current: HashSet<(i64, i64)> = store::edges::touching(tenant, list).into_iter().map(|(t, o, _)| (t, o)).collect();
+    let leaves_the_list = current.iter().any(|(t, o)| !on_list.contains(t) || !on_list.contains(o))
+        || store::edges::has_subtask_links(tenant, list);
+    let wanted_edges: HashSet<(i64, i64)> =
+        wanted.iter().filter_map(|(id, w)| Some(w.as_ref()?.iter().map(move |on| (*id, *on)))).flatten().collect();
+    let replaced: HashSet<i64> = wanted.iter().filter(|(_, w)| w.is_some()).map(|(id, _)| *id).collect();
+    for (id, on) in &current {
+        if replaced.contains(id) && on_list.contains(on) && !wanted_edges.contains(&(*id, *on)) {
             store::edges::remove_dependency(tenant, *id, *on);
         }
     }
     for (id, want) in wanted {
         let Some(want) = want else { continue };
-        for on in want.iter().filter(|on| !has(*id, **on)) {
+        for on in want.iter().filter(|on| !current.contains(&(*id, **on))) {
             if *on == *id {
                 return Err(EdgeError::SelfLoop(*id).into());
             }
-            if let Some(path) = store::edges::dependency_path(tenant, *on, *id) {
-                return Err(EdgeError::Cycle { id: *id, on: *on, path }.into());
+            if leaves_the_list {
+                if let Some(path) = store::edges::dependency_path(tenant, *on, *id) {
+                    return Err(EdgeError::Cycle { id: *id, on: *on, path }.into());
+                }
             }
             store::edges::add_checked_dependency(tenant, *id, *on);
         }
@@ -295,10 +306,14 @@ pub fn set_dependencies(
     Ok(())
 }
 
-/// The todos of `list` each of `ids` waits for, in `ids`' order.
+/// The todos of `list` each of its todos waits for, in `list`'s order.
 pub fn dependencies_within(scope: &Scope, list: &[i64]) -> Vec<(i64, Vec<i64>)> {
-    let edges = store::edges::touching(&scope.tenant, list);
-    list.iter()
-        .map(|id| (*id, edges.iter().filter(|(t, o, _)| t == id && list.contains(o)).map(|(_, o, _)| *o).collect()))
-        .collect()
+    let on_list: HashSet<i64> = list.iter().copied().collect();
+    let mut waits: HashMap<i64, Vec<i64>> = HashMap::new();
+    for (t, o, _) in store::edges::touching(&scope.tenant, list) {
+        if on_list.contains(&t) && on_list.contains(&o) {
+            waits.entry(t).or_default().push(o);
+        }
+    }
+    list.iter().map(|id| (*id, waits.remove(id).unwrap_or_default())).collect()
 }

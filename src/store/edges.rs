@@ -127,6 +127,18 @@ fn path_back(reached: &HashMap<i64, i64>, from: i64, to: i64) -> Vec<i64> {
     path
 }
 
+/// Whether any of `ids` (todos of `tenant`) is a subtask or has one: a parent waits for its
+/// subtasks, so such a todo's place in the graph is not only its dependencies.
+pub fn has_subtask_links(tenant: &str, ids: &[i64]) -> bool {
+    with_plan(
+        "SELECT EXISTS (SELECT 1 FROM todo.todos t WHERE t.tenant_id = $1
+                          AND ((t.id = ANY($2) AND t.parent_id IS NOT NULL) OR t.parent_id = ANY($2)))",
+        &[tenant.into(), ids.to_vec().into()],
+        false,
+        |rows| if rows.is_empty() { Ok(false) } else { Ok(rows.first().get_one::<bool>()?.unwrap_or(false)) },
+    )
+}
+
 /// How many cycle searches this backend has made (for the tests).
 pub fn searches() -> u64 {
     SEARCHES.with(|s| s.get())

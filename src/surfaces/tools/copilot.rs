@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::{caller_id, error_message, failed, item_by_caller_id, session, str_arg, Answer, Tool};
+use super::{caller_id, error_message, failed, session, str_arg, Answer, CallerIds, Tool};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -98,6 +98,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
     }
     let before = whole_list::stored(scope, conv, Kept::Uncanceled);
     let old = todo_list(&before)["todoList"].as_array().cloned().unwrap_or_default();
+    let ids = CallerIds::new(&before);
     let items: Vec<_> = wanted
         .iter()
         .map(|t| {
@@ -106,7 +107,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
                 "completed" => Status::Completed,
                 _ => Status::Pending,
             };
-            item_by_caller_id(&before, Some(&t["id"].to_string()), str_arg(t, "title"), status, Default::default())
+            ids.item(Some(&t["id"].to_string()), str_arg(t, "title"), status, Default::default())
         })
         .collect();
     whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;

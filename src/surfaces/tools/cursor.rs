@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use serde_json::{json, Value};
 
 use super::plan::status_name; // `cancelled`, and no blocked: Cursor spells them so too
-use super::{caller_id, error, failed, item_by_caller_id, named, session, str_arg, Answer, Tool};
+use super::{caller_id, error, failed, session, str_arg, Answer, CallerIds, Tool};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::whole_list::{self, Kept, Rules};
@@ -100,11 +100,12 @@ fn write(scope: &Scope, args: &Value) -> Answer {
         }
     }
     let list = whole_list::stored(scope, conv, Kept::All);
+    let ids = CallerIds::new(&list);
     let status_of = |t: &Value| t.get("status").and_then(Value::as_str).and_then(Status::parse);
     if args["merge"] == json!(true) {
         for (i, t) in wanted.iter().enumerate() {
             let id = str_arg(t, "id");
-            match named(&list, id) {
+            match ids.find(id) {
                 Some(found) => {
                     let mut fields = serde_json::Map::new();
                     if let Some(c) = t.get("content").and_then(Value::as_str) {
@@ -145,7 +146,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
                     format!("todo_write: todos[{i}] needs content and status when merge is false"),
                 ));
             };
-            items.push(item_by_caller_id(&list, Some(str_arg(t, "id")), content, status, Default::default()));
+            items.push(ids.item(Some(str_arg(t, "id")), content, status, Default::default()));
         }
         whole_list::replace(scope, conv, Rules::runtime(Kept::All), &items).map_err(failed)?;
     }

@@ -12,7 +12,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{caller_id, error_message, failed, item_by_caller_id, named, session, Answer, Tool};
+use super::{caller_id, error_message, failed, session, Answer, CallerIds, Tool};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::whole_list::{self, Kept, Rules};
@@ -102,15 +102,10 @@ fn validated(t: &Value) -> (Option<String>, String, Status) {
 /// The items with an id sent twice collapsed to the last (at its place); items without an id
 /// all kept.
 fn deduplicated(todos: &[Value]) -> Vec<&Value> {
-    todos
-        .iter()
-        .enumerate()
-        .filter(|(i, t)| {
-            let Some(id) = t.is_object().then(|| text_of(t, "id")).flatten() else { return true };
-            !todos[i + 1..].iter().any(|later| later.is_object() && text_of(later, "id").as_deref() == Some(&id))
-        })
-        .map(|(_, t)| t)
-        .collect()
+    let id = |t: &Value| t.is_object().then(|| text_of(t, "id")).flatten();
+    let last: std::collections::HashMap<String, usize> =
+        todos.iter().enumerate().filter_map(|(i, t)| Some((id(t)?, i))).collect();
+    todos.iter().enumerate().filter(|(i, t)| id(t).is_none_or(|id| last[&id] == *i)).map(|(_, t)| t).collect()
 }
 
 /// The answer: the list and its counts by status.
@@ -134,16 +129,21 @@ fn todo(scope: &Scope, args: &Value) -> Answer {
     };
     let sent = deduplicated(sent);
     let list = whole_list::stored(scope, conv, Kept::All);
+    let ids = CallerIds::new(&list);
     if args.get("merge") == Some(&Value::Bool(true)) {
         for t in sent {
             let Some(id) = t.is_object().then(|| text_of(t, "id")).flatten() else { continue };
-            match named(&list, &id) {
+            match ids.find(&id) {
                 Some(found) => {
                     let mut fields = Map::new();
                     if let Some(c) = text_of(t, "content") {
                         fields.insert("subject".into(), json!(c));
                     }
-                    let status = text_of(t, "status").map(|s| s.to_lowercase()).and_then(|s| Status::parse(&s));
+                    // Hermes has no blocked status: pending sent back for a blocked todo keeps it blocked
+                    let status = text_of(t, "status")
+                        .map(|s| s.to_lowercase())
+                        .and_then(|s| Status::parse(&s))
+                        .filter(|s| !(found.status == Status::Blocked && *s == Status::Pending));
                     let change = Change { status, via_reopen: true, fields, ..Change::default() };
                     match single::change(scope, Find::Conversation(conv), found.id, change) {
                         Ok(_) | Err(Error::NotFound { .. }) => {}
@@ -167,7 +167,7 @@ fn todo(scope: &Scope, args: &Value) -> Answer {
             .iter()
             .map(|t| {
                 let (id, content, status) = validated(t);
-                item_by_caller_id(&list, id.as_deref(), &content, status, Map::new())
+                ids.item(id.as_deref(), &content, status, Map::new())
             })
             .collect();
         whole_list::replace(scope, conv, Rules::runtime(Kept::All), &items).map_err(failed)?;

@@ -141,32 +141,46 @@ pub fn caller_id(t: &crate::todo::Todo) -> String {
     t.external_id.clone().unwrap_or_else(|| t.id.to_string())
 }
 
-/// The todo of a list a caller's id names: by the caller's id, else by the store's id (a
-/// todo written through a dialect without caller ids).
-pub fn named<'a>(list: &'a [crate::todo::Todo], id: &str) -> Option<&'a crate::todo::Todo> {
-    list.iter()
-        .find(|t| t.external_id.as_deref() == Some(id))
-        .or_else(|| list.iter().find(|t| t.external_id.is_none() && t.id.to_string() == id))
+/// A list's todos by the ids callers name them with, built once per call so that finding
+/// each item of a long list costs the same: a todo by its caller id (`external_id`), else,
+/// for a todo written through a dialect without caller ids, by its store id.
+pub struct CallerIds<'a> {
+    by_caller: std::collections::HashMap<&'a str, &'a crate::todo::Todo>,
+    by_store: std::collections::HashMap<String, &'a crate::todo::Todo>,
 }
 
-/// An item of a whole list that names its todo by a caller's id (`named`), with its other
-/// columns: a todo found by its store id keeps having no caller id; `id` None (an item the
-/// runtime sent without one) sets none.
-pub fn item_by_caller_id(
-    list: &[crate::todo::Todo],
-    id: Option<&str>,
-    content: &str,
-    status: crate::status::Status,
-    mut columns: serde_json::Map<String, Value>,
-) -> crate::ops::whole_list::Item {
-    let found = id.and_then(|id| named(list, id));
-    let external = match (id, found) {
-        (None, _) => Value::Null,
-        (Some(_), Some(f)) if f.external_id.is_none() => Value::Null,
-        (Some(id), _) => json!(id),
-    };
-    columns.insert("external_id".into(), external);
-    crate::ops::whole_list::Item { id: found.map(|f| f.id), content: content.to_string(), status, columns }
+impl<'a> CallerIds<'a> {
+    pub fn new(list: &'a [crate::todo::Todo]) -> CallerIds<'a> {
+        CallerIds {
+            by_caller: list.iter().filter_map(|t| Some((t.external_id.as_deref()?, t))).collect(),
+            by_store: list.iter().filter(|t| t.external_id.is_none()).map(|t| (t.id.to_string(), t)).collect(),
+        }
+    }
+
+    /// The todo a caller's id names.
+    pub fn find(&self, id: &str) -> Option<&'a crate::todo::Todo> {
+        self.by_caller.get(id).or_else(|| self.by_store.get(id)).copied()
+    }
+
+    /// An item of a whole list that names its todo by a caller's id, with its other columns:
+    /// a todo found by its store id keeps having no caller id; `id` None (an item the
+    /// runtime sent without one) sets none.
+    pub fn item(
+        &self,
+        id: Option<&str>,
+        content: &str,
+        status: crate::status::Status,
+        mut columns: serde_json::Map<String, Value>,
+    ) -> crate::ops::whole_list::Item {
+        let found = id.and_then(|id| self.find(id));
+        let external = match (id, found) {
+            (None, _) => Value::Null,
+            (Some(_), Some(f)) if f.external_id.is_none() => Value::Null,
+            (Some(id), _) => json!(id),
+        };
+        columns.insert("external_id".into(), external);
+        crate::ops::whole_list::Item { id: found.map(|f| f.id), content: content.to_string(), status, columns }
+    }
 }
 
 /// A stored id as the dialects spell ids: a string.

@@ -15,7 +15,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Value};
 
 use super::claude_tasks::status_name;
-use super::{caller_id, error, error_message, failed, item_by_caller_id, session, str_arg, Answer, Tool};
+use super::{caller_id, error, error_message, failed, session, str_arg, Answer, CallerIds, Tool};
+use crate::error::Error;
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -133,15 +134,20 @@ fn validate(todos: &[Value]) -> Result<(), Value> {
     }
     // Kahn's algorithm: every todo is reached once its dependencies are
     let mut remaining: HashMap<&str, usize> = todos.iter().map(|t| (str_arg(t, "id"), deps(t).len())).collect();
+    let mut dependents: HashMap<&str, Vec<&str>> = HashMap::new();
+    for t in todos {
+        for d in deps(t) {
+            dependents.entry(d).or_default().push(str_arg(t, "id"));
+        }
+    }
     let mut queue: Vec<&str> = ids.iter().copied().filter(|id| remaining[id] == 0).collect();
     let mut i = 0;
     while i < queue.len() {
-        let done = queue[i];
-        for t in todos.iter().filter(|t| deps(t).contains(&done)) {
-            let left = remaining.entry(str_arg(t, "id")).or_insert(1);
+        for dependent in dependents.get(queue[i]).map(Vec::as_slice).unwrap_or_default() {
+            let left = remaining.entry(dependent).or_insert(1);
             *left -= 1;
             if *left == 0 {
-                queue.push(str_arg(t, "id"));
+                queue.push(dependent);
             }
         }
         i += 1;
@@ -157,14 +163,13 @@ fn validate(todos: &[Value]) -> Result<(), Value> {
 pub fn todos(scope: &Scope, rows: &[Todo]) -> Vec<Value> {
     let ids: Vec<i64> = rows.iter().map(|t| t.id).collect();
     let deps = whole_list::dependencies_within(scope, &ids);
+    let named: HashMap<i64, String> = rows.iter().map(|t| (t.id, caller_id(t))).collect();
     rows.iter()
         .zip(deps)
         .map(|(t, (_, on))| {
             let mut item = json!({"content": t.subject, "status": status_name(t.status), "id": caller_id(t)});
             if !on.is_empty() {
-                let named: Vec<String> =
-                    on.iter().filter_map(|o| rows.iter().find(|r| r.id == *o)).map(caller_id).collect();
-                item["blockedBy"] = json!(named);
+                item["blockedBy"] = json!(on.iter().filter_map(|o| named.get(o)).collect::<Vec<_>>());
             }
             item
         })
@@ -176,6 +181,8 @@ fn write(scope: &Scope, args: &Value) -> Answer {
     let before = whole_list::stored(scope, conv, Kept::Uncanceled);
     let old = todos(scope, &before);
     let active = before.iter().any(|t| t.status.three_state() != Status::Completed);
+    let old_deps: HashMap<&str, &Value> =
+        old.iter().filter_map(|o| Some((o["id"].as_str()?, o.get("blockedBy")?))).collect();
     // an item that leaves blockedBy out keeps the dependencies its id had, while a plan is active
     let candidate: Vec<Value> = args["todos"]
         .as_array()
@@ -185,23 +192,25 @@ fn write(scope: &Scope, args: &Value) -> Answer {
         .map(|t| {
             let mut t = t.clone();
             if active && t.get("blockedBy").is_none() {
-                if let Some(kept) = old.iter().find(|o| o["id"] == t["id"]).and_then(|o| o.get("blockedBy")) {
-                    t["blockedBy"] = kept.clone();
+                if let Some(kept) = old_deps.get(str_arg(&t, "id")) {
+                    t["blockedBy"] = (*kept).clone();
                 }
             }
             t
         })
         .collect();
     validate(&candidate)?;
+    let ids = CallerIds::new(&before);
     let items: Vec<_> = candidate
         .iter()
         .map(|t| {
             let status = Status::parse(str_arg(t, "status")).unwrap_or(Status::Pending);
-            item_by_caller_id(&before, Some(str_arg(t, "id")), str_arg(t, "content"), status, Default::default())
+            ids.item(Some(str_arg(t, "id")), str_arg(t, "content"), status, Default::default())
         })
         .collect();
     let ids = whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
-    let store_id = |caller: &str| candidate.iter().position(|t| str_arg(t, "id") == caller).map(|i| ids[i]);
+    let by_caller: HashMap<&str, i64> = candidate.iter().map(|t| str_arg(t, "id")).zip(ids.iter().copied()).collect();
+    let store_id = |caller: &str| by_caller.get(caller).copied();
     let wanted: Vec<(i64, Option<Vec<i64>>)> = candidate
         .iter()
         .zip(&ids)
@@ -210,7 +219,11 @@ fn write(scope: &Scope, args: &Value) -> Answer {
             (*id, Some(on.iter().filter_map(|o| o.as_str().and_then(store_id)).collect()))
         })
         .collect();
-    whole_list::set_dependencies(scope, conv, &ids, &wanted).map_err(failed)?;
+    // a cycle through todos off the list (the store's check) is refused as Qwen Code refuses one
+    whole_list::set_dependencies(scope, conv, &ids, &wanted).map_err(|e| match e {
+        Error::Edge(_) => refuse("Todo dependencies must not contain a cycle."),
+        e => failed(e),
+    })?;
     Ok(json!({ "todos": candidate }))
 }
 

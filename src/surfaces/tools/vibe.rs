@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
-use super::{caller_id, error, error_message, failed, item_by_caller_id, session, str_arg, Answer, Tool};
+use super::{caller_id, error, error_message, failed, session, str_arg, Answer, CallerIds, Tool};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -105,6 +105,7 @@ fn todo(scope: &Scope, args: &Value) -> Answer {
         return Err(error("invalid_arguments", format!("todos[{i}].content must not be blank")));
     }
     let before = whole_list::stored(scope, conv, Kept::All);
+    let ids = CallerIds::new(&before);
     let items: Vec<_> = sent
         .iter()
         .map(|t| {
@@ -112,7 +113,7 @@ fn todo(scope: &Scope, args: &Value) -> Answer {
                 Status::parse(t.get("status").and_then(Value::as_str).unwrap_or("pending")).unwrap_or(Status::Pending);
             let priority = t.get("priority").and_then(Value::as_str).unwrap_or("medium");
             let columns: Map<String, Value> = [("priority".to_string(), json!(priority))].into_iter().collect();
-            item_by_caller_id(&before, Some(str_arg(t, "id")), str_arg(t, "content"), status, columns)
+            ids.item(Some(str_arg(t, "id")), str_arg(t, "content"), status, columns)
         })
         .collect();
     whole_list::replace(scope, conv, Rules::runtime(Kept::All), &items).map_err(failed)?;

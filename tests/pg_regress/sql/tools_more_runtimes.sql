@@ -127,6 +127,18 @@ SELECT pg_temp.said('qwen/todo_write', '{"todos": [{"content": "a", "status": "p
 SELECT pg_temp.said('qwen/todo_write', '{"todos": "x"}');
 SELECT * FROM pg_temp.rows('qwen-session');
 SELECT todo.list_as('qwen', 'qwen-session');
+-- a cycle through a todo off the list (a tenant-wide one) is the store's to find: refused
+-- in Qwen Code's words, nothing written
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "Get approval", "conversation_id": null}') #> '{body,todo,id}' AS approval \gset
+SELECT id AS migrate FROM todo.todos WHERE tenant_id = 'acme' AND external_id = 'migrate' \gset
+SELECT id AS design FROM todo.todos WHERE tenant_id = 'acme' AND external_id = 'design' \gset
+SELECT todo.block(:approval, :design) AS approval_waits_for_design;
+SELECT todo.block(:migrate, :approval) AS migrate_waits_for_approval;
+SELECT pg_temp.said('qwen/todo_write', '{"todos": [{"content": "Design the schema", "status": "completed", "id": "design", "blockedBy": ["migrate"]},
+  {"content": "Write the migration", "status": "in_progress", "id": "migrate", "blockedBy": []}]}') AS through_the_pool;
+SELECT * FROM pg_temp.waits('qwen-session');
+SELECT todo.unblock(:migrate, :approval) AS unblocked;
+DELETE FROM todo.todos WHERE tenant_id = 'acme' AND id = :approval;
 -- a cleared list
 SELECT pg_temp.said('qwen/todo_write', '{"todos": []}') AS cleared;
 
