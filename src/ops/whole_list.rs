@@ -277,7 +277,8 @@ pub fn set_dependencies(
     }
     store::locks::lock_dependencies(tenant);
     let on_list: HashSet<i64> = list.iter().copied().collect();
-    let current: HashSet<(i64, i64)> = store::edges::touching(tenant, list).into_iter().map(|(t, o, _)| (t, o)).collect();
+    let current: HashSet<(i64, i64)> =
+        store::edges::touching(tenant, list).into_iter().map(|(t, o, _)| (t, o)).collect();
     let leaves_the_list = current.iter().any(|(t, o)| !on_list.contains(t) || !on_list.contains(o))
         || store::edges::has_subtask_links(tenant, list);
     let wanted_edges: HashSet<(i64, i64)> =

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, list_items, session, Answer, Tool};
+use super::{error, failed, list_items, sentence, session, Answer, Tool};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -46,7 +46,7 @@ static UPDATE_PLAN: Tool = Tool {
     precheck: Some(check),
     run: update_plan,
     writes: true,
-    text: Some(text),
+    text: Some(sentence),
     accepts: None,
 };
 
@@ -75,10 +75,6 @@ fn update_plan(scope: &Scope, args: &Value) -> Answer {
     let items = list_items(&args["plan"], "step", &[]);
     whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
     Ok(json!("Plan updated"))
-}
-
-fn text(out: &Value) -> String {
-    error_message(out).map_or_else(|| out.as_str().unwrap_or("Plan updated").to_string(), str::to_string)
 }
 
 /// The plan as Codex's `turn/plan/updated` notification carries it: `{"explanation": null,

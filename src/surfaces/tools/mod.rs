@@ -398,6 +398,12 @@ pub fn mcp_result(tool: Option<&Tool>, out: Value) -> Value {
     result
 }
 
+/// The words of an answer that is a sentence (Codex's `Plan updated`, Roo's confirmation):
+/// an error object's message, else the answer's text.
+pub fn sentence(out: &Value) -> String {
+    error_message(out).or(out.as_str()).unwrap_or_default().to_string()
+}
+
 /// The message of an error object (`{"error": {"message"}}`), for the runtimes that show
 /// the model an error's words only.
 pub fn error_message(out: &Value) -> Option<&str> {

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, session, str_arg, Answer, Tool};
+use super::{error, failed, sentence, session, str_arg, Answer, Tool};
 use crate::checklist::parse_checklist;
 use crate::error::Error;
 use crate::ops::whole_list::{self, Dropped, Item, Kept, Rules};
@@ -32,7 +32,7 @@ static UPDATE_TODO_LIST: Tool = Tool {
     precheck: None,
     run: update,
     writes: true,
-    text: Some(text),
+    text: Some(sentence),
     accepts: None,
 };
 
@@ -63,8 +63,4 @@ fn update(scope: &Scope, args: &Value) -> Answer {
         Err(Error::Invalid(m)) => Err(error("invalid_move", m)),
         Err(e) => Err(failed(e)),
     }
-}
-
-fn text(out: &Value) -> String {
-    error_message(out).map_or_else(|| out.as_str().unwrap_or_default().to_string(), str::to_string)
 }

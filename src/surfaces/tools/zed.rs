@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, list_items, session, Answer, Tool};
+use super::{error, failed, list_items, sentence, session, Answer, Tool};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::todo::Todo;
@@ -41,7 +41,7 @@ static UPDATE_PLAN: Tool = Tool {
     precheck: None,
     run: update_plan,
     writes: true,
-    text: Some(text),
+    text: Some(sentence),
     accepts: None,
 };
 
@@ -59,10 +59,6 @@ fn update_plan(scope: &Scope, args: &Value) -> Answer {
     }
     whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
     Ok(json!("Plan updated"))
-}
-
-fn text(out: &Value) -> String {
-    error_message(out).map_or_else(|| out.as_str().unwrap_or("Plan updated").to_string(), str::to_string)
 }
 
 /// The plan in the tool's own shape: `{"plan": [{"step", "status", "priority"}]}`, a blocked
