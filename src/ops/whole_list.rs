@@ -103,9 +103,18 @@ fn forward_rank(s: Status) -> Option<u8> {
 /// (ids reserved at once) in one; the stored todos no item took are deleted or archived
 /// (`rules.dropped`). Places: the positions the list's todos held (new ones: their ids) are
 /// handed out again in list order, so the list keeps its place among the conversation's
-/// other todos. Errors: `Invalid` for a backward move under `rules.forward_only` (nothing
-/// written); `Rejected` when the table refuses a value or a claim.
+/// other todos. Errors: `Invalid` for more than `schema::MAX_ITEMS` items (the bound every
+/// list sent as JSON has; a markdown checklist has its lines counted here) or a backward move
+/// under `rules.forward_only` (nothing written); `Rejected` when the table refuses a value or
+/// a claim.
 pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) -> Result<Vec<i64>, Error> {
+    if items.len() > crate::schema::MAX_ITEMS {
+        return Err(Error::Invalid(format!(
+            "a list holds at most {} items, got {}",
+            crate::schema::MAX_ITEMS,
+            items.len()
+        )));
+    }
     let kept = rules.kept;
     let tenant = scope.tenant.as_str();
     store::locks::lock_list(tenant, conversation);

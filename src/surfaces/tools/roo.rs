@@ -58,6 +58,12 @@ fn update(scope: &Scope, args: &Value) -> Answer {
         .map(|(content, status)| Item { id: None, content, status, columns: Default::default() })
         .collect();
     let rules = Rules { kept: Kept::Uncanceled, dropped: Dropped::FinishedKept, blocked: false, forward_only: true };
+    if items.len() > crate::schema::MAX_ITEMS {
+        return Err(error(
+            "invalid_arguments",
+            format!("update_todo_list: a list holds at most {} items, got {}", crate::schema::MAX_ITEMS, items.len()),
+        ));
+    }
     match whole_list::replace(scope, conv, rules, &items) {
         Ok(_) => Ok(json!("Todo list updated successfully.")),
         Err(Error::Invalid(m)) => Err(error("invalid_move", m)),

@@ -151,6 +151,8 @@ SELECT todo.list_as('goose', 'goose-session') #>> '{}' = E'# Release 2.0\n\nNote
 -- refusals in Goose's words: too long, missing; nothing written
 SELECT pg_temp.said('todo__todo_write', jsonb_build_object('content', repeat('é', 50001)));
 SELECT pg_temp.said('todo__todo_write', '{}');
+-- a text of more checkbox lines than a list holds (1,000, as every list sent as JSON)
+SELECT pg_temp.said('todo__todo_write', jsonb_build_object('content', repeat(E'- [ ] x\n', 1001)));
 SELECT count(*) AS goose_todos FROM pg_temp.rows('goose-session');
 
 -- ========== Hermes' todo: replace, merge, read, lenient ==========
@@ -208,6 +210,9 @@ SELECT todo.list_as('zed', 'zed-thread');
 SELECT todo.set_context('acme', 'continue-session', 'continue@s1') \gset
 SELECT pg_temp.said('Checklist', jsonb_build_object('checklist', E'Plan:\n- [x] Read the code\n- [ ] Change it\n- [ ] Test it'));
 SELECT * FROM pg_temp.rows('continue-session');
+SELECT todo.call('Checklist', jsonb_build_object('checklist', repeat(E'- [x] y\n', 1001)));
+SELECT todo.call('update_todo_list', jsonb_build_object('todos', repeat(E'[ ] z\n', 1001)));
+SELECT count(*) AS unchanged FROM pg_temp.rows('continue-session');
 
 -- ========== one list, many runtimes ==========
 -- written by Copilot's tool, read by Qwen Code's shape and the writ
