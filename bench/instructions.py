@@ -1,0 +1,99 @@
+"""bench/instructions' measuring half: with the server running under callgrind (each backend
+writes OUT/cg.<pid> when it exits), runs each script of bench/run's comparisons with pgbench
+(one client, -M prepared, a fixed random seed) K1 and K2 transactions in two connections and
+prints, as a Markdown section, the instructions per operation: (backend instructions of the
+K2 run - those of the K1 run) / (K2 - K1), and each baseline's count / ours (above 1.0: ours
+costs fewer instructions). Usage: python3 bench/instructions.py OUT K1 K2 DB:TENANTS ..."""
+import glob
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+PGBENCH = os.environ.get("PGBENCH")
+if not PGBENCH:
+    sys.exit("bench/instructions.py: PGBENCH is not set: run bench/instructions, which exports it")
+S = "bench/scripts/"
+
+# (what, script, baseline or None), the comparisons of bench/run's targets
+ROWS = [
+    ("writ add", "writ_add", "hand_add"),
+    ("REST POST", "rest_post", "hand_add"),
+    ("writ start + done + reopen", "writ_cycle", "hand_cycle"),
+    ("writ cancel + reopen", "writ_cancel", "hand_cancel"),
+    ("REST PATCH ×2", "rest_patch", "hand_patch"),
+    ("todolist__set, 10 items", "todolist_set", "hand_replace"),
+    ("todowrite, 10 items", "todowrite", "hand_replace"),
+    ("claim-next + release", "claim_next", "hand_claim"),
+    ("open block", "open_block", "hand_list"),
+    ("/todo list", "writ_list", "hand_list"),
+    ("writ add vs bare INSERT", "writ_add", "bare_insert"),
+]
+
+
+def backend_instructions(out, db, script, tenants, transactions):
+    """The instructions of the one backend that ran `transactions` of `script`."""
+    before = set(glob.glob(f"{out}/cg.*"))
+    subprocess.run([PGBENCH, "-n", "-M", "prepared", "-U", "bench_agent", "-c", "1", "-t", str(transactions),
+                    "--random-seed=1", "-D", f"tenants={tenants}", "-f", S + script + ".sql", db],
+                   check=True, capture_output=True, text=True)
+    # pgbench opens two connections: one to look at the server, then the client's; each
+    # backend writes its file as it exits, just after its connection closes. The client's is
+    # the one that ran the transactions: the larger count.
+    for _ in range(600):
+        new = set(glob.glob(f"{out}/cg.*")) - before
+        done = [summary(f) for f in new if summary(f) is not None]
+        if len(done) == 2 and len(new) == 2:
+            return max(done)
+        if len(new) > 2:
+            sys.exit(f"bench/instructions.py: more than two processes ended during {script}: {sorted(new)}")
+        time.sleep(0.5)
+    sys.exit(f"bench/instructions.py: no callgrind output of pgbench's two connections for {script}")
+
+
+def summary(path):
+    """The total instructions of a finished callgrind output, or None while it is written."""
+    try:
+        text = open(path).read()
+    except OSError:
+        return None
+    m = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+    return int(m[1]) if m else None
+
+
+def per_operation(out, db, script, tenants, k1, k2):
+    return (backend_instructions(out, db, script, tenants, k2) - backend_instructions(out, db, script, tenants, k1)) / (k2 - k1)
+
+
+def main():
+    out, k1, k2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    dbs = [(d.split(":")[0], int(d.split(":")[1])) for d in sys.argv[4:]]
+    counts = {}
+    for db, tenants in dbs:
+        for script in sorted({s for _, a, b in ROWS for s in (a, b) if s}):
+            counts[db, script] = per_operation(out, db, script, tenants, k1, k2)
+            print(f"{db} {script}: {counts[db, script]:,.0f}", file=sys.stderr)
+    print("## Instructions per operation\n")
+    print(f"`bench/instructions {k1} {k2}`: instructions one backend executes per transaction of each "
+          "script (callgrind; one client, `-M prepared`, `synchronous_commit = off`), the transactions of "
+          f"a {k1}-transaction connection subtracted from a {k2}-transaction one. Repeatable: the same build "
+          "and data give the same counts whatever else the machine does. Ratio = the baseline's count / "
+          "ours (at least the target: met).\n")
+    header = "| operation | rows | ours | baseline | ratio |"
+    print(header)
+    print("|---|---:|---:|---:|---:|")
+    for db, _ in dbs:
+        rows = "10k" if db == "bench_10k" else "1M"
+        for what, ours, base in ROWS:
+            a, b = counts[db, ours], counts[db, base]
+            print(f"| {what} | {rows} | {a:,.0f} | {b:,.0f} ({base}) | {b / a:.2f}× |")
+    if len(dbs) > 1:
+        print("\nScale (cost at 1M rows / cost at 10k rows):\n")
+        for what, ours in [("open block", "open_block"), ("/todo list", "writ_list")]:
+            print(f"- {what}: {counts['bench_1m', ours] / counts['bench_10k', ours]:.2f}×")
+
+
+if __name__ == "__main__":
+    main()
