@@ -190,13 +190,7 @@ pub fn parse_checklist(md: &str) -> Vec<(String, Status)> {
             if close == 0 {
                 return None;
             }
-            let mut marks = inner[..close].chars().filter(|c| !c.is_whitespace());
-            let status = match (marks.next(), marks.next()) {
-                (None, None) => Status::Pending,
-                (Some('x' | 'X'), None) => Status::Completed,
-                (Some('-' | '~'), None) => Status::InProgress,
-                _ => return None,
-            };
+            let status = mark_status(&inner[..close])?;
             let after = &inner[close + 1..];
             let content = after.trim();
             (after.starts_with(char::is_whitespace) && !content.is_empty()).then(|| (content.to_string(), status))

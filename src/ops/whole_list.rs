@@ -267,9 +267,9 @@ pub fn first_write_in_turn(scope: &Scope, conversation: &str) -> bool {
 }
 
 /// Sets the dependencies among the todos `list` (a list just written): for each `(todo,
-/// Some(waits_for))`, the todos of `list` it waits for become exactly `waits_for` (its
-/// dependencies on todos off the list stay); `None` leaves a todo's as they are. The caller
-/// has checked that `wanted` closes no cycle among the list's todos. Removals first, then,
+/// waits_for)`, the todos of `list` it waits for become exactly `waits_for` (its
+/// dependencies on todos off the list stay). The caller has checked that `wanted` closes no
+/// cycle among the list's todos. Removals first, then,
 /// under the tenant's graph lock, each new edge: when a dependency or a subtask links the
 /// list with a todo off it, checked for a cycle through the rest of the graph (`Edge` error,
 /// naming the path); when none does, the list's own graph is the whole story and no search
@@ -278,12 +278,9 @@ pub fn set_dependencies(
     scope: &Scope,
     conversation: &str,
     list: &[i64],
-    wanted: &[(i64, Option<Vec<i64>>)],
+    wanted: &[(i64, Vec<i64>)],
 ) -> Result<(), Error> {
     let tenant = scope.tenant.as_str();
-    if wanted.iter().all(|(_, w)| w.is_none()) {
-        return Ok(());
-    }
     store::locks::lock_dependencies(tenant);
     let on_list: HashSet<i64> = list.iter().copied().collect();
     let current: HashSet<(i64, i64)> =
@@ -291,15 +288,13 @@ pub fn set_dependencies(
     let leaves_the_list = current.iter().any(|(t, o)| !on_list.contains(t) || !on_list.contains(o))
         || store::edges::has_subtask_links(tenant, list);
     let wanted_edges: HashSet<(i64, i64)> =
-        wanted.iter().filter_map(|(id, w)| Some(w.as_ref()?.iter().map(move |on| (*id, *on)))).flatten().collect();
-    let replaced: HashSet<i64> = wanted.iter().filter(|(_, w)| w.is_some()).map(|(id, _)| *id).collect();
+        wanted.iter().flat_map(|(id, want)| want.iter().map(move |on| (*id, *on))).collect();
     for (id, on) in &current {
-        if replaced.contains(id) && on_list.contains(on) && !wanted_edges.contains(&(*id, *on)) {
+        if on_list.contains(id) && on_list.contains(on) && !wanted_edges.contains(&(*id, *on)) {
             store::edges::remove_dependency(tenant, *id, *on);
         }
     }
     for (id, want) in wanted {
-        let Some(want) = want else { continue };
         for on in want.iter().filter(|on| !current.contains(&(*id, **on))) {
             if *on == *id {
                 return Err(EdgeError::SelfLoop(*id).into());

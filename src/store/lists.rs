@@ -17,7 +17,7 @@ fn name(conversation: &str) -> String {
 /// A database still at a version before 0.9.0 has no `todo.locks`: what needs it is refused
 /// with 0A000 until the extension is updated.
 fn require_table(what: &str) {
-    if super::ids::relid(c"locks") == pg_sys::InvalidOid {
+    if !super::locks::has_lock_rows() {
         crate::errors::raise(
             PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
             format!("{what} needs the pg_todos 0.9.0 schema"),
@@ -28,7 +28,7 @@ fn require_table(what: &str) {
 
 /// The list's stored checklist document (None: none was written).
 pub fn checklist(tenant: &str, conversation: &str) -> Option<Value> {
-    if super::ids::relid(c"locks") == pg_sys::InvalidOid {
+    if !super::locks::has_lock_rows() {
         return None;
     }
     roles::as_owner(|| {
@@ -54,7 +54,7 @@ pub fn set_checklist(tenant: &str, conversation: &str, document: &Value) {
 
 /// The turn of the list's last LangChain write (None: none, or none in a turn).
 pub fn written_in_turn(tenant: &str, conversation: &str) -> Option<String> {
-    if super::ids::relid(c"locks") == pg_sys::InvalidOid {
+    if !super::locks::has_lock_rows() {
         return None;
     }
     roles::as_owner(|| {

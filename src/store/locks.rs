@@ -45,7 +45,7 @@ pub fn lock_dependencies(tenant: &str) {
 /// finds it, and locks it (READ COMMITTED: the last statement sees it; REPEATABLE READ and
 /// SERIALIZABLE: the INSERT raises a serialization failure, to retry).
 fn lock_row(tenant: &str, name: &str, advisory: impl FnOnce()) {
-    if super::ids::relid(c"locks") == pg_sys::InvalidOid {
+    if !has_lock_rows() {
         return advisory();
     }
     const LOCK: &str = "SELECT true FROM todo.locks l WHERE l.tenant_id = $1 AND l.name = $2 FOR UPDATE";
@@ -66,6 +66,11 @@ fn lock_row(tenant: &str, name: &str, advisory: impl FnOnce()) {
             );
         }
     });
+}
+
+/// Whether the database has `todo.locks` (a database not yet updated to 0.9.0 has not).
+pub fn has_lock_rows() -> bool {
+    super::ids::relid(c"locks") != pg_sys::InvalidOid
 }
 
 /// Locks the todos `ids` of the tenant (those that exist) in ascending id order, `FOR NO KEY

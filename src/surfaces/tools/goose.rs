@@ -9,7 +9,7 @@
 
 use serde_json::{json, Value};
 
-use super::{failed, session, str_arg, Answer, Tool};
+use super::{session, str_arg, Answer, Tool};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 
@@ -48,7 +48,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
     let conv = session(scope, "todo__todo_write")?;
     let content = str_arg(args, "content");
     whole_list::replace_document(scope, conv, Rules::runtime(Kept::Uncanceled), content)
-        .map_err(|e| json!(format!("Error: {}", super::error_message(&failed(e)).unwrap_or_default())))?;
+        .map_err(|e| json!(format!("Error: {e}")))?;
     Ok(json!(format!("Updated ({} chars)", content.chars().count())))
 }
 

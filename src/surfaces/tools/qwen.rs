@@ -211,12 +211,12 @@ fn write(scope: &Scope, args: &Value) -> Answer {
     let ids = whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
     let by_caller: HashMap<&str, i64> = candidate.iter().map(|t| str_arg(t, "id")).zip(ids.iter().copied()).collect();
     let store_id = |caller: &str| by_caller.get(caller).copied();
-    let wanted: Vec<(i64, Option<Vec<i64>>)> = candidate
+    let wanted: Vec<(i64, Vec<i64>)> = candidate
         .iter()
         .zip(&ids)
         .map(|(t, id)| {
             let on = t.get("blockedBy").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-            (*id, Some(on.iter().filter_map(|o| o.as_str().and_then(store_id)).collect()))
+            (*id, on.iter().filter_map(|o| o.as_str().and_then(store_id)).collect())
         })
         .collect();
     // a cycle through todos off the list (the store's check) is refused as Qwen Code refuses one
