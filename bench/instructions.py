@@ -16,6 +16,10 @@ PGBENCH = os.environ.get("PGBENCH")
 if not PGBENCH:
     sys.exit("bench/instructions.py: PGBENCH is not set: run bench/instructions, which exports it")
 S = "bench/scripts/"
+# INSTRUCTIONS_ONLY="writ_add hand_add": only the rows whose scripts are all named
+ONLY = os.environ.get("INSTRUCTIONS_ONLY", "").split()
+# INSTRUCTIONS_PROFILE=N: also the N functions costing each script most (to stderr)
+PROFILE = int(os.environ.get("INSTRUCTIONS_PROFILE") or 0)
 
 # (what, script, baseline or None), the comparisons of bench/run's targets
 ROWS = [
@@ -34,7 +38,8 @@ ROWS = [
 
 
 def backend_instructions(out, db, script, tenants, transactions):
-    """The instructions of the one backend that ran `transactions` of `script`."""
+    """The instructions of the one backend that ran `transactions` of `script`, and its
+    callgrind file."""
     before = set(glob.glob(f"{out}/cg.*"))
     subprocess.run([PGBENCH, "-n", "-M", "prepared", "-U", "bench_agent", "-c", "1", "-t", str(transactions),
                     "--random-seed=1", "-D", f"tenants={tenants}", "-f", S + script + ".sql", db],
@@ -46,7 +51,7 @@ def backend_instructions(out, db, script, tenants, transactions):
         new = set(glob.glob(f"{out}/cg.*")) - before
         done = [summary(f) for f in new if summary(f) is not None]
         if len(done) == 2 and len(new) == 2:
-            return max(done)
+            return max((summary(f), f) for f in new)
         if len(new) > 2:
             sys.exit(f"bench/instructions.py: more than two processes ended during {script}: {sorted(new)}")
         time.sleep(0.5)
@@ -64,15 +69,41 @@ def summary(path):
 
 
 def per_operation(out, db, script, tenants, k1, k2):
-    return (backend_instructions(out, db, script, tenants, k2) - backend_instructions(out, db, script, tenants, k1)) / (k2 - k1)
+    (a, fa), (b, fb) = (backend_instructions(out, db, script, tenants, k) for k in (k1, k2))
+    if PROFILE:
+        print_profile(script, fa, fb, k2 - k1)
+    return (b - a) / (k2 - k1)
+
+
+def inclusive(path):
+    """Each function's inclusive instructions in a callgrind file (callgrind_annotate)."""
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                          check=True, capture_output=True, text=True).stdout
+    counts = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+(?:\*  )?(\S.*)$", line)
+        if m:
+            counts[m[2]] = counts.get(m[2], 0) + int(m[1].replace(",", ""))
+    return counts
+
+
+def print_profile(script, k1_file, k2_file, n):
+    """The functions with the most inclusive instructions per operation (K2's file minus
+    K1's), to stderr: where an operation's instructions go."""
+    a, b = inclusive(k1_file), inclusive(k2_file)
+    per_op = sorted(((b[f] - a.get(f, 0)) / n, f) for f in b)
+    print(f"-- {script}: inclusive instructions per operation, top {PROFILE}", file=sys.stderr)
+    for count, f in reversed(per_op[-PROFILE:]):
+        print(f"{count:>12,.0f}  {f}", file=sys.stderr)
 
 
 def main():
     out, k1, k2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     dbs = [(d.split(":")[0], int(d.split(":")[1])) for d in sys.argv[4:]]
+    rows = [r for r in ROWS if not ONLY or (r[1] in ONLY and r[2] in ONLY)]
     counts = {}
     for db, tenants in dbs:
-        for script in sorted({s for _, a, b in ROWS for s in (a, b) if s}):
+        for script in sorted({s for _, a, b in rows for s in (a, b) if s}):
             counts[db, script] = per_operation(out, db, script, tenants, k1, k2)
             print(f"{db} {script}: {counts[db, script]:,.0f}", file=sys.stderr)
     print("## Instructions per operation\n")
@@ -85,11 +116,11 @@ def main():
     print(header)
     print("|---|---:|---:|---:|---:|")
     for db, _ in dbs:
-        rows = "10k" if db == "bench_10k" else "1M"
-        for what, ours, base in ROWS:
+        size = "10k" if db == "bench_10k" else "1M"
+        for what, ours, base in rows:
             a, b = counts[db, ours], counts[db, base]
-            print(f"| {what} | {rows} | {a:,.0f} | {b:,.0f} ({base}) | {b / a:.2f}× |")
-    if len(dbs) > 1:
+            print(f"| {what} | {size} | {a:,.0f} | {b:,.0f} ({base}) | {b / a:.2f}× |")
+    if len(dbs) > 1 and any(r[1] in ("open_block", "writ_list") for r in rows):
         print("\nScale (cost at 1M rows / cost at 10k rows):\n")
         for what, ours in [("open block", "open_block"), ("/todo list", "writ_list")]:
             print(f"- {what}: {counts['bench_1m', ours] / counts['bench_10k', ours]:.2f}×")

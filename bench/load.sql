@@ -31,9 +31,16 @@ INSERT INTO todo.counters SELECT tenant_id, max(id) FROM seed GROUP BY tenant_id
 INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id, agent_id, new_status)
 SELECT tenant_id, id, 1, 'insert', conversation_id, 'loader', status FROM seed;
 
--- the hand-written alternative: the same columns, a counter, an event log; no triggers, no RLS
+-- the hand-written alternative: the same columns, a counter, an event log; no triggers, no RLS;
+-- the row rules as the CHECK constraints a user would declare (pg_todos' trigger checks them)
 CREATE SCHEMA plain;
-CREATE TABLE plain.todos (LIKE todo.todos INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
+CREATE TABLE plain.todos (LIKE todo.todos INCLUDING DEFAULTS,
+  CHECK (id > 0), CHECK (conversation_id <> ''), CHECK (btrim(subject) <> ''),
+  CHECK (status IN ('pending', 'in_progress', 'completed', 'canceled', 'blocked')),
+  CHECK (priority IN ('high', 'medium', 'low')), CHECK (jsonb_typeof(metadata) = 'object'),
+  CHECK (external_id <> ''), CHECK (archived_at IS NULL OR completed_at IS NOT NULL),
+  CHECK ((completed_at IS NOT NULL) = (status IN ('completed', 'canceled'))), CHECK (parent_id <> id),
+  CHECK ((claimed_by IS NULL) = (lease_expires_at IS NULL) AND (claimed_by IS NULL OR status = 'in_progress')));
 ALTER TABLE plain.todos ALTER tenant_id DROP DEFAULT, ALTER conversation_id DROP DEFAULT,
   ALTER turn_id DROP DEFAULT, ALTER agent_id DROP DEFAULT;
 ALTER TABLE plain.todos ADD PRIMARY KEY (tenant_id, id);

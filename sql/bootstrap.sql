@@ -34,21 +34,24 @@ CREATE TABLE todo.id_ranges (
 );
 COMMENT ON TABLE todo.id_ranges IS 'Per-tenant runs of todo ids still to hand out (next_id through last_id); written by the extension.';
 
+-- The rules every row obeys (a positive id, a subject with text, a known status and
+-- priority, completed_at exactly on finished todos, a claim only on an in_progress todo, …)
+-- are not CHECK constraints: the before-write trigger checks them once per row in compiled
+-- code (core/src/row_checks.rs) and refuses a row as the constraint did (23514, the
+-- constraint's name), for plain SQL as for the extension's functions. PostgreSQL would
+-- re-read eleven constraint expressions from their stored text for every statement.
 CREATE TABLE todo.todos (
     tenant_id           text NOT NULL DEFAULT todo.current_tenant()
                         REFERENCES todo.tenants ON DELETE CASCADE,
-    id                  bigint NOT NULL CHECK (id > 0),
-    conversation_id     text DEFAULT todo.current_conversation()
-                        CONSTRAINT todos_conversation_id_check CHECK (conversation_id <> ''),
+    id                  bigint NOT NULL,
+    conversation_id     text DEFAULT todo.current_conversation(),
     turn_id             text DEFAULT todo.current_turn(),
     agent_id            text DEFAULT todo.current_agent(),
-    subject             text NOT NULL CONSTRAINT todos_subject_check CHECK (btrim(subject) <> ''),
+    subject             text NOT NULL,
     description         text,
     active_form         text,
-    status              text NOT NULL DEFAULT 'pending'
-                        CONSTRAINT todos_status_check
-                        CHECK (status IN ('pending', 'in_progress', 'completed', 'canceled', 'blocked')),
-    priority            text CONSTRAINT todos_priority_check CHECK (priority IN ('high', 'medium', 'low')),
+    status              text NOT NULL DEFAULT 'pending',
+    priority            text,
     position            bigint NOT NULL,
     completion_criteria text,
     agent_type          text,
@@ -63,17 +66,12 @@ CREATE TABLE todo.todos (
     lease_expires_at    timestamptz,
     fence               bigint NOT NULL DEFAULT 0,
     owner               text,
-    metadata            jsonb CONSTRAINT todos_metadata_check CHECK (jsonb_typeof(metadata) = 'object'),
-    external_id         text CONSTRAINT todos_external_id_check CHECK (external_id <> ''),
-    archived_at         timestamptz CONSTRAINT todos_archived_at_check CHECK (archived_at IS NULL OR completed_at IS NOT NULL),
+    metadata            jsonb,
+    external_id         text,
+    archived_at         timestamptz,
     PRIMARY KEY (tenant_id, id),
-    CONSTRAINT todos_completed_at_check
-        CHECK ((completed_at IS NOT NULL) = (status IN ('completed', 'canceled'))),
     CONSTRAINT todos_parent_fkey FOREIGN KEY (tenant_id, parent_id)
-        REFERENCES todo.todos (tenant_id, id) ON DELETE SET NULL (parent_id),
-    CONSTRAINT todos_parent_id_check CHECK (parent_id <> id),
-    CONSTRAINT todos_claim_check
-        CHECK ((claimed_by IS NULL) = (lease_expires_at IS NULL) AND (claimed_by IS NULL OR status = 'in_progress'))
+        REFERENCES todo.todos (tenant_id, id) ON DELETE SET NULL (parent_id)
 );
 COMMENT ON TABLE todo.todos IS 'Agent todos. conversation_id NULL = tenant-wide. Ids are small integers, unique per tenant.';
 COMMENT ON COLUMN todo.todos.conversation_id IS 'NULL: tenant-wide, visible from every conversation of the tenant.';

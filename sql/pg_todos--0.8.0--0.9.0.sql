@@ -499,3 +499,21 @@ COMMENT ON FUNCTION todo.board() IS
 
 -- The roles granted so far get the functions made again above.
 SELECT todo.grant_usage(r.role, r.tenant_id, r.plain_sql) FROM todo.roles r ORDER BY r.role::oid;
+
+-- The rules of a todo row are checked by the before-write trigger, once per row in compiled
+-- code (core/src/row_checks.rs), with the same SQLSTATE (23514) and constraint names:
+-- PostgreSQL re-read these eleven expressions from their stored text for every statement
+-- that wrote the table. One constraint per statement (Citus propagates each to the shards).
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_archived_at_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_claim_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_completed_at_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_conversation_id_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_external_id_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_id_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_metadata_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_parent_id_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_priority_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_status_check;
+ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_subject_check;
+COMMENT ON FUNCTION todo.todos_before_write() IS
+    'Row trigger of todo.todos (BEFORE INSERT OR UPDATE): allocates the id, enforces the lifecycle (55000), the claim guard (55000, 55006) and the row rules that were CHECK constraints (23514, the constraint''s name), stamps started_at, completed_at and updated_at, bumps version.';

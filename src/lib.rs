@@ -23,7 +23,7 @@
 use pgrx::prelude::*;
 
 pub use pg_todos_core::open_statuses;
-pub use pg_todos_core::{checklist, claims, dialects, error, replace, route, schema, status, todo, writ};
+pub use pg_todos_core::{checklist, claims, dialects, error, replace, route, row_checks, schema, status, todo, writ};
 
 pub mod errors;
 pub mod limits;
@@ -64,6 +64,7 @@ pub extern "C-unwind" fn _PG_init() {
     session::init();
     limits::init();
     store::ids::init();
+    triggers::init();
     store::roles::init();
 }
 

@@ -2,12 +2,17 @@
 //! table in `status.rs`) and stamps the timestamps, for the extension's functions and plain
 //! SQL alike. It touches only the row itself and its tenant's counter row.
 
+use std::cell::RefCell;
+use std::num::NonZeroUsize;
+use std::rc::Rc;
+
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::heap_tuple::PgHeapTuple;
 use pgrx::prelude::*;
 use pgrx::{AllocatedByPostgres, AllocatedByRust, PgTrigger};
 
 use crate::claims::{self, Need};
+use crate::row_checks;
 use crate::error::Error;
 use crate::errors;
 use crate::session;
@@ -18,11 +23,98 @@ use crate::time::{now_us, unix_us};
 
 type Tuple<'a> = PgHeapTuple<'a, AllocatedByRust>;
 
+/// The attribute numbers of a relation's columns (`todo.todos` or one of its Citus shards),
+/// found once per backend: looking a column up by name in the tuple descriptor on every read
+/// cost more than the rest of the trigger.
+struct Layout {
+    relid: pg_sys::Oid,
+    columns: Vec<(String, NonZeroUsize)>,
+}
+
+impl Layout {
+    fn of(relation: pg_sys::Relation) -> Layout {
+        let mut columns = Vec::new();
+        // SAFETY: a row trigger's relation and its descriptor are valid while it runs.
+        unsafe {
+            let desc = (*relation).rd_att;
+            for i in 0..(*desc).natts as usize {
+                #[cfg(feature = "pg15")]
+                let att = &*(*desc).attrs.as_ptr().add(i);
+                #[cfg(not(feature = "pg15"))]
+                let att = &*pg_sys::TupleDescAttr(desc, i as i32);
+                if att.attisdropped {
+                    continue;
+                }
+                let name = std::ffi::CStr::from_ptr(att.attname.data.as_ptr()).to_string_lossy().into_owned();
+                columns.push((name, NonZeroUsize::new(i + 1).expect("attribute numbers start at 1")));
+            }
+            Layout { relid: (*relation).rd_id, columns }
+        }
+    }
+
+    fn attno(&self, col: &str) -> Option<NonZeroUsize> {
+        self.columns.iter().find(|(name, _)| name == col).map(|(_, attno)| *attno)
+    }
+}
+
+thread_local! {
+    /// Each relation's layout, kept until a relation cache invalidation names it (an ALTER
+    /// TABLE, an update of the extension).
+    static LAYOUTS: RefCell<Vec<Rc<Layout>>> = const { RefCell::new(Vec::new()) };
+    /// The layout of the relation whose trigger is running (set by `Running`).
+    static CURRENT: RefCell<Option<Rc<Layout>>> = const { RefCell::new(None) };
+}
+
+/// Registered once per backend (`_PG_init`): forgets a relation's layout when it changes.
+pub fn init() {
+    // SAFETY: registers a plain function that only touches this module's thread-locals.
+    unsafe { pg_sys::CacheRegisterRelcacheCallback(Some(forget_layout), pg_sys::Datum::from(0)) };
+}
+
+unsafe extern "C-unwind" fn forget_layout(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
+    LAYOUTS.with(|l| l.borrow_mut().retain(|layout| relid != pg_sys::InvalidOid && layout.relid != relid));
+}
+
+/// While it lives, `get`, `set` and `maybe` read the columns of `trigger`'s relation; the
+/// layout of an outer trigger (one that wrote another relation's rows) comes back after it.
+struct Running(Option<Rc<Layout>>);
+
+impl Running {
+    fn on(trigger: &PgTrigger<'_>) -> Running {
+        let relation = trigger.trigger_data().tg_relation;
+        // SAFETY: a trigger's relation is valid while it runs.
+        let relid = unsafe { (*relation).rd_id };
+        let layout = LAYOUTS.with(|l| {
+            let mut l = l.borrow_mut();
+            if let Some(found) = l.iter().find(|layout| layout.relid == relid) {
+                return found.clone();
+            }
+            let layout = Rc::new(Layout::of(relation));
+            l.push(layout.clone());
+            layout
+        });
+        Running(CURRENT.with(|c| c.replace(Some(layout))))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let outer = self.0.take();
+        CURRENT.with(|c| *c.borrow_mut() = outer);
+    }
+}
+
+/// The attribute number of `col` in the running trigger's relation.
+fn attno(col: &str) -> Option<NonZeroUsize> {
+    CURRENT.with(|c| c.borrow().as_ref().and_then(|layout| layout.attno(col)))
+}
+
 fn get<'t, T>(row: &'t PgHeapTuple<'_, impl pgrx::WhoAllocated>, col: &str) -> Option<T>
 where
     T: FromDatum + IntoDatum + pgrx::datum::UnboxDatum<As<'t> = T> + 't,
 {
-    row.get_by_name::<T>(col).unwrap_or_else(|e| column_error(col, e))
+    let Some(attno) = attno(col) else { column_error(col, "no such column") };
+    row.get_by_index::<T>(attno).unwrap_or_else(|e| column_error(col, e))
 }
 
 fn column_error(col: &str, e: impl std::fmt::Display) -> ! {
@@ -30,7 +122,8 @@ fn column_error(col: &str, e: impl std::fmt::Display) -> ! {
 }
 
 fn set<T: IntoDatum>(row: &mut Tuple<'_>, col: &str, value: T) {
-    row.set_by_name(col, value).unwrap_or_else(|e| column_error(col, e))
+    let Some(attno) = attno(col) else { column_error(col, "no such column") };
+    row.set_by_index(attno, value).unwrap_or_else(|e| column_error(col, e))
 }
 
 /// Reads NEW.status, accepting `cancelled`, and stores the internal spelling back.
@@ -78,7 +171,7 @@ fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, 
     if from == to {
         return;
     }
-    let Ok(Some(holder)) = old.get_by_name::<String>("claimed_by") else { return };
+    let Some(holder) = maybe::<String>(old, "claimed_by") else { return };
     let fence: i64 = get(old, "fence").unwrap_or(0);
     if get::<i64>(new, "fence").unwrap_or(0) != fence {
         return;
@@ -103,7 +196,10 @@ fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, n
     if granting() || restoring() || (shard && session::granting_setting()) {
         return;
     }
-    let Ok(holder) = new.get_by_name::<String>("claimed_by") else { return };
+    if attno("claimed_by").is_none() {
+        return;
+    }
+    let holder = maybe::<String>(new, "claimed_by");
     let fence: i64 = get(new, "fence").unwrap_or(0);
     let lease: Option<TimestampWithTimeZone> = get(new, "lease_expires_at");
     let (old_holder, old_fence, old_lease) = match old {
@@ -142,6 +238,7 @@ fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, n
 fn todos_before_write<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
+    let _running = Running::on(trigger);
     crate::limits::check_row(trigger);
     let mut new = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW").into_owned();
     let old = trigger.old();
@@ -204,7 +301,7 @@ fn todos_before_write<'a>(
             status::check_transition(from, to).unwrap_or_else(|f| errors::forbidden_transition(id, f));
             guard_claim_columns(Some(old), &new, id, shard);
             guard_claim(old, &new, id, from, to);
-            if to != Status::InProgress && matches!(new.get_by_name::<String>("claimed_by"), Ok(Some(_))) {
+            if to != Status::InProgress && maybe::<String>(&new, "claimed_by").is_some() {
                 // a claim ends when its todo leaves in_progress (finished, released, reopened)
                 set(&mut new, "claimed_by", Option::<String>::None);
                 set(&mut new, "lease_expires_at", Option::<TimestampWithTimeZone>::None);
@@ -248,7 +345,7 @@ fn todos_before_write<'a>(
     if stamps.clear_completed {
         set(&mut new, "completed_at", Option::<TimestampWithTimeZone>::None);
         // an open todo is on its list again (a 0.4.0 table has no such column)
-        if matches!(new.get_by_name::<TimestampWithTimeZone>("archived_at"), Ok(Some(_))) {
+        if maybe::<TimestampWithTimeZone>(&new, "archived_at").is_some() {
             set(&mut new, "archived_at", Option::<TimestampWithTimeZone>::None);
         }
     }
@@ -259,7 +356,45 @@ fn todos_before_write<'a>(
         let version: i32 = get(old, "version").unwrap_or(0);
         set(&mut new, "version", version + 1);
     }
+    check_rules(trigger, &new);
     Ok(Some(new))
+}
+
+/// Raises 23514, as the CHECK constraint it replaces did, when the row about to be stored
+/// breaks one of `row_checks`' rules. A row with a NOT NULL column NULL is left to
+/// PostgreSQL, whose message comes first (it checked NOT NULL before the CHECK constraints).
+fn check_rules(trigger: &PgTrigger<'_>, new: &Tuple<'_>) {
+    type Stamp = TimestampWithTimeZone;
+    let (id, position, fence): (Option<i64>, Option<i64>, Option<i64>) = (get(new, "id"), get(new, "position"), get(new, "fence"));
+    let (tenant, subject, status): (Option<String>, Option<String>, Option<String>) =
+        (get(new, "tenant_id"), get(new, "subject"), get(new, "status"));
+    let (created, updated): (Option<Stamp>, Option<Stamp>) = (get(new, "created_at"), get(new, "updated_at"));
+    let version: Option<i32> = get(new, "version");
+    if id.is_none() || position.is_none() || fence.is_none() || tenant.is_none() || subject.is_none()
+        || status.is_none() || created.is_none() || updated.is_none() || version.is_none()
+    {
+        return;
+    }
+    let (conversation_id, priority, external_id): (Option<String>, Option<String>, Option<String>) =
+        (get(new, "conversation_id"), get(new, "priority"), maybe(new, "external_id"));
+    let row = row_checks::Row {
+        id,
+        conversation_id: conversation_id.as_deref(),
+        subject: subject.as_deref(),
+        status: status.as_deref(),
+        priority: priority.as_deref(),
+        metadata_is_object: metadata(new).map(|m| m.is_object()),
+        external_id: external_id.as_deref(),
+        archived: maybe::<Stamp>(new, "archived_at").is_some(),
+        completed: get::<Stamp>(new, "completed_at").is_some(),
+        parent_id: get(new, "parent_id"),
+        claimed: maybe::<String>(new, "claimed_by").is_some(),
+        leased: maybe::<Stamp>(new, "lease_expires_at").is_some(),
+    };
+    if let Some(violation) = row_checks::first_violation(&row) {
+        let relation = trigger.relation().map(|r| r.name().to_string()).unwrap_or_else(|_| "todos".into());
+        errors::raise(PgSqlErrorCode::ERRCODE_CHECK_VIOLATION, row_checks::message(&relation, &violation), violation.hint);
+    }
 }
 
 /// `BEFORE INSERT ON todo.dependencies FOR EACH ROW`: the graph stays acyclic whoever writes
@@ -274,6 +409,7 @@ fn todos_before_write<'a>(
 fn dependencies_before_insert<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
+    let _running = Running::on(trigger);
     let new = trigger.new().expect("BEFORE INSERT row trigger has NEW").into_owned();
     if restoring() {
         return Ok(Some(new));
@@ -337,11 +473,8 @@ fn maybe<'t, T>(row: &'t PgHeapTuple<'_, impl pgrx::WhoAllocated>, col: &str) ->
 where
     T: FromDatum + IntoDatum + pgrx::datum::UnboxDatum<As<'t> = T> + 't,
 {
-    match row.get_by_name::<T>(col) {
-        Ok(value) => value,
-        Err(pgrx::datum::TryFromDatumError::NoSuchAttributeName(_)) => None,
-        Err(e) => column_error(col, e),
-    }
+    let attno = attno(col)?;
+    row.get_by_index::<T>(attno).unwrap_or_else(|e| column_error(col, e))
 }
 
 /// The row's metadata as JSON (None: NULL or no such column).
@@ -440,6 +573,7 @@ fn event_key(
 fn todos_log_event<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
+    let _running = Running::on(trigger);
     let (agent, turn) = (session::agent(), session::turn());
     let status = |row: &PgHeapTuple<'_, AllocatedByPostgres>| get::<String>(row, "status").unwrap_or_default();
     let key = match (trigger.old(), trigger.new()) {

@@ -1,7 +1,7 @@
 //! pg_todos' pure rules, compiled without pgrx so that the compiler keeps them pure and the
 //! tests use them without a database: the writ's grammar, renderer and subject resolver, the
 //! status machine, the claim rules, Roo's checklist, whole-list matching, REST routing, the JSON Schema
-//! checker, time formats, the row as surfaces read it, the input size limits, and the one error type
+//! checker, time formats, the row as surfaces read it, the input size limits, the rules every stored row obeys, and the one error type
 //! with the policy for errors caught from the database.
 
 pub mod checklist;
@@ -12,6 +12,7 @@ pub mod limits;
 pub mod printed;
 pub mod replace;
 pub mod route;
+pub mod row_checks;
 pub mod schema;
 pub mod status;
 pub mod time;
