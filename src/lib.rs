@@ -65,6 +65,7 @@ pub extern "C-unwind" fn _PG_init() {
     limits::init();
     store::ids::init();
     triggers::init();
+    store::events::init();
     store::roles::init();
 }
 

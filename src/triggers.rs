@@ -277,12 +277,18 @@ fn todos_before_write<'a>(
                 // counter has not handed out: one near the top of bigint would leave the
                 // tenant none to add
                 Some(id) => {
+                    let fresh = store::ids::reserved_here(&tenant, id);
                     let may_raise = !subject_to_rls(trigger);
-                    if !store::roles::as_owner(|| store::ids::claim_todo_id(&tenant, id, may_raise)) {
+                    if !fresh && !store::roles::as_owner(|| store::ids::claim_todo_id(&tenant, id, may_raise)) {
                         errors::id_assigned();
                     }
+                    store::ids::note_new_row(&tenant, id, fresh);
                 }
-                None => set(&mut new, "id", store::roles::as_owner(|| store::ids::next_todo_id(&tenant))),
+                None => {
+                    let id = store::roles::as_owner(|| store::ids::next_todo_id(&tenant));
+                    set(&mut new, "id", id);
+                    store::ids::note_new_row(&tenant, id, true);
+                }
             }
             let id: i64 = get(&new, "id").expect("id was just set");
             if get::<i64>(&new, "position").is_none() {
@@ -462,7 +468,7 @@ const LOGGED_TEXT: &[&str] = &[
     "claimed_by",
 ];
 const LOGGED_BIGINT: &[&str] = &["position", "parent_id", "fence"];
-const LOGGED_TIME: [&str; 5] = ["created_at", "started_at", "completed_at", "lease_expires_at", "archived_at"];
+const LOGGED_TIME: [&str; 5] = store::events::STAMPS;
 /// Columns added in 0.5.0: logged when the table has them (a database not yet updated
 /// runs this trigger too).
 const LOGGED_TEXT_0_5: &[&str] = &["owner", "external_id"];
@@ -584,7 +590,8 @@ fn todos_log_event<'a>(
             let agent = agent.or_else(|| get(&new, "agent_id"));
             let turn = turn.or_else(|| get(&new, "turn_id"));
             let key = event_key(&new, get(&new, "version").unwrap_or(1), agent, turn);
-            store::roles::as_owner(|| store::events::inserted(&key, &status(&new), inserted_columns(&new)));
+            let first = store::ids::first_row(&key.tenant, key.id);
+            store::events::inserted(&key, &status(&new), inserted_columns(&new), first);
             key
         }
         (Some(old), Some(new)) => {
@@ -593,7 +600,7 @@ fn todos_log_event<'a>(
                 return Ok(None);
             }
             let key = event_key(&new, get(&new, "version").unwrap_or(1), agent, turn);
-            store::roles::as_owner(|| store::events::updated(&key, &status(&old), &status(&new), changes));
+            store::events::updated(&key, &status(&old), &status(&new), changes);
             key
         }
         (Some(old), None) => {

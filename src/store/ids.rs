@@ -19,6 +19,65 @@ thread_local! {
     /// The ids reserved last (`reserve_todo_ids`): while the (sub)transaction that reserved
     /// them lives, an insert with one of them needs no look at the counter.
     static RESERVED: RefCell<Option<Reserved>> = const { RefCell::new(None) };
+    /// The ids given to new rows in this transaction (see `note_new_row`).
+    static NEW_ROWS: RefCell<NewRows> = RefCell::new(NewRows::default());
+}
+
+/// The ids the row trigger gave to new rows in the current transaction, and which of them came
+/// fresh from the counter: a row with such an id is the first with it ever, so it has no
+/// history in the event log yet.
+#[derive(Default)]
+struct NewRows {
+    lxid: pg_sys::LocalTransactionId,
+    /// every id given to a new row in the transaction, and whether it is fresh and unlogged
+    ids: HashMap<(String, i64), bool>,
+}
+
+/// A transaction that adds more rows than this keeps no more (their inserts are logged as
+/// any other's: `first_row` answers false).
+const NEW_ROWS_MAX: usize = 10_000;
+
+/// Notes that the row trigger gives `id` to a new row of `tenant`; `fresh`: the id comes from
+/// the counter in this transaction (allocated, or reserved by `reserve_todo_ids`). An id given
+/// twice in one transaction is fresh for neither row.
+pub fn note_new_row(tenant: &str, id: i64, fresh: bool) {
+    let lxid = local_xact();
+    NEW_ROWS.with(|n| {
+        let mut n = n.borrow_mut();
+        if n.lxid != lxid {
+            n.lxid = lxid;
+            n.ids.clear();
+        }
+        if n.ids.len() >= NEW_ROWS_MAX {
+            return;
+        }
+        let key = (tenant.to_string(), id);
+        let again = n.ids.contains_key(&key);
+        n.ids.insert(key, fresh && !again);
+    });
+}
+
+/// Whether the new row `id` of `tenant` is the first row ever with that id (its insert event
+/// can be appended without looking for an earlier one); answers true once.
+pub fn first_row(tenant: &str, id: i64) -> bool {
+    let lxid = local_xact();
+    NEW_ROWS.with(|n| {
+        let mut n = n.borrow_mut();
+        if n.lxid != lxid {
+            return false;
+        }
+        // (the key is looked up with an owned String: a few bytes, once per new row)
+        match n.ids.get_mut(&(tenant.to_string(), id)) {
+            Some(fresh) => std::mem::replace(fresh, false),
+            None => false,
+        }
+    })
+}
+
+/// Whether `id` of `tenant` is among the ids this transaction reserved.
+pub fn reserved_here(tenant: &str, id: i64) -> bool {
+    let lxid = local_xact();
+    RESERVED.with(|r| r.borrow().as_ref().is_some_and(|res| res.lxid == lxid && res.tenant == tenant && res.ids.contains(&id)))
 }
 
 #[derive(Default)]
@@ -246,10 +305,7 @@ fn from_counter(tenant: &str, n: i64) -> i64 {
 pub fn claim_todo_id(tenant: &str, id: i64, may_raise: bool) -> bool {
     // Most explicit ids were reserved from this counter already (see `reserve_todo_ids`):
     // the ones this transaction reserved need nothing, a read settles the others.
-    let lxid = local_xact();
-    if RESERVED.with(|r| {
-        r.borrow().as_ref().is_some_and(|res| res.lxid == lxid && res.tenant == tenant && res.ids.contains(&id))
-    }) {
+    if reserved_here(tenant, id) {
         return true;
     }
     let last = one::<i64>("SELECT last_id FROM todo.counters WHERE tenant_id = $1", &[tenant.into()], false);

@@ -53,21 +53,70 @@ fn columns(fields: &Map<String, Value>) -> Vec<&str> {
     fields.keys().map(String::as_str).filter(|k| WRITABLE.contains(k)).collect()
 }
 
+/// A column's value as a parameter of its own type, when the JSON value converts to it
+/// exactly as `jsonb_populate_record` would convert it (a string or null for a text column,
+/// any value for `metadata`, an integer for `position`); None: leave it to
+/// `jsonb_populate_record` (`field`), which also raises its errors.
+fn typed(name: &str, value: &Value) -> Option<DatumWithOid<'static>> {
+    match (column_type(name), value) {
+        (_, Value::Null) if name != "archived_at" => Some(match column_type(name) {
+            "jsonb" => Option::<pgrx::JsonB>::None.into(),
+            "bigint" => Option::<i64>::None.into(),
+            _ => Option::<String>::None.into(),
+        }),
+        ("text", Value::String(s)) => Some(s.clone().into()),
+        ("jsonb", value) => Some(pgrx::JsonB(value.clone()).into()),
+        ("bigint", Value::Number(n)) => n.as_i64().map(Into::into),
+        _ => None,
+    }
+}
+
+/// The SQL expression of each column and the parameters after `first` (the first parameter
+/// number they take): a typed parameter where `typed` converts the value, else `field` of the
+/// whole object (then the last parameter).
+fn values(fields: &Map<String, Value>, cols: &[&str], first: usize) -> (Vec<String>, Vec<DatumWithOid<'static>>) {
+    let mut exprs = Vec::with_capacity(cols.len());
+    let mut args = Vec::new();
+    let mut whole = false;
+    for col in cols {
+        match typed(col, &fields[*col]) {
+            Some(arg) => {
+                args.push(arg);
+                exprs.push(format!("${}", first + args.len() - 1));
+            }
+            None => {
+                whole = true;
+                exprs.push(String::new());
+            }
+        }
+    }
+    if whole {
+        let param = first + args.len();
+        for (expr, col) in exprs.iter_mut().zip(cols) {
+            if expr.is_empty() {
+                *expr = field(col, param);
+            }
+        }
+        args.push(pgrx::JsonB(Value::Object(fields.clone())).into());
+    }
+    (exprs, args)
+}
+
 /// Inserts a todo of `tenant` with the given id (None: the tenant's next, from the row
 /// trigger), parent and columns (others from their defaults: the context's conversation,
 /// agent and turn unless given) and returns it.
 pub fn insert(tenant: &str, id: Option<i64>, parent: Option<i64>, fields: &Map<String, Value>) -> Todo {
     let cols = columns(fields);
     let list = cols.iter().map(|c| format!(", {c}")).collect::<String>();
-    let values = cols.iter().map(|c| format!(", {}", field(c, 2))).collect::<String>();
+    let (exprs, rest) = values(fields, &cols, 4);
+    let values = exprs.iter().map(|e| format!(", {e}")).collect::<String>();
     let sql = format!(
-        "INSERT INTO todo.todos (tenant_id, id, parent_id{list}) VALUES ($1, $3, $4{values})
+        "INSERT INTO todo.todos (tenant_id, id, parent_id{list}) VALUES ($1, $2, $3{values})
          RETURNING {TODO_COLUMNS}"
     );
-    let args = pgrx::JsonB(Value::Object(fields.clone()));
-    written_rows(&sql, &[tenant.into(), args.into(), id.into(), parent.into()])
-        .pop()
-        .expect("INSERT … RETURNING gives the row")
+    let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into(), parent.into()];
+    args.extend(rest);
+    written_rows(&sql, &args).pop().expect("INSERT … RETURNING gives the row")
 }
 
 /// Updates the given columns of one todo; None when the tenant has no such todo.
@@ -76,12 +125,14 @@ pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo
     if cols.is_empty() {
         return super::read::todo(tenant, id);
     }
+    let (exprs, rest) = values(fields, &cols, 3);
     let sql = format!(
         "UPDATE todo.todos u SET {} WHERE u.tenant_id = $1 AND u.id = $2 RETURNING {TODO_COLUMNS}",
-        cols.iter().map(|c| format!("{c} = {}", field(c, 3))).collect::<Vec<_>>().join(", ")
+        cols.iter().zip(&exprs).map(|(c, e)| format!("{c} = {e}")).collect::<Vec<_>>().join(", ")
     );
-    let args = pgrx::JsonB(Value::Object(fields.clone()));
-    written_rows(&sql, &[tenant.into(), id.into(), args.into()]).pop()
+    let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into()];
+    args.extend(rest);
+    written_rows(&sql, &args).pop()
 }
 
 /// Deletes one todo; false when the tenant has no such todo.

@@ -21,6 +21,19 @@ UPDATE todo.todos SET status = 'done' WHERE id = 3;
 \set VERBOSITY terse
 INSERT INTO todo.todos (subject) VALUES ('   ');
 \set VERBOSITY default
+-- the row rules (checked by the row trigger, named as the constraints they were): each
+-- refusal says what to fix and writes nothing
+INSERT INTO todo.todos (subject) VALUES ('');
+\set VERBOSITY terse
+INSERT INTO todo.todos (id, subject) VALUES (-1, 'a negative id');
+INSERT INTO todo.todos (conversation_id, subject) VALUES ('', 'an empty conversation');
+INSERT INTO todo.todos (subject, priority) VALUES ('an unknown priority', 'urgent');
+INSERT INTO todo.todos (subject, metadata) VALUES ('metadata that is a list', '[1, 2]');
+INSERT INTO todo.todos (subject, external_id) VALUES ('an empty external id', '');
+UPDATE todo.todos SET completed_at = NULL WHERE id = 2;
+UPDATE todo.todos SET parent_id = 3 WHERE id = 3;
+\set VERBOSITY default
+SELECT count(*) AS todos, count(*) FILTER (WHERE parent_id IS NOT NULL OR (id = 2 AND completed_at IS NULL)) AS changed FROM todo.todos;
 -- completed_at only ever sits on a terminal row
 SELECT id, status, completed_at IS NOT NULL AS has_completed_at FROM todo.todos ORDER BY id;
 -- a todo's identity does not change

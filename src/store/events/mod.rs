@@ -6,6 +6,8 @@ use serde_json::{Map, Value};
 
 use super::exec;
 
+mod direct;
+
 /// `changes`: the JSON object `$8` and, for each of the five timestamp columns whose flag is
 /// set, its value (in PostgreSQL's own JSON spelling of a timestamp, in the session's time zone).
 const CHANGES: &str = "$8::jsonb
@@ -29,6 +31,14 @@ const DELETE: &str = "INSERT INTO todo.events (tenant_id, todo_id, version, acti
                                    agent_id, turn_id, old_status, new_status, changes)
     SELECT $1, $2, $3, 'delete', $4, $5, $6, $7, NULL, NULL
      WHERE EXISTS (SELECT 1 FROM todo.counters c WHERE c.tenant_id = $1)";
+
+/// The timestamps of `Changes::stamps`, in order.
+pub const STAMPS: [&str; 5] = ["created_at", "started_at", "completed_at", "lease_expires_at", "archived_at"];
+
+/// Registered once per backend (`_PG_init`).
+pub fn init() {
+    direct::init();
+}
 
 /// Who and where an event is about: the todo's key, the conversation it is in, the actor.
 pub struct Key {
@@ -71,16 +81,20 @@ fn write(sql: &str, key: &Key, old_status: Option<&str>, new_status: &str, chang
         args.push(stamp.flatten().into());
     }
     args.push(new_status.into());
-    exec(sql, &args);
+    super::roles::as_owner(|| exec(sql, &args));
 }
 
 /// The insert event (`changes`: the new row's non-NULL columns). A second insert event for
-/// the same version (an id used again) is not written.
-pub fn inserted(key: &Key, status: &str, changes: Changes) {
+/// the same version (an id used again) is not written; `first`: the row is the first ever
+/// with its id (`ids::first_row`), so there is no earlier one to look for.
+pub fn inserted(key: &Key, status: &str, changes: Changes, first: bool) {
     thread_local! {
         static SQL: String = format!("{} ON CONFLICT DO NOTHING", insert_sql("insert"));
     }
-    SQL.with(|sql| write(sql, key, None, status, changes));
+    let changes = if first { appended(key, "insert", None, status, changes) } else { Some(changes) };
+    if let Some(changes) = changes {
+        SQL.with(|sql| write(sql, key, None, status, changes));
+    }
 }
 
 /// An update event: `changes` has the new values of the changed columns.
@@ -88,7 +102,21 @@ pub fn updated(key: &Key, old_status: &str, new_status: &str, changes: Changes) 
     thread_local! {
         static SQL: String = insert_sql("update");
     }
-    SQL.with(|sql| write(sql, key, Some(old_status), new_status, changes));
+    if let Some(changes) = appended(key, "update", Some(old_status), new_status, changes) {
+        SQL.with(|sql| write(sql, key, Some(old_status), new_status, changes));
+    }
+}
+
+/// Appends the event straight to the table and its indexes when that is all the INSERT would
+/// do (see `direct`); hands `changes` back when it is not (the statement then writes it).
+fn appended(key: &Key, action: &str, old_status: Option<&str>, new_status: &str, changes: Changes) -> Option<Changes> {
+    match direct::table() {
+        Some(table) => {
+            table.append(key, action, old_status, new_status, changes);
+            None
+        }
+        None => Some(changes),
+    }
 }
 
 /// The delete event (version one past the row's last).

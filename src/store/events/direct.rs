@@ -1,0 +1,230 @@
+//! Appending an event straight to `todo.events`: the row into the heap and its keys into the
+//! indexes, as PostgreSQL writes its own catalogs, instead of an INSERT statement per event
+//! (planning aside, the executor's start, the foreign key's query on `todo.tenants` and the
+//! CHECK constraint's parse cost more than the write itself).
+//!
+//! Only what the INSERT would have done: the values come from the row trigger, never from the
+//! caller (the action is one of three, the tenant is the todo's, whose own foreign key holds
+//! `todo.tenants`' row); the table must be exactly what the extension made it. When it is not
+//! (a trigger or rule on it, a column the extension does not know, an index on an expression
+//! or with a predicate, a deferred unique or exclusion constraint, a distributed store) the
+//! caller's INSERT statement writes the event.
+
+use std::cell::RefCell;
+use std::ffi::CStr;
+use std::rc::Rc;
+
+use pgrx::prelude::*;
+use serde_json::{Map, Value};
+
+use super::{Changes, Key, STAMPS};
+
+/// The columns of `todo.events`, in the order of `Table::attnos`.
+const COLUMNS: [&str; 12] = [
+    "tenant_id",
+    "todo_id",
+    "version",
+    "action",
+    "conversation_id",
+    "agent_id",
+    "turn_id",
+    "old_status",
+    "new_status",
+    "changes",
+    "event_at",
+    "xact",
+];
+
+/// `todo.events` as this backend found it: its oid, its number of attributes and where each
+/// of `COLUMNS` is among them.
+pub struct Table {
+    relid: pg_sys::Oid,
+    natts: usize,
+    attnos: [usize; 12],
+}
+
+thread_local! {
+    /// None: not looked at since the last change of the table; Some(None): not for direct
+    /// appends (see the module's comment).
+    static TABLE: RefCell<Option<Option<Rc<Table>>>> = const { RefCell::new(None) };
+}
+
+/// Registered once per backend (`_PG_init`): a relation cache invalidation (an index, a
+/// trigger or a column added, the extension updated) makes the table be looked at again.
+pub fn init() {
+    // SAFETY: registers a plain function that only touches this module's thread-local.
+    unsafe { pg_sys::CacheRegisterRelcacheCallback(Some(forget), pg_sys::Datum::from(0)) };
+}
+
+unsafe extern "C-unwind" fn forget(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
+    TABLE.with(|t| {
+        let mut t = t.borrow_mut();
+        let known = match t.as_ref() {
+            Some(Some(table)) => table.relid == relid,
+            _ => true, // not found, or not direct: the table may just have been made or changed
+        };
+        if relid == pg_sys::InvalidOid || known {
+            *t = None;
+        }
+    });
+}
+
+/// The table, when events may be appended to it directly.
+pub fn table() -> Option<Rc<Table>> {
+    if super::super::distribution::distributed() {
+        return None;
+    }
+    if let Some(known) = TABLE.with(|t| t.borrow().clone()) {
+        return known;
+    }
+    let found = look_at();
+    TABLE.with(|t| *t.borrow_mut() = Some(found.clone()));
+    found
+}
+
+fn look_at() -> Option<Rc<Table>> {
+    let relid = super::super::ids::relid(c"events");
+    if relid == pg_sys::InvalidOid {
+        return None;
+    }
+    // SAFETY: opens the relation under the lock an INSERT takes, reads its descriptor, its
+    // flags and its indexes' descriptions, and closes them.
+    unsafe {
+        let rel = pg_sys::table_open(relid, pg_sys::RowExclusiveLock as pg_sys::LOCKMODE);
+        let form = &*(*rel).rd_rel;
+        let plain = form.relkind == pg_sys::RELKIND_RELATION as std::ffi::c_char
+            && only_key_checks((*rel).trigdesc)
+            && (*rel).rd_rules.is_null();
+        let desc = (*rel).rd_att;
+        let natts = (*desc).natts as usize;
+        let mut attnos = [usize::MAX; 12];
+        let mut known = plain;
+        for i in 0..natts {
+            #[cfg(feature = "pg15")]
+            let att = &*(*desc).attrs.as_ptr().add(i);
+            #[cfg(not(feature = "pg15"))]
+            let att = &*pg_sys::TupleDescAttr(desc, i as i32);
+            if att.attisdropped {
+                continue;
+            }
+            let name = CStr::from_ptr(att.attname.data.as_ptr()).to_bytes();
+            match COLUMNS.iter().position(|c| c.as_bytes() == name) {
+                Some(k) => attnos[k] = i,
+                None => known = false,
+            }
+        }
+        known = known && attnos.iter().all(|a| *a != usize::MAX) && plain_indexes(rel);
+        pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+        known.then(|| Rc::new(Table { relid, natts, attnos }))
+    }
+}
+
+/// Whether the only triggers are the checks of the table's own foreign keys (to
+/// `todo.tenants`: the todo's tenant, whose row the todo's foreign key holds already).
+///
+/// # Safety
+/// `triggers` is an open relation's trigger description, or null.
+unsafe fn only_key_checks(triggers: *mut pg_sys::TriggerDesc) -> bool {
+    if triggers.is_null() {
+        return true;
+    }
+    unsafe {
+        (0..(*triggers).numtriggers as usize).all(|i| {
+            let trigger = &*(*triggers).triggers.add(i);
+            trigger.tgisinternal && pg_sys::RI_FKey_trigger_type(trigger.tgfoid) == pg_sys::RI_TRIGGER_FK as i32
+        })
+    }
+}
+
+/// Whether every index of `rel` is on plain columns, without a predicate, and checked at once.
+///
+/// # Safety
+/// `rel` is open.
+unsafe fn plain_indexes(rel: pg_sys::Relation) -> bool {
+    unsafe {
+        let indexes = pg_sys::CatalogOpenIndexes(rel);
+        let mut plain = true;
+        for i in 0..(*indexes).ri_NumIndices as usize {
+            let info = &**(*indexes).ri_IndexRelationInfo.add(i);
+            let index = *(*indexes).ri_IndexRelationDescs.add(i);
+            plain &= info.ii_Expressions.is_null()
+                && info.ii_Predicate.is_null()
+                && info.ii_ExclusionOps.is_null()
+                && (*(*index).rd_index).indimmediate;
+        }
+        pg_sys::CatalogCloseIndexes(indexes);
+        plain
+    }
+}
+
+impl Table {
+    /// Appends one event: the row as the INSERT statement would have stored it (`event_at`
+    /// the transaction's start, as `now()`; `xact` the top transaction's id, as
+    /// `pg_current_xact_id()`), then its index entries (a second event of the same todo and
+    /// version is refused by the primary key, 23505, as the statement's would be).
+    pub fn append(&self, key: &Key, action: &str, old_status: Option<&str>, new_status: &str, changes: Changes) {
+        let text = |s: Option<&str>| s.and_then(IntoDatum::into_datum);
+        let changes = pgrx::JsonB(Value::Object(with_stamps(changes))).into_datum();
+        // SAFETY: reads the transaction's start and id (assigning it: this transaction writes)
+        let (now, xact) = unsafe {
+            (pg_sys::GetCurrentTransactionStartTimestamp(), pg_sys::GetTopFullTransactionId().value)
+        };
+        let column_values: [Option<pg_sys::Datum>; 12] = [
+            key.tenant.as_str().into_datum(),
+            key.id.into_datum(),
+            key.version.into_datum(),
+            action.into_datum(),
+            text(key.conversation.as_deref()),
+            text(key.agent.as_deref()),
+            text(key.turn.as_deref()),
+            text(old_status),
+            new_status.into_datum(),
+            changes,
+            Some(pg_sys::Datum::from(now)),
+            Some(pg_sys::Datum::from(xact)),
+        ];
+        let mut values = vec![pg_sys::Datum::from(0); self.natts];
+        let mut nulls = vec![true; self.natts];
+        for (value, attno) in column_values.into_iter().zip(self.attnos) {
+            if let Some(value) = value {
+                values[attno] = value;
+                nulls[attno] = false;
+            }
+        }
+        // SAFETY: the table was found plain (`look_at`), its descriptor has `natts`
+        // attributes, and each value is of its column's type; the lock is kept until the
+        // transaction ends, as an INSERT keeps it.
+        unsafe {
+            let rel = pg_sys::table_open(self.relid, pg_sys::RowExclusiveLock as pg_sys::LOCKMODE);
+            let tuple = pg_sys::heap_form_tuple((*rel).rd_att, values.as_mut_ptr(), nulls.as_mut_ptr());
+            let indexes = pg_sys::CatalogOpenIndexes(rel);
+            pg_sys::CatalogTupleInsertWithInfo(rel, tuple, indexes);
+            pg_sys::CatalogCloseIndexes(indexes);
+            pg_sys::heap_freetuple(tuple);
+            pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+        }
+    }
+}
+
+/// `changes` with its timestamps, each in PostgreSQL's own JSON spelling of a timestamp (in
+/// the session's time zone), as `jsonb_build_object` writes it.
+fn with_stamps(changes: Changes) -> Map<String, Value> {
+    let mut values = changes.values;
+    for (name, stamp) in STAMPS.iter().zip(changes.stamps) {
+        let Some(stamp) = stamp else { continue };
+        let json = stamp.map_or(Value::Null, |t| {
+            // SAFETY: encodes a timestamptz datum; the result is a palloc'd C string
+            unsafe {
+                let text = pg_sys::JsonEncodeDateTime(
+                    std::ptr::null_mut(),
+                    t.into_datum().expect("a timestamp is a datum"),
+                    pg_sys::TIMESTAMPTZOID,
+                    std::ptr::null(),
+                );
+                Value::String(CStr::from_ptr(text).to_string_lossy().into_owned())
+            }
+        });
+        values.insert((*name).to_string(), json);
+    }
+    values
+}
