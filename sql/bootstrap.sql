@@ -24,13 +24,15 @@ COMMENT ON TABLE todo.counters IS 'Per-tenant id counter: the last todo id given
 
 -- Per-tenant id ranges: runs of ids taken from the counter, handed out in order by writers
 -- that hold the range (SKIP LOCKED), so writers of one tenant do not wait for each other.
+-- Written only by the extension's own statements (src/store/ids.rs), which keep
+-- 0 < next_id <= last_id + 1; no CHECK constraint, which PostgreSQL would parse again on
+-- every id taken.
 CREATE TABLE todo.id_ranges (
     tenant_id text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
     slot      integer NOT NULL,
     next_id   bigint NOT NULL,
     last_id   bigint NOT NULL,
-    PRIMARY KEY (tenant_id, slot),
-    CONSTRAINT id_ranges_check CHECK (next_id > 0 AND next_id <= last_id + 1)
+    PRIMARY KEY (tenant_id, slot)
 );
 COMMENT ON TABLE todo.id_ranges IS 'Per-tenant runs of todo ids still to hand out (next_id through last_id); written by the extension.';
 

@@ -17,7 +17,7 @@
 //! `bin/lint` checks it.
 //!
 //! The pure rules (grammar, renderer, status machine, claim rules, replace matching,
-//! routing, schema checking, the error type and policy) are the `pg_todos_core` crate,
+//! routing, schema checking, the row rules, the error type and policy) are the `pg_todos_core` crate,
 //! re-exported here under their own names. The schema itself is `sql/bootstrap.sql`.
 
 use pgrx::prelude::*;

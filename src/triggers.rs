@@ -12,9 +12,9 @@ use pgrx::prelude::*;
 use pgrx::{AllocatedByPostgres, AllocatedByRust, PgTrigger};
 
 use crate::claims::{self, Need};
-use crate::row_checks;
 use crate::error::Error;
 use crate::errors;
+use crate::row_checks;
 use crate::session;
 use crate::session::granting;
 use crate::status::{self, Status};
@@ -371,13 +371,21 @@ fn todos_before_write<'a>(
 /// PostgreSQL, whose message comes first (it checked NOT NULL before the CHECK constraints).
 fn check_rules(trigger: &PgTrigger<'_>, new: &Tuple<'_>) {
     type Stamp = TimestampWithTimeZone;
-    let (id, position, fence): (Option<i64>, Option<i64>, Option<i64>) = (get(new, "id"), get(new, "position"), get(new, "fence"));
+    let (id, position, fence): (Option<i64>, Option<i64>, Option<i64>) =
+        (get(new, "id"), get(new, "position"), get(new, "fence"));
     let (tenant, subject, status): (Option<String>, Option<String>, Option<String>) =
         (get(new, "tenant_id"), get(new, "subject"), get(new, "status"));
     let (created, updated): (Option<Stamp>, Option<Stamp>) = (get(new, "created_at"), get(new, "updated_at"));
     let version: Option<i32> = get(new, "version");
-    if id.is_none() || position.is_none() || fence.is_none() || tenant.is_none() || subject.is_none()
-        || status.is_none() || created.is_none() || updated.is_none() || version.is_none()
+    if id.is_none()
+        || position.is_none()
+        || fence.is_none()
+        || tenant.is_none()
+        || subject.is_none()
+        || status.is_none()
+        || created.is_none()
+        || updated.is_none()
+        || version.is_none()
     {
         return;
     }
@@ -399,7 +407,11 @@ fn check_rules(trigger: &PgTrigger<'_>, new: &Tuple<'_>) {
     };
     if let Some(violation) = row_checks::first_violation(&row) {
         let relation = trigger.relation().map(|r| r.name().to_string()).unwrap_or_else(|_| "todos".into());
-        errors::raise(PgSqlErrorCode::ERRCODE_CHECK_VIOLATION, row_checks::message(&relation, &violation), violation.hint);
+        errors::raise(
+            PgSqlErrorCode::ERRCODE_CHECK_VIOLATION,
+            row_checks::message(&relation, &violation),
+            violation.hint,
+        );
     }
 }
 

@@ -44,10 +44,7 @@ pub fn first_violation(row: &Row<'_>) -> Option<Violation> {
         ),
         (
             row.claimed != row.leased || (row.claimed && row.status.is_some_and(|s| s != "in_progress")),
-            v(
-                "todos_claim_check",
-                "claimed_by and lease_expires_at are set together, and only on an in_progress todo",
-            ),
+            v("todos_claim_check", "claimed_by and lease_expires_at are set together, and only on an in_progress todo"),
         ),
         (
             terminal.is_some_and(|t| t != row.completed),
@@ -69,8 +66,7 @@ pub fn first_violation(row: &Row<'_>) -> Option<Violation> {
             v("todos_priority_check", "priority is high, medium or low (or NULL)"),
         ),
         (
-            row.status
-                .is_some_and(|s| !matches!(s, "pending" | "in_progress" | "completed" | "canceled" | "blocked")),
+            row.status.is_some_and(|s| !matches!(s, "pending" | "in_progress" | "completed" | "canceled" | "blocked")),
             v("todos_status_check", "status is pending, in_progress, completed, canceled or blocked"),
         ),
         (

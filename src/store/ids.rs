@@ -77,7 +77,9 @@ pub fn first_row(tenant: &str, id: i64) -> bool {
 /// Whether `id` of `tenant` is among the ids this transaction reserved.
 pub fn reserved_here(tenant: &str, id: i64) -> bool {
     let lxid = local_xact();
-    RESERVED.with(|r| r.borrow().as_ref().is_some_and(|res| res.lxid == lxid && res.tenant == tenant && res.ids.contains(&id)))
+    RESERVED.with(|r| {
+        r.borrow().as_ref().is_some_and(|res| res.lxid == lxid && res.tenant == tenant && res.ids.contains(&id))
+    })
 }
 
 #[derive(Default)]

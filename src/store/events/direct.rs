@@ -166,9 +166,8 @@ impl Table {
         let text = |s: Option<&str>| s.and_then(IntoDatum::into_datum);
         let changes = pgrx::JsonB(Value::Object(with_stamps(changes))).into_datum();
         // SAFETY: reads the transaction's start and id (assigning it: this transaction writes)
-        let (now, xact) = unsafe {
-            (pg_sys::GetCurrentTransactionStartTimestamp(), pg_sys::GetTopFullTransactionId().value)
-        };
+        let (now, xact) =
+            unsafe { (pg_sys::GetCurrentTransactionStartTimestamp(), pg_sys::GetTopFullTransactionId().value) };
         let column_values: [Option<pg_sys::Datum>; 12] = [
             key.tenant.as_str().into_datum(),
             key.id.into_datum(),
