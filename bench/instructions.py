@@ -1,7 +1,7 @@
 """bench/instructions' measuring half: with the server running under callgrind (each backend
 writes OUT/cg.<pid> when it exits), runs each script of bench/run's comparisons with pgbench
 (one client, -M prepared, a fixed random seed) K1 and K2 transactions in two connections, each
-just after a VACUUM of the small tables every write updates in place, and
+just after a VACUUM of the database, and
 prints, as a Markdown section, the instructions per operation: (backend instructions of the
 K2 run - those of the K1 run) / (K2 - K1), and each baseline's count / ours (above 1.0: ours
 costs fewer instructions). Usage: python3 bench/instructions.py OUT K1 K2 DB:TENANTS ..."""
@@ -38,16 +38,12 @@ ROWS = [
 ]
 
 
-# the small tables every write updates in place (an id range, a counter, a lock row): their
-# dead row versions, which no autovacuum removes here, would make each script's count depend
-# on the scripts run before it
-HOT_TABLES = "todo.id_ranges, todo.counters, todo.locks, plain.counters"
-
-
 def vacuum(out, db):
-    """VACUUM the small hot tables, and wait for that backend's callgrind file."""
+    """VACUUM the database, and wait for that backend's callgrind file: the dead row versions
+    the scripts before leave (no autovacuum runs here) would make each script's count depend
+    on them."""
     before = set(glob.glob(f"{out}/cg.*"))
-    subprocess.run(["psql", "-X", "-q", "-d", db, "-c", f"VACUUM {HOT_TABLES}"], check=True)
+    subprocess.run(["psql", "-X", "-q", "-d", db, "-c", "VACUUM"], check=True)
     for _ in range(600):
         new = set(glob.glob(f"{out}/cg.*")) - before
         if new and all(summary(f) is not None for f in new):
@@ -58,7 +54,7 @@ def vacuum(out, db):
 
 def backend_instructions(out, db, script, tenants, transactions):
     """The instructions of the one backend that ran `transactions` of `script` (just after a
-    VACUUM of the hot tables), and its callgrind file."""
+    VACUUM), and its callgrind file."""
     vacuum(out, db)
     before = set(glob.glob(f"{out}/cg.*"))
     subprocess.run([PGBENCH, "-n", "-M", "prepared", "-U", "bench_agent", "-c", "1", "-t", str(transactions),

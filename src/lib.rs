@@ -64,9 +64,18 @@ pub extern "C-unwind" fn _PG_init() {
     session::init();
     limits::init();
     store::ids::init();
-    triggers::init();
-    store::events::init();
-    store::roles::init();
+    // SAFETY: registers a plain function that only touches the library's thread-locals.
+    unsafe { pg_sys::CacheRegisterRelcacheCallback(Some(relation_changed), pg_sys::Datum::from(0)) };
+}
+
+/// The library's one relation cache callback: a backend has room for only ten
+/// (`MAX_RELCACHE_CALLBACKS`), and Citus takes several. Each module forgets what it keeps
+/// about the relation that changed (`relid`; InvalidOid: every relation).
+unsafe extern "C-unwind" fn relation_changed(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
+    store::ids::relation_changed(relid);
+    store::roles::relation_changed(relid);
+    store::events::relation_changed(relid);
+    triggers::relation_changed(relid);
 }
 
 #[cfg(any(test, feature = "pg_test"))]

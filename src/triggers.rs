@@ -65,13 +65,9 @@ thread_local! {
     static CURRENT: RefCell<Option<Rc<Layout>>> = const { RefCell::new(None) };
 }
 
-/// Registered once per backend (`_PG_init`): forgets a relation's layout when it changes.
-pub fn init() {
-    // SAFETY: registers a plain function that only touches this module's thread-locals.
-    unsafe { pg_sys::CacheRegisterRelcacheCallback(Some(forget_layout), pg_sys::Datum::from(0)) };
-}
-
-unsafe extern "C-unwind" fn forget_layout(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
+/// A relation cache invalidation (`relation_changed` in lib.rs): forgets the layout of the
+/// relation that changed (every layout: a reset).
+pub fn relation_changed(relid: pg_sys::Oid) {
     LAYOUTS.with(|l| l.borrow_mut().retain(|layout| relid != pg_sys::InvalidOid && layout.relid != relid));
 }
 
@@ -121,20 +117,61 @@ fn column_error(col: &str, e: impl std::fmt::Display) -> ! {
     errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("todo.todos.{col}: {e}"), "")
 }
 
-fn set<T: IntoDatum>(row: &mut Tuple<'_>, col: &str, value: T) {
-    let Some(attno) = attno(col) else { column_error(col, "no such column") };
-    row.set_by_index(attno, value).unwrap_or_else(|e| column_error(col, e))
+/// The columns the before-write trigger sets in the row it returns, applied at once when it
+/// is done (`apply`): setting each in turn would rebuild the whole row every time.
+#[derive(Default)]
+struct Changed(Vec<(NonZeroUsize, Option<pg_sys::Datum>)>);
+
+impl Changed {
+    /// Sets `col` to `value` in the row to return. The row read by `get` keeps the value it
+    /// came with.
+    fn set<T: IntoDatum>(&mut self, col: &str, value: T) {
+        let Some(attno) = attno(col) else { column_error(col, "no such column") };
+        self.0.retain(|(a, _)| *a != attno);
+        self.0.push((attno, value.into_datum()));
+    }
+
+    /// The row `trigger` fired for with the columns set.
+    fn apply<'a>(self, trigger: &'a PgTrigger<'a>, new: PgHeapTuple<'a, AllocatedByPostgres>) -> Tuple<'a> {
+        if self.0.is_empty() {
+            return new.into_owned();
+        }
+        let data = trigger.trigger_data();
+        let row = if pgrx::trigger_support::trigger_fired_by_update(data.tg_event) {
+            data.tg_newtuple
+        } else {
+            data.tg_trigtuple
+        };
+        let mut cols: Vec<std::ffi::c_int> = self.0.iter().map(|(a, _)| a.get() as std::ffi::c_int).collect();
+        let mut values: Vec<pg_sys::Datum> = self.0.iter().map(|(_, v)| v.unwrap_or(pg_sys::Datum::from(0))).collect();
+        let mut nulls: Vec<bool> = self.0.iter().map(|(_, v)| v.is_none()).collect();
+        // SAFETY: a row trigger's relation, descriptor and tuple are valid while it runs; each
+        // value is of its column's type (the trigger's own values), the attribute numbers
+        // are the relation's (`Layout`)
+        unsafe {
+            let desc = (*data.tg_relation).rd_att;
+            let changed = pg_sys::heap_modify_tuple_by_cols(
+                row,
+                desc,
+                cols.len() as std::ffi::c_int,
+                cols.as_mut_ptr(),
+                values.as_mut_ptr(),
+                nulls.as_mut_ptr(),
+            );
+            PgHeapTuple::from_heap_tuple(pgrx::PgTupleDesc::from_pg_unchecked(desc), changed).into_owned()
+        }
+    }
 }
 
 /// Reads NEW.status, accepting `cancelled`, and stores the internal spelling back.
-fn normalize_status(row: &mut Tuple<'_>) -> Status {
+fn normalize_status(row: &PgHeapTuple<'_, AllocatedByPostgres>, changed: &mut Changed) -> Status {
     let raw: Option<String> = get(row, "status");
     let status = match raw.as_deref() {
         None => Status::Pending,
         Some(s) => Status::parse(s).unwrap_or_else(|| errors::invalid_status(s)),
     };
     if raw.as_deref() != Some(status.as_str()) {
-        set(row, "status", status.as_str());
+        changed.set("status", status.as_str());
     }
     status
 }
@@ -167,7 +204,13 @@ fn subject_to_rls(trigger: &PgTrigger<'_>) -> bool {
 /// runs (`claims::check`, no fence: the surfaces that take a fence check it before they
 /// write). A new claim (the fence moves) was checked by `ops::claiming::claim` under the row lock.
 /// A schema older than 0.3.0 has no claim columns: nothing to check.
-fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, id: i64, from: Status, to: Status) {
+fn guard_claim(
+    old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
+    new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
+    id: i64,
+    from: Status,
+    to: Status,
+) {
     if from == to {
         return;
     }
@@ -192,7 +235,12 @@ fn guard_claim(old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>, new: &Tuple<'_>, 
 ///
 /// On a distributed store the trigger runs on a worker, in another backend than the claim
 /// statement's: there the coordinator's `todo.granting` stands for `granting()`.
-fn guard_claim_columns(old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>, new: &Tuple<'_>, id: i64, shard: bool) {
+fn guard_claim_columns(
+    old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>,
+    new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
+    id: i64,
+    shard: bool,
+) {
     if granting() || restoring() || (shard && session::granting_setting()) {
         return;
     }
@@ -240,7 +288,8 @@ fn todos_before_write<'a>(
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     let _running = Running::on(trigger);
     crate::limits::check_row(trigger);
-    let mut new = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW").into_owned();
+    let new = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW");
+    let mut changed = Changed::default();
     let old = trigger.old();
     let shard = on_shard(trigger);
     // The transaction's start, but never before the row's own last stamp: a transaction that
@@ -254,10 +303,10 @@ fn todos_before_write<'a>(
             _ => start,
         }
     };
-    let to = normalize_status(&mut new);
+    let to = normalize_status(&new, &mut changed);
     let tenant: Option<String> = get(&new, "tenant_id");
     let Some(tenant) = tenant else {
-        return Ok(Some(new)); // NOT NULL rejects it with the standard message
+        return Ok(Some(changed.apply(trigger, new))); // NOT NULL rejects it with the standard message
     };
 
     let from = match &old {
@@ -270,9 +319,9 @@ fn todos_before_write<'a>(
             }
             // ids come from the tenant's counter, which no granted role may write: the
             // statements run as the extension's owner
-            match get::<i64>(&new, "id") {
+            let id = match get::<i64>(&new, "id") {
                 // a restore brings the counters from the dump, before or after the todos
-                Some(_) if restoring() => {}
+                Some(id) if restoring() => id,
                 // a writer under row-level security (an app's plain SQL) never picks an id the
                 // counter has not handed out: one near the top of bigint would leave the
                 // tenant none to add
@@ -283,16 +332,17 @@ fn todos_before_write<'a>(
                         errors::id_assigned();
                     }
                     store::ids::note_new_row(&tenant, id, fresh);
+                    id
                 }
                 None => {
                     let id = store::roles::as_owner(|| store::ids::next_todo_id(&tenant));
-                    set(&mut new, "id", id);
+                    changed.set("id", id);
                     store::ids::note_new_row(&tenant, id, true);
+                    id
                 }
-            }
-            let id: i64 = get(&new, "id").expect("id was just set");
+            };
             if get::<i64>(&new, "position").is_none() {
-                set(&mut new, "position", id);
+                changed.set("position", id);
             }
             guard_claim_columns(None::<&Tuple<'_>>, &new, id, shard);
             None
@@ -309,8 +359,8 @@ fn todos_before_write<'a>(
             guard_claim(old, &new, id, from, to);
             if to != Status::InProgress && maybe::<String>(&new, "claimed_by").is_some() {
                 // a claim ends when its todo leaves in_progress (finished, released, reopened)
-                set(&mut new, "claimed_by", Option::<String>::None);
-                set(&mut new, "lease_expires_at", Option::<TimestampWithTimeZone>::None);
+                changed.set("claimed_by", Option::<String>::None);
+                changed.set("lease_expires_at", Option::<TimestampWithTimeZone>::None);
             }
             Some(from)
         }
@@ -334,7 +384,7 @@ fn todos_before_write<'a>(
     }
 
     // "The writer set it": on INSERT a non-NULL value, on UPDATE a value different from OLD's.
-    let written = |col: &str, new: &Tuple<'_>| -> bool {
+    let written = |col: &str, new: &PgHeapTuple<'_, AllocatedByPostgres>| -> bool {
         let value: Option<TimestampWithTimeZone> = get(new, col);
         match &old {
             None => value.is_some(),
@@ -343,25 +393,26 @@ fn todos_before_write<'a>(
     };
     let stamps = status::stamps(from, to);
     if stamps.start && !written("started_at", &new) {
-        set(&mut new, "started_at", now);
+        changed.set("started_at", now);
     }
     if stamps.complete && !written("completed_at", &new) {
-        set(&mut new, "completed_at", now);
+        changed.set("completed_at", now);
     }
     if stamps.clear_completed {
-        set(&mut new, "completed_at", Option::<TimestampWithTimeZone>::None);
+        changed.set("completed_at", Option::<TimestampWithTimeZone>::None);
         // an open todo is on its list again (a 0.4.0 table has no such column)
         if maybe::<TimestampWithTimeZone>(&new, "archived_at").is_some() {
-            set(&mut new, "archived_at", Option::<TimestampWithTimeZone>::None);
+            changed.set("archived_at", Option::<TimestampWithTimeZone>::None);
         }
     }
     if let Some(old) = &old {
         if !written("updated_at", &new) {
-            set(&mut new, "updated_at", now);
+            changed.set("updated_at", now);
         }
         let version: i32 = get(old, "version").unwrap_or(0);
-        set(&mut new, "version", version + 1);
+        changed.set("version", version + 1);
     }
+    let new = changed.apply(trigger, new);
     check_rules(trigger, &new);
     Ok(Some(new))
 }
@@ -371,15 +422,16 @@ fn todos_before_write<'a>(
 /// PostgreSQL, whose message comes first (it checked NOT NULL before the CHECK constraints).
 fn check_rules(trigger: &PgTrigger<'_>, new: &Tuple<'_>) {
     type Stamp = TimestampWithTimeZone;
-    let (id, position, fence): (Option<i64>, Option<i64>, Option<i64>) =
-        (get(new, "id"), get(new, "position"), get(new, "fence"));
+    let (id, position): (Option<i64>, Option<i64>) = (get(new, "id"), get(new, "position"));
     let (tenant, subject, status): (Option<String>, Option<String>, Option<String>) =
         (get(new, "tenant_id"), get(new, "subject"), get(new, "status"));
     let (created, updated): (Option<Stamp>, Option<Stamp>) = (get(new, "created_at"), get(new, "updated_at"));
     let version: Option<i32> = get(new, "version");
+    // (a table older than 0.3.0 has no fence)
+    let no_fence = attno("fence").is_some() && maybe::<i64>(new, "fence").is_none();
     if id.is_none()
         || position.is_none()
-        || fence.is_none()
+        || no_fence
         || tenant.is_none()
         || subject.is_none()
         || status.is_none()
@@ -401,7 +453,7 @@ fn check_rules(trigger: &PgTrigger<'_>, new: &Tuple<'_>) {
         external_id: external_id.as_deref(),
         archived: maybe::<Stamp>(new, "archived_at").is_some(),
         completed: get::<Stamp>(new, "completed_at").is_some(),
-        parent_id: get(new, "parent_id"),
+        parent_id: maybe(new, "parent_id"),
         claimed: maybe::<String>(new, "claimed_by").is_some(),
         leased: maybe::<Stamp>(new, "lease_expires_at").is_some(),
     };

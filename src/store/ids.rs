@@ -105,12 +105,12 @@ pub fn init() {
     // SAFETY: registers plain functions; they only touch this module's thread-locals.
     unsafe {
         pg_sys::RegisterSubXactCallback(Some(forget_rolled_back), std::ptr::null_mut());
-        pg_sys::CacheRegisterRelcacheCallback(Some(forget_registered), pg_sys::Datum::from(0));
     }
 }
 
-/// A relation cache invalidation: `todo.tenants` changed (or every relation: a reset).
-unsafe extern "C-unwind" fn forget_registered(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
+/// A relation cache invalidation (`relation_changed` in lib.rs): `todo.tenants` changed (or
+/// every relation: a reset).
+pub fn relation_changed(relid: pg_sys::Oid) {
     REGISTERED.with(|r| {
         let mut r = r.borrow_mut();
         if relid == pg_sys::InvalidOid || r.relid == Some(relid) {
@@ -208,9 +208,9 @@ const BLOCK: i64 = 32;
 /// (never waiting: SKIP LOCKED; a range this transaction holds qualifies), leaving it held
 /// until the transaction ends; `n` may be 0 (only hold it). None: no such range.
 const FROM_RANGE: &str = "UPDATE todo.id_ranges r SET next_id = r.next_id + $2
-    FROM (SELECT f.slot FROM todo.id_ranges f WHERE f.tenant_id = $1 AND f.last_id - f.next_id + 1 >= $3
-           ORDER BY f.next_id LIMIT 1 FOR UPDATE SKIP LOCKED) s
-   WHERE r.tenant_id = $1 AND r.slot = s.slot
+   WHERE r.tenant_id = $1
+     AND r.slot = (SELECT f.slot FROM todo.id_ranges f WHERE f.tenant_id = $1 AND f.last_id - f.next_id + 1 >= $3
+                    ORDER BY f.next_id LIMIT 1 FOR UPDATE SKIP LOCKED)
    RETURNING r.next_id - $2";
 
 /// Todo ids come from ranges (`todo.id_ranges`): each range is a run of the tenant's ids

@@ -27,14 +27,9 @@ struct Bindings {
     by_user: HashMap<pg_sys::Oid, Option<String>>,
 }
 
-/// Registered once per backend (see `BINDINGS`).
-pub fn init() {
-    // SAFETY: registers a plain function that only touches this module's thread-locals.
-    unsafe { pg_sys::CacheRegisterRelcacheCallback(Some(forget), pg_sys::Datum::from(0)) };
-}
-
-/// A relation cache invalidation: `todo.roles` changed (or every relation: a reset).
-unsafe extern "C-unwind" fn forget(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
+/// A relation cache invalidation (`relation_changed` in lib.rs): `todo.roles` changed (or
+/// every relation: a reset).
+pub fn relation_changed(relid: pg_sys::Oid) {
     BINDINGS.with(|b| {
         let mut b = b.borrow_mut();
         if relid == pg_sys::InvalidOid || b.relid == Some(relid) {

@@ -2,6 +2,7 @@
 //! `todos_log_event` after the change.
 
 use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
+use pgrx::pg_sys;
 use serde_json::{Map, Value};
 
 use super::exec;
@@ -35,9 +36,9 @@ const DELETE: &str = "INSERT INTO todo.events (tenant_id, todo_id, version, acti
 /// The timestamps of `Changes::stamps`, in order.
 pub const STAMPS: [&str; 5] = ["created_at", "started_at", "completed_at", "lease_expires_at", "archived_at"];
 
-/// Registered once per backend (`_PG_init`).
-pub fn init() {
-    direct::init();
+/// A relation cache invalidation (`relation_changed` in lib.rs).
+pub fn relation_changed(relid: pg_sys::Oid) {
+    direct::relation_changed(relid);
 }
 
 /// Who and where an event is about: the todo's key, the conversation it is in, the actor.
