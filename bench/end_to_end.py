@@ -9,7 +9,8 @@ Where the time goes, per request: the database (pg_stat_statements: every statem
 service's role ran during the timed requests, total execution time / requests), the client
 and transport (the same path's floor: GET /healthz, which touches no database, or the MCP
 ping, which the server answers without one), and the pg_todos process (the rest: routing,
-its pool, JSON, the MCP framing). Prints a Markdown table.
+its pool, JSON, the MCP framing, and its round trips to PostgreSQL: the table counts the statements per
+request). Prints a Markdown table.
 Usage: bench/end_to_end.py SERVER_BINARY DBNAME TOKEN   (libpq environment of the cluster)
 Environment: E2E_REQUESTS (300), E2E_WARMUP (30).
 """
@@ -43,12 +44,14 @@ def reset_statements():
         c.execute("SELECT pg_stat_statements_reset()")
 
 
-def database_ms():
-    """Execution time of every statement the service's role ran since the last reset (ms)."""
+def database():
+    """(execution time in ms, statements) of every statement the service's role ran since the
+    last reset."""
     with admin() as c:
         return c.execute(
-            "SELECT coalesce(sum(total_exec_time), 0) FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid "
-            "WHERE r.rolname = %s AND s.query NOT ILIKE '%%pg_stat_statements%%'", (ROLE,)).fetchone()[0]
+            "SELECT coalesce(sum(total_exec_time), 0), coalesce(sum(calls), 0) FROM pg_stat_statements s "
+            "JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = %s AND s.query NOT ILIKE '%%pg_stat_statements%%'",
+            (ROLE,)).fetchone()
 
 
 def percentile(xs, p):
@@ -57,16 +60,17 @@ def percentile(xs, p):
 
 
 class Result:
-    def __init__(self, path, what, times, floor, db_ms):
+    def __init__(self, path, what, times, floor, db):
         self.path, self.what, self.times = path, what, times
         self.median, self.p99 = statistics.median(times), percentile(times, 99)
         self.floor = statistics.median(floor)
-        self.db = db_ms / len(times)
+        self.db = db[0] / len(times)
+        self.statements = db[1] / len(times)
 
     def row(self):
         server = max(self.median - self.floor - self.db, 0)
         return (f"| {self.path} | {self.what} | {self.median:.2f} | {self.p99:.2f} | {self.floor:.2f} | "
-                f"{server:.2f} | {self.db:.2f} |")
+                f"{server:.2f} | {self.db:.2f} | {self.statements:.1f} |")
 
 
 def timed_sync(f, n):
@@ -116,7 +120,7 @@ def http_path(port):
         timed_sync(f, WARMUP)
         reset_statements()
         times = timed_sync(f, REQUESTS)
-        results.append(Result("HTTP (`pg_todos serve`)", what, times, floor, database_ms()))
+        results.append(Result("HTTP (`pg_todos serve`)", what, times, floor, database()))
     conn.close()
     return results
 
@@ -146,7 +150,7 @@ async def mcp_path(name, session):
             await timed_async(f, WARMUP)
             reset_statements()
             times = await timed_async(f, REQUESTS)
-            results.append(Result(name, what, times, floor, database_ms()))
+            results.append(Result(name, what, times, floor, database()))
     return results
 
 
@@ -162,8 +166,9 @@ async def main():
                               cwd="/tmp", client="e2e")
     results += await mcp_path("MCP, stdio (`pg_todos mcp`)", stdio)
     print(f"### End to end: {REQUESTS} sequential requests of each, after {WARMUP} to warm up\n")
-    print("| path | request | median ms | p99 ms | client + transport ms | pg_todos process ms | database ms |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| path | request | median ms | p99 ms | client + transport ms | pg_todos process and its round trips ms "
+          "| database ms | statements |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(r.row())
 

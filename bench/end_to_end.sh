@@ -37,9 +37,10 @@ section=$(mktemp)
   echo "socket, \`synchronous_commit = off\`. Where the time of a median request goes: *client +"
   echo "transport* is the same path's median floor (\`GET /healthz\`, or an MCP ping: answered"
   echo "without the database); *database* is the execution time of every statement the service ran"
-  echo "(pg_stat_statements) per request; *pg_todos process* is the rest (routing, the connection"
-  echo "pool, JSON, MCP framing). The database's part is the extension's calls and the service's"
-  echo "own statements (the transaction, the context)."
+  echo "(pg_stat_statements) per request, and *statements* how many it ran; *pg_todos process and"
+  echo "its round trips* is the rest (routing, the connection pool, JSON, MCP framing, and one round"
+  echo "trip to PostgreSQL per statement). The database's part is the extension's calls and the"
+  echo "service's own statements (the transaction, the context)."
   echo
   sed -n '/^| path |/,$p' "$log"
 } >"$section"
