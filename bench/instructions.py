@@ -43,7 +43,8 @@ def vacuum(out, db):
     the scripts before leave (no autovacuum runs here) would make each script's count depend
     on them."""
     before = set(glob.glob(f"{out}/cg.*"))
-    subprocess.run(["psql", "-X", "-q", "-d", db, "-c", "VACUUM"], check=True)
+    # (no parallel workers: each would end with a callgrind file of its own)
+    subprocess.run(["psql", "-X", "-q", "-d", db, "-c", "VACUUM (PARALLEL 0)"], check=True)
     for _ in range(600):
         new = set(glob.glob(f"{out}/cg.*")) - before
         if new and all(summary(f) is not None for f in new):
