@@ -10,8 +10,8 @@
 //! - `session`: the leaf every layer reads — the settings (who is calling, for this
 //!   transaction), the claim flag, the subtransaction mechanism;
 //! - beside them: `triggers` (the row triggers, for plain SQL too: an entry point, like the
-//!   surfaces), `limits` (the input size limits), `time`, `errors` (raising with real
-//!   SQLSTATEs).
+//!   surfaces), `limits` (the input size limits), `time`, `tupdesc` (a relation's columns),
+//!   `errors` (raising with real SQLSTATEs).
 //!
 //! Every import points down (surfaces, triggers → runner → ops → store → session → core);
 //! `bin/lint` checks it.
@@ -34,6 +34,7 @@ pub mod store;
 pub mod surfaces;
 pub mod time;
 pub mod triggers;
+pub mod tupdesc;
 
 ::pgrx::pg_module_magic!(name, version);
 

@@ -106,16 +106,8 @@ pub fn check_row(trigger: &PgTrigger<'_>) {
     // SAFETY: a row trigger's relation, its descriptor and tuples are valid while it runs.
     unsafe {
         let desc = (*data.tg_relation).rd_att;
-        for i in 0..(*desc).natts as usize {
-            #[cfg(feature = "pg15")]
-            let att = &*(*desc).attrs.as_ptr().add(i);
-            // PostgreSQL 18 keeps compact attributes in the descriptor; the full ones by function
-            #[cfg(not(feature = "pg15"))]
-            let att = &*pg_sys::TupleDescAttr(desc, i as i32);
-            if att.attisdropped {
-                continue;
-            }
-            let name = CStr::from_ptr(att.attname.data.as_ptr()).to_str().unwrap_or_default();
+        for (i, name, _) in crate::tupdesc::columns(desc) {
+            let name = name.to_str().unwrap_or_default();
             let Some(setting) = rules::column_setting(name) else { continue };
             let attno = i as i32 + 1;
             let mut null = false;

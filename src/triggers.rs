@@ -36,16 +36,8 @@ impl Layout {
         let mut columns = Vec::new();
         // SAFETY: a row trigger's relation and its descriptor are valid while it runs.
         unsafe {
-            let desc = (*relation).rd_att;
-            for i in 0..(*desc).natts as usize {
-                #[cfg(feature = "pg15")]
-                let att = &*(*desc).attrs.as_ptr().add(i);
-                #[cfg(not(feature = "pg15"))]
-                let att = &*pg_sys::TupleDescAttr(desc, i as i32);
-                if att.attisdropped {
-                    continue;
-                }
-                let name = std::ffi::CStr::from_ptr(att.attname.data.as_ptr()).to_string_lossy().into_owned();
+            for (i, name, _) in crate::tupdesc::columns((*relation).rd_att) {
+                let name = name.to_string_lossy().into_owned();
                 columns.push((name, NonZeroUsize::new(i + 1).expect("attribute numbers start at 1")));
             }
             Layout { relid: (*relation).rd_id, columns }

@@ -94,16 +94,8 @@ fn look_at() -> Option<Rc<Table>> {
         let natts = (*desc).natts as usize;
         let mut attnos = [usize::MAX; 12];
         let mut known = plain;
-        for i in 0..natts {
-            #[cfg(feature = "pg15")]
-            let att = &*(*desc).attrs.as_ptr().add(i);
-            #[cfg(not(feature = "pg15"))]
-            let att = &*pg_sys::TupleDescAttr(desc, i as i32);
-            if att.attisdropped {
-                continue;
-            }
-            let name = CStr::from_ptr(att.attname.data.as_ptr()).to_bytes();
-            match COLUMNS.iter().position(|c| c.as_bytes() == name) {
+        for (i, name, _) in crate::tupdesc::columns(desc) {
+            match COLUMNS.iter().position(|c| c.as_bytes() == name.to_bytes()) {
                 Some(k) => attnos[k] = i,
                 None => known = false,
             }
