@@ -306,10 +306,7 @@ fn from_counter(tenant: &str, n: i64) -> i64 {
 /// handed out already (as pg_todos' own calls do, with the ids they reserved).
 pub fn claim_todo_id(tenant: &str, id: i64, may_raise: bool) -> bool {
     // Most explicit ids were reserved from this counter already (see `reserve_todo_ids`):
-    // the ones this transaction reserved need nothing, a read settles the others.
-    if reserved_here(tenant, id) {
-        return true;
-    }
+    // the caller asks `reserved_here` first (those need nothing), a read settles the others.
     let last = one::<i64>("SELECT last_id FROM todo.counters WHERE tenant_id = $1", &[tenant.into()], false);
     if last.is_some_and(|last| last >= id) {
         if !schema_0_4() {

@@ -59,11 +59,10 @@ fn columns(fields: &Map<String, Value>) -> Vec<&str> {
 /// `jsonb_populate_record` (`field`), which also raises its errors.
 fn typed(name: &str, value: &Value) -> Option<DatumWithOid<'static>> {
     match (column_type(name), value) {
-        (_, Value::Null) if name != "archived_at" => Some(match column_type(name) {
-            "jsonb" => Option::<pgrx::JsonB>::None.into(),
-            "bigint" => Option::<i64>::None.into(),
-            _ => Option::<String>::None.into(),
-        }),
+        ("jsonb", Value::Null) => Some(Option::<pgrx::JsonB>::None.into()),
+        ("bigint", Value::Null) => Some(Option::<i64>::None.into()),
+        ("timestamptz", Value::Null) => Some(Option::<pgrx::datum::TimestampWithTimeZone>::None.into()),
+        ("text", Value::Null) => Some(Option::<String>::None.into()),
         ("text", Value::String(s)) => Some(s.clone().into()),
         ("jsonb", value) => Some(pgrx::JsonB(value.clone()).into()),
         ("bigint", Value::Number(n)) => n.as_i64().map(Into::into),

@@ -11,13 +11,12 @@
 //! caller's INSERT statement writes the event.
 
 use std::cell::RefCell;
-use std::ffi::CStr;
 use std::rc::Rc;
 
 use pgrx::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::{Changes, Key, STAMPS};
+use super::{Changes, Key};
 
 /// The columns of `todo.events`, in the order of `Table::attnos`.
 const COLUMNS: [&str; 12] = [
@@ -151,7 +150,7 @@ impl Table {
     /// version is refused by the primary key, 23505, as the statement's would be).
     pub fn append(&self, key: &Key, action: &str, old_status: Option<&str>, new_status: &str, changes: Changes) {
         let text = |s: Option<&str>| s.and_then(IntoDatum::into_datum);
-        let changes = Some(jsonb(&Value::Object(with_stamps(changes))));
+        let changes = Some(jsonb(&Value::Object(changes.into_json())));
         // SAFETY: reads the transaction's start and id (assigning it: this transaction writes)
         let (now, xact) =
             unsafe { (pg_sys::GetCurrentTransactionStartTimestamp(), pg_sys::GetTopFullTransactionId().value) };
@@ -190,29 +189,6 @@ impl Table {
             pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
         }
     }
-}
-
-/// `changes` with its timestamps, each in PostgreSQL's own JSON spelling of a timestamp (in
-/// the session's time zone), as `jsonb_build_object` writes it.
-fn with_stamps(changes: Changes) -> Map<String, Value> {
-    let mut values = changes.values;
-    for (name, stamp) in STAMPS.iter().zip(changes.stamps) {
-        let Some(stamp) = stamp else { continue };
-        let json = stamp.map_or(Value::Null, |t| {
-            // SAFETY: encodes a timestamptz datum; the result is a palloc'd C string
-            unsafe {
-                let text = pg_sys::JsonEncodeDateTime(
-                    std::ptr::null_mut(),
-                    t.into_datum().expect("a timestamp is a datum"),
-                    pg_sys::TIMESTAMPTZOID,
-                    std::ptr::null(),
-                );
-                Value::String(CStr::from_ptr(text).to_string_lossy().into_owned())
-            }
-        });
-        values.insert((*name).to_string(), json);
-    }
-    values
 }
 
 /// `value` as a jsonb datum, built in place (no JSON text printed and parsed again); numbers

@@ -2,27 +2,20 @@
 //! `todos_log_event` after the change.
 
 use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
-use pgrx::pg_sys;
+use pgrx::{pg_sys, IntoDatum};
 use serde_json::{Map, Value};
 
 use super::exec;
 
 mod direct;
 
-/// `changes`: the JSON object `$8` and, for each of the five timestamp columns whose flag is
-/// set, its value (in PostgreSQL's own JSON spelling of a timestamp, in the session's time zone).
-const CHANGES: &str = "$8::jsonb
-    || CASE WHEN $9 THEN jsonb_build_object('created_at', $10::timestamptz) ELSE '{}' END
-    || CASE WHEN $11 THEN jsonb_build_object('started_at', $12::timestamptz) ELSE '{}' END
-    || CASE WHEN $13 THEN jsonb_build_object('completed_at', $14::timestamptz) ELSE '{}' END
-    || CASE WHEN $15 THEN jsonb_build_object('lease_expires_at', $16::timestamptz) ELSE '{}' END
-    || CASE WHEN $17 THEN jsonb_build_object('archived_at', $18::timestamptz) ELSE '{}' END";
-
+/// An event statement: the key and old status (`Key::args`), then `changes` ($8, the whole
+/// object: `Changes::into_json`) and the new status ($9).
 fn insert_sql(action: &str) -> String {
     format!(
         "INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id,
                                   agent_id, turn_id, old_status, new_status, changes)
-         VALUES ($1, $2, $3, '{action}', $4, $5, $6, $7, $19, {CHANGES})"
+         VALUES ($1, $2, $3, '{action}', $4, $5, $6, $7, $9, $8)"
     )
 }
 
@@ -74,13 +67,37 @@ pub struct Changes {
     pub stamps: [Option<Option<TimestampWithTimeZone>>; 5],
 }
 
+impl Changes {
+    /// The event's `changes` object: the values with the timestamps added, each in
+    /// PostgreSQL's own JSON spelling of a timestamp (in the session's time zone), as
+    /// `to_jsonb` writes it.
+    fn into_json(self) -> Map<String, Value> {
+        let mut values = self.values;
+        for (name, stamp) in STAMPS.iter().zip(self.stamps) {
+            let Some(stamp) = stamp else { continue };
+            values.insert((*name).to_string(), stamp.map_or(Value::Null, |t| Value::String(json_timestamp(t))));
+        }
+        values
+    }
+}
+
+/// A timestamp as `to_jsonb` spells it.
+fn json_timestamp(t: TimestampWithTimeZone) -> String {
+    // SAFETY: encodes a timestamptz datum; the result is a palloc'd C string
+    unsafe {
+        let text = pg_sys::JsonEncodeDateTime(
+            std::ptr::null_mut(),
+            t.into_datum().expect("a timestamp is a datum"),
+            pg_sys::TIMESTAMPTZOID,
+            std::ptr::null(),
+        );
+        std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned()
+    }
+}
+
 fn write(sql: &str, key: &Key, old_status: Option<&str>, new_status: &str, changes: Changes) {
     let mut args = key.args(old_status);
-    args.push(pgrx::JsonB(Value::Object(changes.values)).into());
-    for stamp in changes.stamps {
-        args.push(stamp.is_some().into());
-        args.push(stamp.flatten().into());
-    }
+    args.push(pgrx::JsonB(Value::Object(changes.into_json())).into());
     args.push(new_status.into());
     super::roles::as_owner(|| exec(sql, &args));
 }
@@ -122,7 +139,7 @@ fn appended(key: &Key, action: &str, old_status: Option<&str>, new_status: &str,
 
 /// The delete event (version one past the row's last).
 pub fn deleted(key: &Key, old_status: &str) {
-    exec(DELETE, &key.args(Some(old_status)));
+    super::roles::as_owner(|| exec(DELETE, &key.args(Some(old_status))));
 }
 
 /// Where a reader of the log stands: the snapshot of the statement that reads (as text, e.g.
