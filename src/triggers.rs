@@ -19,6 +19,7 @@ use crate::session;
 use crate::session::granting;
 use crate::status::{self, Status};
 use crate::store;
+use crate::store::write::Vetted;
 use crate::time::{now_us, unix_us};
 
 type Tuple<'a> = PgHeapTuple<'a, AllocatedByRust>;
@@ -203,19 +204,105 @@ fn guard_claim(
     from: Status,
     to: Status,
 ) {
-    if from == to {
-        return;
+    if let Some(refusal) = claim_refusal(old, new, id, from, to) {
+        errors::raise_error(&Error::Claim(refusal));
     }
-    let Some(holder) = maybe::<String>(old, "claimed_by") else { return };
+}
+
+/// Why `guard_claim` refuses the change, if it does.
+fn claim_refusal(
+    old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
+    new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
+    id: i64,
+    from: Status,
+    to: Status,
+) -> Option<claims::Refusal> {
+    if from == to {
+        return None;
+    }
+    let holder = maybe::<String>(old, "claimed_by")?;
     let fence: i64 = get(old, "fence").unwrap_or(0);
     if get::<i64>(new, "fence").unwrap_or(0) != fence {
-        return;
+        return None;
     }
     let expires: Option<TimestampWithTimeZone> = get(old, "lease_expires_at");
     let expires_us = expires.map_or(0, unix_us);
     let state = claims::State { id, status: from, claim: Some(claims::Claim { holder, expires_us }), fence };
-    if let Err(refusal) = claims::check(&state, session::agent().as_deref(), None, Need::Status, now_us()) {
-        errors::raise_error(&Error::Claim(refusal));
+    claims::check(&state, session::agent().as_deref(), None, Need::Status, now_us()).err()
+}
+
+/// An update `store::write::update_vetted` runs (one statement where `ops::single::change`
+/// would lock the todo, check it, then update it): checks the change as that operation does
+/// (the lifecycle, the claim), and hands the todo as it was to the operation, or the
+/// refusal (`store::write::Vetted`). True: leave the row as it is — the change is refused
+/// (the operation then takes its longer way, for its own error), or it writes the todo's own
+/// status and nothing else.
+fn vet_update(
+    trigger: &PgTrigger<'_>,
+    old: &PgHeapTuple<'_, AllocatedByPostgres>,
+    new: &PgHeapTuple<'_, AllocatedByPostgres>,
+) -> bool {
+    if !store::write::vetting_any() {
+        return false;
+    }
+    let (Some(tenant), Some(id)) = (get::<String>(old, "tenant_id"), get::<i64>(old, "id")) else {
+        return false;
+    };
+    let Some(status_only) = store::write::vetting(&tenant, id) else { return false };
+    let status =
+        |row: &PgHeapTuple<'_, AllocatedByPostgres>| get::<String>(row, "status").and_then(|s| Status::parse(&s));
+    let (Some(from), Some(to)) = (status(old), status(new)) else {
+        return false; // the trigger raises its error
+    };
+    if status::check_transition(from, to).is_err() || claim_refusal(old, new, id, from, to).is_some() {
+        store::write::vetted(Vetted::Refused);
+        return true;
+    }
+    let before = StoredTodo { row: old, trigger }.todo();
+    let unchanged = status_only && from == to;
+    store::write::vetted(if unchanged { Vetted::Unchanged(before) } else { Vetted::Before(before) });
+    unchanged
+}
+
+/// A row the trigger fired for, read as a `Todo` (`store::read::TodoColumns`).
+struct StoredTodo<'r, 'a> {
+    row: &'r PgHeapTuple<'a, AllocatedByPostgres>,
+    trigger: &'r PgTrigger<'a>,
+}
+
+impl StoredTodo<'_, '_> {
+    fn todo(&self) -> crate::todo::Todo {
+        match store::read::todo_from(self) {
+            Ok(todo) => todo,
+            Err(never) => match never {},
+        }
+    }
+}
+
+impl store::read::TodoColumns for StoredTodo<'_, '_> {
+    type Error = std::convert::Infallible;
+    fn text(&self, i: usize) -> Result<Option<String>, Self::Error> {
+        let col = store::read::TODO_NAMES[i];
+        if col != "metadata" {
+            return Ok(maybe(self.row, col));
+        }
+        // as `metadata::text` gives it (not re-serialized: callers compare the texts)
+        let Some(attno) = attno(col) else { return Ok(None) };
+        let data = self.trigger.trigger_data();
+        // SAFETY: the trigger's tuple (OLD of an update, the row read) and its relation's
+        // descriptor are valid while it runs; the attribute number is the relation's
+        // (`Layout`), a jsonb column; jsonb_out returns a palloc'd C string.
+        Ok(unsafe {
+            pgrx::heap_getattr_raw(data.tg_trigtuple, attno, (*data.tg_relation).rd_att)
+                .and_then(|datum| pgrx::direct_function_call::<&std::ffi::CStr>(pg_sys::jsonb_out, &[Some(datum)]))
+                .map(|text| text.to_string_lossy().into_owned())
+        })
+    }
+    fn int(&self, i: usize) -> Result<Option<i64>, Self::Error> {
+        Ok(maybe(self.row, store::read::TODO_NAMES[i]))
+    }
+    fn stamp(&self, i: usize) -> Result<Option<i64>, Self::Error> {
+        Ok(maybe::<TimestampWithTimeZone>(self.row, store::read::TODO_NAMES[i]).map(unix_us))
     }
 }
 
@@ -279,10 +366,13 @@ fn todos_before_write<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     let _running = Running::on(trigger);
-    crate::limits::check_row(trigger);
     let new = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW");
-    let mut changed = Changed::default();
     let old = trigger.old();
+    if old.as_ref().is_some_and(|old| vet_update(trigger, old, &new)) {
+        return Ok(None);
+    }
+    crate::limits::check_row(trigger);
+    let mut changed = Changed::default();
     let shard = on_shard(trigger);
     // The transaction's start, but never before the row's own last stamp: a transaction that
     // began before another inserted (or changed) this row and committed must not stamp the row

@@ -125,37 +125,90 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
 }
 
 /// The columns of a `Todo`, in its order (unqualified: for statements on `todo.todos` alone,
-/// and their RETURNING).
+/// and their RETURNING). `TODO_NAMES` names them.
 pub(super) const TODO_COLUMNS: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
     status, priority, position, completion_criteria, agent_type, outcome,
     created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id";
 
+/// The column of `todo.todos` behind each of `TODO_COLUMNS`, in the same order.
+pub const TODO_NAMES: [&str; 20] = [
+    "id",
+    "conversation_id",
+    "turn_id",
+    "agent_id",
+    "subject",
+    "description",
+    "active_form",
+    "status",
+    "priority",
+    "position",
+    "completion_criteria",
+    "agent_type",
+    "outcome",
+    "created_at",
+    "updated_at",
+    "started_at",
+    "completed_at",
+    "owner",
+    "metadata",
+    "external_id",
+];
+
+/// Where `todo_from` reads a todo: column `i` of `TODO_NAMES` as text (`metadata` as its
+/// JSON text), as an integer, or as a time stamp in microseconds since the Unix epoch.
+pub trait TodoColumns {
+    type Error;
+    fn text(&self, i: usize) -> Result<Option<String>, Self::Error>;
+    fn int(&self, i: usize) -> Result<Option<i64>, Self::Error>;
+    fn stamp(&self, i: usize) -> Result<Option<i64>, Self::Error>;
+}
+
+/// The `Todo` its columns hold (a statement's row, or a row the trigger sees).
+pub fn todo_from<C: TodoColumns>(c: &C) -> Result<Todo, C::Error> {
+    let status = c.text(7)?.unwrap_or_default();
+    Ok(Todo {
+        id: c.int(0)?.unwrap_or_default(),
+        conversation_id: c.text(1)?,
+        turn_id: c.text(2)?,
+        agent_id: c.text(3)?,
+        subject: c.text(4)?.unwrap_or_default(),
+        description: c.text(5)?,
+        active_form: c.text(6)?,
+        status: Status::parse(&status).unwrap_or_else(|| errors::invalid_status(&status)),
+        priority: c.text(8)?,
+        position: c.int(9)?.unwrap_or_default(),
+        completion_criteria: c.text(10)?,
+        agent_type: c.text(11)?,
+        outcome: c.text(12)?,
+        created_us: c.stamp(13)?.unwrap_or_default(),
+        updated_us: c.stamp(14)?.unwrap_or_default(),
+        started_us: c.stamp(15)?,
+        completed_us: c.stamp(16)?,
+        owner: c.text(17)?,
+        metadata: c.text(18)?,
+        external_id: c.text(19)?,
+    })
+}
+
+/// A statement's row, its `TODO_COLUMNS` from its first column on.
+struct Returned<'r, 'a>(&'r SpiHeapTupleData<'a>);
+
+impl TodoColumns for Returned<'_, '_> {
+    type Error = pgrx::spi::Error;
+    fn text(&self, i: usize) -> Result<Option<String>, Self::Error> {
+        self.0.get(i + 1)
+    }
+    fn int(&self, i: usize) -> Result<Option<i64>, Self::Error> {
+        self.0.get(i + 1)
+    }
+    fn stamp(&self, i: usize) -> Result<Option<i64>, Self::Error> {
+        Ok(self.0.get::<TimestampWithTimeZone>(i + 1)?.map(unix_us))
+    }
+}
+
 /// The `Todo` in `TODO_COLUMNS` of a row, from its first column on.
 pub(super) fn todo_at(r: &SpiHeapTupleData<'_>) -> Result<Todo, pgrx::spi::Error> {
-    let stamp = |i| r.get::<TimestampWithTimeZone>(i).map(|t| t.map(unix_us));
-    let status: String = r.get(8)?.unwrap_or_default();
-    Ok(Todo {
-        id: r.get(1)?.unwrap_or_default(),
-        conversation_id: r.get(2)?,
-        turn_id: r.get(3)?,
-        agent_id: r.get(4)?,
-        subject: r.get(5)?.unwrap_or_default(),
-        description: r.get(6)?,
-        active_form: r.get(7)?,
-        status: Status::parse(&status).unwrap_or_else(|| errors::invalid_status(&status)),
-        priority: r.get(9)?,
-        position: r.get(10)?.unwrap_or_default(),
-        completion_criteria: r.get(11)?,
-        agent_type: r.get(12)?,
-        outcome: r.get(13)?,
-        created_us: stamp(14)?.unwrap_or_default(),
-        updated_us: stamp(15)?.unwrap_or_default(),
-        started_us: stamp(16)?,
-        completed_us: stamp(17)?,
-        owner: r.get(18)?,
-        metadata: r.get(19)?,
-        external_id: r.get(20)?,
-    })
+    todo_from(&Returned(r))
 }
 
 pub(super) fn parse_todos(table: pgrx::spi::SpiTupleTable<'_>) -> Result<Vec<Todo>, pgrx::spi::Error> {
@@ -287,7 +340,7 @@ pub enum Find<'a> {
 
 impl Find<'_> {
     /// The condition on `todo.todos t` with its arguments as `$3` and `$4`.
-    fn condition(&self) -> &'static str {
+    pub(super) fn condition(&self) -> &'static str {
         match self {
             Find::InScope(_) => "(t.conversation_id = $3 OR t.conversation_id IS NULL) AND $4::text IS NULL",
             Find::Anywhere => "$3::text IS NULL AND $4::text IS NULL",
@@ -296,7 +349,7 @@ impl Find<'_> {
         }
     }
 
-    fn arguments(&self) -> [Option<&str>; 2] {
+    pub(super) fn arguments(&self) -> [Option<&str>; 2] {
         match *self {
             Find::InScope(c) => [c, None],
             Find::Anywhere => [None, None],

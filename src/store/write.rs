@@ -1,10 +1,12 @@
 //! Inserts, updates and deletes of todos, one row or a whole list at a time. Callers lock
 //! the rows first (`read::lock`, `locks`) and check the rules; these only write.
 
+use std::cell::RefCell;
+
 use pgrx::datum::DatumWithOid;
 use serde_json::{Map, Value};
 
-use super::read::{parse_todos, TODO_COLUMNS};
+use super::read::{parse_todos, Find, TODO_COLUMNS};
 use super::{exec, with_plan};
 use crate::todo::Todo;
 
@@ -132,6 +134,91 @@ pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo
     let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into()];
     args.extend(rest);
     written_rows(&sql, &args).pop()
+}
+
+/// What the row trigger found when it vetted an update of `update_vetted`.
+pub enum Vetted {
+    /// the lifecycle or a claim refuses the change: the row was left as it was
+    Refused,
+    /// the status alone was written, and it is the todo's own: the row was left as it was
+    Unchanged(Todo),
+    /// the todo as it was before the update, which went ahead
+    Before(Todo),
+}
+
+/// The update `update_vetted` is running: the todo, whether it writes the status alone, and
+/// what the trigger found.
+struct Vetting {
+    tenant: String,
+    id: i64,
+    status_only: bool,
+    found: Option<Vetted>,
+}
+
+thread_local! {
+    static VETTING: RefCell<Option<Vetting>> = const { RefCell::new(None) };
+}
+
+/// Ends the vetting when `update_vetted` returns, or unwinds from an error.
+struct Vets;
+
+impl Drop for Vets {
+    fn drop(&mut self) {
+        VETTING.with(|v| v.borrow_mut().take());
+    }
+}
+
+/// For the row trigger: whether an update of todo `id` of `tenant` is being vetted (Some:
+/// whether it writes the status alone).
+pub fn vetting(tenant: &str, id: i64) -> Option<bool> {
+    VETTING.with(|v| v.borrow().as_ref().filter(|v| v.id == id && v.tenant == tenant).map(|v| v.status_only))
+}
+
+/// Whether any update is being vetted (the trigger's first, cheap question).
+pub fn vetting_any() -> bool {
+    VETTING.with(|v| v.borrow().is_some())
+}
+
+/// For the row trigger: what it found vetting the update.
+pub fn vetted(found: Vetted) {
+    VETTING.with(|v| {
+        if let Some(v) = v.borrow_mut().as_mut() {
+            v.found = Some(found);
+        }
+    });
+}
+
+/// Updates the given columns (`status` among them, or alone) of todo `id` of the tenant that
+/// `find` finds, in one statement that also locks it: the row trigger vets the change as
+/// `ops::single::change` would before it writes (the lifecycle, the claim, no change at all)
+/// and hands back the row as it was. The todo before and after; None when nothing was written
+/// because no such todo is found or the change is refused: the caller then locks the todo and
+/// checks it itself, for its errors. Not on a distributed store, whose trigger runs on a worker.
+pub fn update_vetted(tenant: &str, find: Find<'_>, id: i64, fields: &Map<String, Value>) -> Option<(Todo, Todo)> {
+    let cols = columns(fields);
+    if cols.is_empty() || super::distribution::distributed() {
+        return None;
+    }
+    let (exprs, rest) = values(fields, &cols, 5);
+    let sql = format!(
+        "UPDATE todo.todos t SET {} WHERE t.tenant_id = $1 AND t.id = $2 AND {} RETURNING {TODO_COLUMNS}",
+        cols.iter().zip(&exprs).map(|(c, e)| format!("{c} = {e}")).collect::<Vec<_>>().join(", "),
+        find.condition(),
+    );
+    let [a, b] = find.arguments();
+    let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into(), a.into(), b.into()];
+    args.extend(rest);
+    let status_only = cols == ["status"];
+    VETTING.with(|v| *v.borrow_mut() = Some(Vetting { tenant: tenant.to_string(), id, status_only, found: None }));
+    let vets = Vets;
+    let after = written_rows(&sql, &args).pop();
+    let found = VETTING.with(|v| v.borrow_mut().as_mut().and_then(|v| v.found.take()));
+    drop(vets);
+    match (after, found) {
+        (Some(after), Some(Vetted::Before(before))) => Some((before, after)),
+        (None, Some(Vetted::Unchanged(todo))) => Some((todo.clone(), todo)),
+        _ => None,
+    }
 }
 
 /// Deletes one todo; false when the tenant has no such todo.

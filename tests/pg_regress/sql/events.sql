@@ -20,3 +20,17 @@ DELETE FROM todo.tenants WHERE tenant_id = 'acme';
 SELECT (SELECT count(*) FROM todo.todos) AS todos, (SELECT count(*) FROM todo.events) AS events,
        (SELECT count(*) FROM todo.counters) AS counters;
 rollback;
+-- a surface's change of a todo to the status it has writes nothing (no version, no event);
+-- with another column, that column alone
+begin;
+INSERT INTO todo.tenants (tenant_id) VALUES ('acme');
+SELECT todo.set_context('acme', 'conv-1', 'worker-7');
+SELECT todo.todo_writ(E'/todo add ship it\n/todo start 1\n/todo start 1');
+SELECT r->>'status' AS http, r->'body'->'todo'->>'status' AS status
+  FROM todo.rest('PATCH', '/v1/todos/1', '{"status": "in_progress"}') r;
+SELECT r->>'status' AS http, r->'body'->'todo'->>'subject' AS subject
+  FROM todo.rest('PATCH', '/v1/todos/1', '{"status": "in_progress", "subject": "ship it now"}') r;
+SELECT id, status, version, subject FROM todo.todos;
+SELECT todo_id, version, action, old_status, new_status, changes - '{started_at}'::text[] AS changes
+  FROM todo.events ORDER BY version;
+rollback;
