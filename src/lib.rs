@@ -26,6 +26,7 @@ pub use pg_todos_core::open_statuses;
 pub use pg_todos_core::{checklist, claims, dialects, error, replace, route, row_checks, schema, status, todo, writ};
 
 pub mod errors;
+pub mod jsonb;
 pub mod limits;
 pub mod ops;
 pub mod runner;

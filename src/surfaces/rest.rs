@@ -6,9 +6,11 @@
 
 use pgrx::prelude::*;
 use pgrx::JsonB;
+
 use serde_json::{json, Map, Value};
 
 use crate::error::Error;
+use crate::jsonb::Jsonb;
 use crate::limits;
 use crate::ops::single::{self, Change, NewTodo};
 use crate::ops::{Find, Scope};
@@ -77,7 +79,7 @@ pub fn todo_json(t: &Todo) -> Value {
 /// nothing of the request committed.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn rest_json(method: &str, path: &str, body: Option<&str>) -> JsonB {
+fn rest_json(method: &str, path: &str, body: Option<&str>) -> Jsonb {
     // the whole body is measured before it is parsed
     let body = limits::check(Setting::BodySize, "body", body.map_or(0, str::len)).map(|()| body);
     respond(method, path, parsed(body))
@@ -87,7 +89,7 @@ fn rest_json(method: &str, path: &str, body: Option<&str>) -> JsonB {
 /// `rest_json` with the body measured as JSON text before it is printed (over
 /// `todo.max_body_size`: 413), so that a number like `1e131071` is refused, not printed.
 #[pg_extern(sql = false)]
-fn rest_jsonb(method: &str, path: &str, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
+fn rest_jsonb(method: &str, path: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     // SAFETY: argument 2 of todo.rest is its jsonb body (the SQL below)
     let body = unsafe { limits::jsonb_arg(fcinfo, 2, Setting::BodySize, "body") };
     respond(method, path, parsed(body.as_ref().map(Option::as_deref).map_err(Clone::clone)))
@@ -120,20 +122,20 @@ COMMENT ON FUNCTION todo.rest(text, text, jsonb) IS
 /// 0.1.0's `todo.rest(text, text, jsonb)` was this C function (symbol `rest_wrapper`), kept
 /// with no SQL of its own for databases still at 0.1.0 (see `tools::call`).
 #[pg_extern(sql = false)]
-fn rest(method: &str, path: &str, body: Option<JsonB>) -> JsonB {
+fn rest(method: &str, path: &str, body: Option<JsonB>) -> Jsonb {
     respond(method, path, Ok(body.map(|b| b.0)))
 }
 
 /// One request in the context's scope, as `{"status", "body"}`; a body refused before it
 /// was parsed (`Err`: too large, nested too deeply) is answered with its reply.
-fn respond(method: &str, path: &str, body: Result<Option<Value>, Reply>) -> JsonB {
+fn respond(method: &str, path: &str, body: Result<Option<Value>, Reply>) -> Jsonb {
     runner::call(|| {
         let scope = Scope::from_context();
         let (status, body) = match body {
             Ok(body) => answer(&scope, method, path, body),
             Err(refused) => refused,
         };
-        JsonB(json!({ "status": status, "body": body }))
+        Jsonb(json!({ "status": status, "body": body }))
     })
 }
 

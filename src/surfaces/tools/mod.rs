@@ -28,10 +28,12 @@ pub mod zed;
 
 use pgrx::prelude::*;
 use pgrx::JsonB;
+
 use serde_json::{json, Value};
 
 use crate::dialects;
 use crate::error::Error;
+use crate::jsonb::Jsonb;
 use crate::ops::Scope;
 use crate::{limits, runner, schema};
 use pg_todos_core::limits::Setting;
@@ -205,8 +207,8 @@ pub fn session<'a>(scope: &'a Scope, tool: &str) -> Result<&'a str, Value> {
 /// `block_todo`, `unblock_todo`, `ready_todos`, `add_subtask`. Raises nothing.
 #[pg_extern(immutable, parallel_safe)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn tools() -> JsonB {
-    JsonB(Value::Array(
+fn tools() -> Jsonb {
+    Jsonb(Value::Array(
         catalog()
             .iter()
             .map(|(dialect, t)| {
@@ -234,8 +236,8 @@ fn tools() -> JsonB {
 /// nothing of the call committed, so the caller can retry.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn call_json(tool: &str, args: Option<&str>) -> JsonB {
-    JsonB(run_text(find(tool), tool, args))
+fn call_json(tool: &str, args: Option<&str>) -> Jsonb {
+    Jsonb(run_text(find(tool), tool, args))
 }
 
 /// `todo.call(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_json` with the
@@ -243,10 +245,10 @@ fn call_json(tool: &str, args: Option<&str>) -> JsonB {
 /// `too_large`), so that a number like `1e131071` (131,072 digits from a few bytes of jsonb)
 /// is refused, not printed.
 #[pg_extern(sql = false)]
-fn call_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
+fn call_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     // SAFETY: argument 1 of todo.call is its jsonb arguments (the SQL below)
     let args = unsafe { limits::jsonb_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
-    JsonB(match args {
+    Jsonb(match args {
         Ok(args) => run_text(find(tool), tool, args.as_deref()),
         Err(e) => error("too_large", e.to_string()),
     })
@@ -277,19 +279,19 @@ COMMENT ON FUNCTION todo.call(text, jsonb) IS
 /// Errors (SQL): those of `todo.call`.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn call_mcp_json(tool: &str, args: Option<&str>) -> JsonB {
+fn call_mcp_json(tool: &str, args: Option<&str>) -> Jsonb {
     let found = find(tool);
-    JsonB(mcp_result(found, run_text(found, tool, args)))
+    Jsonb(mcp_result(found, run_text(found, tool, args)))
 }
 
 /// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_mcp_json`
 /// with the arguments measured before they are printed, as `call_jsonb`.
 #[pg_extern(sql = false)]
-fn call_mcp_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> JsonB {
+fn call_mcp_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let found = find(tool);
     // SAFETY: argument 1 of todo.call_mcp is its jsonb arguments (the SQL below)
     let args = unsafe { limits::jsonb_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
-    JsonB(mcp_result(
+    Jsonb(mcp_result(
         found,
         match args {
             Ok(args) => run_text(found, tool, args.as_deref()),
@@ -332,11 +334,11 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 /// tools: `todo.call`), or when no tenant is in context; 42704 when it is not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn list_as(dialect: &str, conversation: &str) -> JsonB {
+fn list_as(dialect: &str, conversation: &str) -> Jsonb {
     let scope = Scope::reading(Some(conversation));
     let rows = |kept| crate::ops::whole_list::stored(&scope, conversation, kept);
     use crate::ops::whole_list::Kept;
-    JsonB(match dialects::canonical(dialect) {
+    Jsonb(match dialects::canonical(dialect) {
         Some("opencode") => opencode::list(&scope.tenant, Some(conversation)),
         Some("claude-tasks") => claude_tasks::task_list(&scope, conversation),
         Some("claude-todowrite") => json!({ "todos": claude_todowrite::todos(&rows(Kept::Uncanceled)) }),
@@ -414,8 +416,8 @@ pub fn error_message(out: &Value) -> Option<&str> {
 /// no SQL of its own, so that a database still at 0.1.0 keeps working with this library until
 /// `ALTER EXTENSION pg_todos UPDATE` replaces it with the wrapper above.
 #[pg_extern(sql = false)]
-fn call(tool: &str, args: Option<JsonB>) -> JsonB {
-    JsonB(dispatch(tool, &args.map(|a| a.0).unwrap_or(Value::Null)))
+fn call(tool: &str, args: Option<JsonB>) -> Jsonb {
+    Jsonb(dispatch(tool, &args.map(|a| a.0).unwrap_or(Value::Null)))
 }
 
 /// A JSON argument handed over as text (NULL: JSON null). The text is valid JSON (it came

@@ -6,11 +6,11 @@
 //! renders the list as Agent Client Protocol plan entries.
 
 use pgrx::prelude::*;
-use pgrx::JsonB;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{error, failed, parse_string_id, session, str_arg, Answer, Tool};
+use crate::jsonb::Jsonb;
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -146,12 +146,12 @@ pub fn list(tenant: &str, conversation: Option<&str>) -> Value {
 /// Errors: 22023 when no tenant is in context; 42704 when it is not registered; 22P02 for a `since` that is not a cursor.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn changes_since(since: Option<&str>) -> JsonB {
+fn changes_since(since: Option<&str>) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
     let (cursor, conversations) = store::events::changed_since(&tenant, since);
     let changes: Vec<Value> =
         conversations.iter().map(|c| json!({ "conversation_id": c, "todos": list(&tenant, c.as_deref()) })).collect();
-    JsonB(json!({ "cursor": cursor, "changes": changes }))
+    Jsonb(json!({ "cursor": cursor, "changes": changes }))
 }
 
 extension_sql!(
@@ -182,7 +182,7 @@ const MAX_PAGE_SIZE: i32 = 1000;
 /// the tenant is not registered; 22P02 for a `since` that is not a cursor.
 #[pg_extern(stable, parallel_restricted, security_definer, name = "changes_since")]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> JsonB {
+fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
     let size = match page_size {
         Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
@@ -193,7 +193,7 @@ fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Optio
         ),
     };
     let (cursor, _) = store::events::changed_since(&tenant, None);
-    let Some(since) = since else { return JsonB(json!({ "cursor": cursor, "changes": [], "next": null })) };
+    let Some(since) = since else { return Jsonb(json!({ "cursor": cursor, "changes": [], "next": null })) };
     let (conversations, more) = store::events::changed_since_page(&tenant, since, after, size as usize);
     let mut changes = Vec::new();
     let mut bytes = 0;
@@ -211,7 +211,7 @@ fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Optio
         Some(Value::String(last)) if more || changes.len() < conversations.len() => Some(last),
         _ => None,
     };
-    JsonB(json!({ "cursor": cursor, "changes": changes, "next": next }))
+    Jsonb(json!({ "cursor": cursor, "changes": changes, "next": next }))
 }
 
 extension_sql!(
@@ -233,7 +233,7 @@ COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
 /// Errors: 22023 when no tenant is in context; 42704 when it is not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn acp_plan(conversation: &str) -> JsonB {
+fn acp_plan(conversation: &str) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
     let entries: Vec<Value> = store::read::todos(&tenant, Find::Conversation(conversation))
         .iter()
@@ -246,7 +246,7 @@ fn acp_plan(conversation: &str) -> JsonB {
             json!({"content": content, "priority": t.priority.as_deref().unwrap_or("medium"), "status": status})
         })
         .collect();
-    JsonB(json!({ "sessionUpdate": "plan", "entries": entries }))
+    Jsonb(json!({ "sessionUpdate": "plan", "entries": entries }))
 }
 
 /// The LISTEN channel of the tenant in context: `todo_` followed by the md5 of the tenant id.

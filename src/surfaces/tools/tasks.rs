@@ -5,10 +5,12 @@
 
 use pgrx::prelude::*;
 use pgrx::JsonB;
+
 use serde_json::{json, Value};
 
 use super::{failed, parse_string_id, str_arg, Answer, Tool};
 use crate::error::Error;
+use crate::jsonb::Jsonb;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::{Find, Scope};
@@ -176,9 +178,9 @@ fn delete(scope: &Scope, args: &Value) -> Answer {
 /// Errors: 22023 when no tenant is in context; 42704 when it is not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn export_tasks(conversation: &str) -> JsonB {
+fn export_tasks(conversation: &str) -> Jsonb {
     let scope = Scope::reading(None);
-    JsonB(file(&scope, conversation))
+    Jsonb(file(&scope, conversation))
 }
 
 /// Loads a seed 004 task file into `conversation`, replacing its task list: a task whose id
@@ -191,7 +193,7 @@ fn export_tasks(conversation: &str) -> JsonB {
 /// tenant is in context; 42704 when it is not registered.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn import_tasks(conversation: &str, file_json: JsonB) -> JsonB {
+fn import_tasks(conversation: &str, file_json: JsonB) -> Jsonb {
     runner::call(|| {
         let scope = Scope { conversation: Some(conversation.to_string()), ..Scope::from_context() };
         let corrupt = |why: &str| -> ! {
@@ -226,6 +228,6 @@ fn import_tasks(conversation: &str, file_json: JsonB) -> JsonB {
         }
         whole_list::replace(&scope, conversation, Rules::seeds(Kept::Uncanceled), &items)
             .unwrap_or_else(|e| errors::raise_error(&e));
-        JsonB(file(&scope, conversation))
+        Jsonb(file(&scope, conversation))
     })
 }

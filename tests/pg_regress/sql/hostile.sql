@@ -50,3 +50,10 @@ ROLLBACK;
 \connect - postgres
 DROP SCHEMA evil CASCADE;
 DELETE FROM todo.tenants WHERE tenant_id = 'tenant_a';
+-- a reply that would carry a NUL character (echoing a key of its input) is refused as jsonb
+-- refuses one (22P05), not returned
+BEGIN;
+INSERT INTO todo.tenants (tenant_id) VALUES ('tenant_nul');
+SELECT todo.set_context('tenant_nul', 'conv') \gset
+SELECT todo.call_json('create_todo', '{"items": [{"title": "x", "bo\u0000gus": true}]}');
+ROLLBACK;
