@@ -12,7 +12,6 @@ use std::ffi::{CStr, CString};
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::prelude::*;
 use pgrx::varlena::{vardata_any, varsize_any, varsize_any_exhdr};
-use pgrx::PgTrigger;
 
 use crate::errors;
 use pg_todos_core::limits::{self as rules, Exceeded, JsonTextLength, JsonToken, Setting, Size};
@@ -84,8 +83,8 @@ pub fn raise(e: &Exceeded) -> ! {
     errors::raise(errors::sqlstate_code(e.sqlstate()), e.to_string(), e.hint())
 }
 
-/// Called by the row trigger of `todo.todos` (`BEFORE INSERT OR UPDATE`) before anything
-/// else: refuses a free-text column over its limit with 22001 (`todo.max_subject_length`,
+/// Called by the row trigger of `todo.todos` (`BEFORE INSERT OR UPDATE`) before it changes
+/// anything, with the row's values (`new`, and an update's `old`): refuses a free-text column over its limit with 22001 (`todo.max_subject_length`,
 /// `todo.max_text_length`, `todo.max_name_length`, `todo.max_metadata_size`), so plain SQL
 /// is held to the limits as the surfaces are. On UPDATE only the columns that change are
 /// checked: a row stored before the limits (or under a raised one) can still change status.
@@ -94,33 +93,22 @@ pub fn raise(e: &Exceeded) -> ! {
 /// Measuring never copies a value under its limit: a text's stored size bounds its length
 /// (its characters are counted only when its bytes pass the limit), and metadata's JSON text
 /// is measured token by token, never built.
-pub fn check_row(trigger: &PgTrigger<'_>) {
+///
+/// # Safety
+/// `desc` is the rows' tuple descriptor, and the values are those of its columns, in order.
+pub unsafe fn check_row(desc: pg_sys::TupleDesc, new: Values<'_>, old: Option<Values<'_>>) {
     // SAFETY: reads a GUC variable of this backend.
     if unsafe { !pg_sys::row_security } {
         return;
     }
-    let data = trigger.trigger_data();
-    let update = pgrx::trigger_support::trigger_fired_by_update(data.tg_event);
-    let (new, old) =
-        if update { (data.tg_newtuple, data.tg_trigtuple) } else { (data.tg_trigtuple, std::ptr::null_mut()) };
-    // SAFETY: a row trigger's relation, its descriptor and tuples are valid while it runs.
+    // SAFETY: the caller's
     unsafe {
-        let desc = (*data.tg_relation).rd_att;
         for (i, name, _) in crate::tupdesc::columns(desc) {
             let name = name.to_str().unwrap_or_default();
             let Some(setting) = rules::column_setting(name) else { continue };
-            let attno = i as i32 + 1;
-            let mut null = false;
-            let value = pg_sys::heap_getattr(new, attno, desc, &mut null);
-            if null {
+            let Some(value) = new.get(i) else { continue };
+            if old.and_then(|old| old.get(i)).is_some_and(|before| same_bytes(value, before)) {
                 continue;
-            }
-            if !old.is_null() {
-                let mut old_null = false;
-                let before = pg_sys::heap_getattr(old, attno, desc, &mut old_null);
-                if !old_null && same_bytes(value, before) {
-                    continue;
-                }
             }
             let limit = get(setting);
             let size = if setting == Setting::MetadataSize {
@@ -132,6 +120,20 @@ pub fn check_row(trigger: &PgTrigger<'_>) {
                 raise(&Exceeded { what: name.to_string(), setting, size, limit });
             }
         }
+    }
+}
+
+/// A row's values taken apart (`heap_deform_tuple`): each column's datum and whether it is NULL.
+#[derive(Clone, Copy)]
+pub struct Values<'a> {
+    pub values: &'a [pg_sys::Datum],
+    pub nulls: &'a [bool],
+}
+
+impl Values<'_> {
+    /// Column `i`'s value (from 0), None when NULL.
+    pub fn get(&self, i: usize) -> Option<pg_sys::Datum> {
+        (!self.nulls.get(i).copied().unwrap_or(true)).then(|| self.values[i])
     }
 }
 

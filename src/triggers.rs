@@ -3,6 +3,8 @@
 //! SQL alike. It touches only the row itself and its tenant's counter row.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::num::NonZeroUsize;
 use std::rc::Rc;
 
@@ -29,24 +31,64 @@ type Tuple<'a> = PgHeapTuple<'a, AllocatedByRust>;
 /// cost more than the rest of the trigger.
 struct Layout {
     relid: pg_sys::Oid,
-    columns: Vec<(String, NonZeroUsize)>,
+    /// each column's attribute number and type
+    columns: HashMap<String, (NonZeroUsize, pg_sys::Oid), BuildHasherDefault<NameHasher>>,
+    /// the names looked up last, by address: a trigger looks up about a hundred names per row,
+    /// always the same string constants (`column`)
+    recent: RefCell<[Option<Recent>; 64]>,
 }
+
+/// A name looked up by `Layout::column`: its address and length, and what it found.
+type Recent = ((usize, usize), Option<(NonZeroUsize, pg_sys::Oid)>);
 
 impl Layout {
     fn of(relation: pg_sys::Relation) -> Layout {
-        let mut columns = Vec::new();
+        let mut columns = HashMap::default();
         // SAFETY: a row trigger's relation and its descriptor are valid while it runs.
         unsafe {
-            for (i, name, _) in crate::tupdesc::columns((*relation).rd_att) {
+            for (i, name, att) in crate::tupdesc::columns((*relation).rd_att) {
                 let name = name.to_string_lossy().into_owned();
-                columns.push((name, NonZeroUsize::new(i + 1).expect("attribute numbers start at 1")));
+                columns.insert(name, (NonZeroUsize::new(i + 1).expect("attribute numbers start at 1"), att.atttypid));
             }
-            Layout { relid: (*relation).rd_id, columns }
+            Layout { relid: (*relation).rd_id, columns, recent: RefCell::new([None; 64]) }
         }
     }
 
-    fn attno(&self, col: &str) -> Option<NonZeroUsize> {
-        self.columns.iter().find(|(name, _)| name == col).map(|(_, attno)| *attno)
+    /// Column `col`'s attribute number and type. A name is a string constant (`'static`):
+    /// its address and length tell it from any other, so a name seen before is found by them
+    /// without hashing its text.
+    fn column(&self, col: &'static str) -> Option<(NonZeroUsize, pg_sys::Oid)> {
+        let key = (col.as_ptr() as usize, col.len());
+        let slot = ((key.0 >> 3) ^ key.1) % 64;
+        let mut recent = self.recent.borrow_mut();
+        if let Some((seen, found)) = recent[slot] {
+            if seen == key {
+                return found;
+            }
+        }
+        let found = self.columns.get(col).copied();
+        recent[slot] = Some((key, found));
+        found
+    }
+}
+
+/// The hash of a column name in a `Layout` (rustc's FxHash): a few instructions for a short
+/// name, where the standard hasher takes over a hundred; a trigger looks up about a hundred
+/// names per row. The names are the table's own, not input.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
@@ -93,17 +135,69 @@ impl Drop for Running {
     }
 }
 
-/// The attribute number of `col` in the running trigger's relation.
-fn attno(col: &str) -> Option<NonZeroUsize> {
-    CURRENT.with(|c| c.borrow().as_ref().and_then(|layout| layout.attno(col)))
+/// The attribute number and type of `col` in the running trigger's relation.
+fn column(col: &'static str) -> Option<(NonZeroUsize, pg_sys::Oid)> {
+    CURRENT.with(|c| c.borrow().as_ref().and_then(|layout| layout.column(col)))
 }
 
-fn get<'t, T>(row: &'t PgHeapTuple<'_, impl pgrx::WhoAllocated>, col: &str) -> Option<T>
-where
-    T: FromDatum + IntoDatum + pgrx::datum::UnboxDatum<As<'t> = T> + 't,
-{
-    let Some(attno) = attno(col) else { column_error(col, "no such column") };
-    row.get_by_index::<T>(attno).unwrap_or_else(|e| column_error(col, e))
+/// The attribute number of `col` in the running trigger's relation.
+fn attno(col: &'static str) -> Option<NonZeroUsize> {
+    column(col).map(|(attno, _)| attno)
+}
+
+/// A row the trigger fired for, its columns taken apart once (`heap_deform_tuple`): reading
+/// a column of the tuple itself walks every column before it, each time.
+struct Cols {
+    values: Vec<pg_sys::Datum>,
+    nulls: Vec<bool>,
+}
+
+impl Cols {
+    /// # Safety
+    /// `tuple` is a valid tuple of `desc`'s relation, and outlives the `Cols` (its values may
+    /// point into it).
+    unsafe fn of(tuple: pg_sys::HeapTuple, desc: pg_sys::TupleDesc) -> Cols {
+        // SAFETY: the caller's; `natts` counts the descriptor's attributes, the arrays have as many
+        let n = unsafe { (*desc).natts } as usize;
+        let mut cols = Cols { values: vec![pg_sys::Datum::from(0); n], nulls: vec![true; n] };
+        unsafe { pg_sys::heap_deform_tuple(tuple, desc, cols.values.as_mut_ptr(), cols.nulls.as_mut_ptr()) };
+        cols
+    }
+
+    fn values(&self) -> crate::limits::Values<'_> {
+        crate::limits::Values { values: &self.values, nulls: &self.nulls }
+    }
+
+    /// The value of attribute `attno` (None: NULL, or past the row's columns).
+    fn datum(&self, attno: NonZeroUsize) -> Option<pg_sys::Datum> {
+        self.values().get(attno.get() - 1)
+    }
+}
+
+/// The rows `trigger` fired for, taken apart: (OLD, NEW), each where its event has one.
+fn rows(trigger: &PgTrigger<'_>) -> (Option<Cols>, Option<Cols>) {
+    use pgrx::trigger_support::{trigger_fired_by_delete, trigger_fired_by_insert, trigger_fired_by_update};
+    let data = trigger.trigger_data();
+    // SAFETY: a row trigger's relation, descriptor and tuples are valid while it runs; an
+    // insert's row is `tg_trigtuple`, an update's `tg_trigtuple` (OLD) and `tg_newtuple`, a
+    // delete's `tg_trigtuple`.
+    unsafe {
+        let desc = (*data.tg_relation).rd_att;
+        let of = |tuple| Some(Cols::of(tuple, desc));
+        match data.tg_event {
+            e if trigger_fired_by_insert(e) => (None, of(data.tg_trigtuple)),
+            e if trigger_fired_by_update(e) => (of(data.tg_trigtuple), of(data.tg_newtuple)),
+            e if trigger_fired_by_delete(e) => (of(data.tg_trigtuple), None),
+            _ => (None, None),
+        }
+    }
+}
+
+fn get<T: FromDatum + IntoDatum>(row: &Cols, col: &'static str) -> Option<T> {
+    let Some((attno, typoid)) = column(col) else { column_error(col, "no such column") };
+    let datum = row.datum(attno)?;
+    // SAFETY: the datum is of the column's type, `typoid`, which `try_from_datum` checks T against
+    unsafe { T::try_from_datum(datum, false, typoid) }.unwrap_or_else(|e| column_error(col, e))
 }
 
 fn column_error(col: &str, e: impl std::fmt::Display) -> ! {
@@ -118,16 +212,27 @@ struct Changed(Vec<(NonZeroUsize, Option<pg_sys::Datum>)>);
 impl Changed {
     /// Sets `col` to `value` in the row to return. The row read by `get` keeps the value it
     /// came with.
-    fn set<T: IntoDatum>(&mut self, col: &str, value: T) {
+    fn set<T: IntoDatum>(&mut self, col: &'static str, value: T) {
         let Some(attno) = attno(col) else { column_error(col, "no such column") };
         self.0.retain(|(a, _)| *a != attno);
         self.0.push((attno, value.into_datum()));
     }
 
-    /// The row `trigger` fired for with the columns set.
-    fn apply<'a>(self, trigger: &'a PgTrigger<'a>, new: PgHeapTuple<'a, AllocatedByPostgres>) -> Tuple<'a> {
+    /// The row `trigger` fired for with the columns set; `cols`, that row taken apart, gets
+    /// them too.
+    fn apply<'a>(
+        self,
+        trigger: &'a PgTrigger<'a>,
+        new: PgHeapTuple<'a, AllocatedByPostgres>,
+        cols: &mut Cols,
+    ) -> Tuple<'a> {
         if self.0.is_empty() {
             return new.into_owned();
+        }
+        for (attno, value) in &self.0 {
+            let i = attno.get() - 1;
+            cols.values[i] = value.unwrap_or(pg_sys::Datum::from(0));
+            cols.nulls[i] = value.is_none();
         }
         let data = trigger.trigger_data();
         let row = if pgrx::trigger_support::trigger_fired_by_update(data.tg_event) {
@@ -157,7 +262,7 @@ impl Changed {
 }
 
 /// Reads NEW.status, accepting `cancelled`, and stores the internal spelling back.
-fn normalize_status(row: &PgHeapTuple<'_, AllocatedByPostgres>, changed: &mut Changed) -> Status {
+fn normalize_status(row: &Cols, changed: &mut Changed) -> Status {
     let raw: Option<String> = get(row, "status");
     let status = match raw.as_deref() {
         None => Status::Pending,
@@ -197,26 +302,14 @@ fn subject_to_rls(trigger: &PgTrigger<'_>) -> bool {
 /// runs (`claims::check`, no fence: the surfaces that take a fence check it before they
 /// write). A new claim (the fence moves) was checked by `ops::claiming::claim` under the row lock.
 /// A schema older than 0.3.0 has no claim columns: nothing to check.
-fn guard_claim(
-    old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
-    new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
-    id: i64,
-    from: Status,
-    to: Status,
-) {
+fn guard_claim(old: &Cols, new: &Cols, id: i64, from: Status, to: Status) {
     if let Some(refusal) = claim_refusal(old, new, id, from, to) {
         errors::raise_error(&Error::Claim(refusal));
     }
 }
 
 /// Why `guard_claim` refuses the change, if it does.
-fn claim_refusal(
-    old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
-    new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
-    id: i64,
-    from: Status,
-    to: Status,
-) -> Option<claims::Refusal> {
+fn claim_refusal(old: &Cols, new: &Cols, id: i64, from: Status, to: Status) -> Option<claims::Refusal> {
     if from == to {
         return None;
     }
@@ -237,11 +330,7 @@ fn claim_refusal(
 /// refusal (`store::write::Vetted`). True: leave the row as it is — the change is refused
 /// (the operation then takes its longer way, for its own error), or it writes the todo's own
 /// status and nothing else.
-fn vet_update(
-    trigger: &PgTrigger<'_>,
-    old: &PgHeapTuple<'_, AllocatedByPostgres>,
-    new: &PgHeapTuple<'_, AllocatedByPostgres>,
-) -> bool {
+fn vet_update(old: &Cols, new: &Cols) -> bool {
     if !store::write::vetting_any() {
         return false;
     }
@@ -249,8 +338,7 @@ fn vet_update(
         return false;
     };
     let Some(status_only) = store::write::vetting(&tenant, id) else { return false };
-    let status =
-        |row: &PgHeapTuple<'_, AllocatedByPostgres>| get::<String>(row, "status").and_then(|s| Status::parse(&s));
+    let status = |row: &Cols| get::<String>(row, "status").and_then(|s| Status::parse(&s));
     let (Some(from), Some(to)) = (status(old), status(new)) else {
         return false; // the trigger raises its error
     };
@@ -258,19 +346,16 @@ fn vet_update(
         store::write::vetted(Vetted::Refused);
         return true;
     }
-    let before = StoredTodo { row: old, trigger }.todo();
+    let before = StoredTodo(old).todo();
     let unchanged = status_only && from == to;
     store::write::vetted(if unchanged { Vetted::Unchanged(before) } else { Vetted::Before(before) });
     unchanged
 }
 
 /// A row the trigger fired for, read as a `Todo` (`store::read::TodoColumns`).
-struct StoredTodo<'r, 'a> {
-    row: &'r PgHeapTuple<'a, AllocatedByPostgres>,
-    trigger: &'r PgTrigger<'a>,
-}
+struct StoredTodo<'r>(&'r Cols);
 
-impl StoredTodo<'_, '_> {
+impl StoredTodo<'_> {
     fn todo(&self) -> crate::todo::Todo {
         match store::read::todo_from(self) {
             Ok(todo) => todo,
@@ -279,30 +364,26 @@ impl StoredTodo<'_, '_> {
     }
 }
 
-impl store::read::TodoColumns for StoredTodo<'_, '_> {
+impl store::read::TodoColumns for StoredTodo<'_> {
     type Error = std::convert::Infallible;
     fn text(&self, i: usize) -> Result<Option<String>, Self::Error> {
         let col = store::read::TODO_NAMES[i];
         if col != "metadata" {
-            return Ok(maybe(self.row, col));
+            return Ok(maybe(self.0, col));
         }
         // as `metadata::text` gives it (not re-serialized: callers compare the texts)
-        let Some(attno) = attno(col) else { return Ok(None) };
-        let data = self.trigger.trigger_data();
-        // SAFETY: the trigger's tuple (OLD of an update, the row read) and its relation's
-        // descriptor are valid while it runs; the attribute number is the relation's
-        // (`Layout`), a jsonb column; jsonb_out returns a palloc'd C string.
+        let Some(datum) = attno(col).and_then(|attno| self.0.datum(attno)) else { return Ok(None) };
+        // SAFETY: a value of the jsonb column; jsonb_out returns a palloc'd C string.
         Ok(unsafe {
-            pgrx::heap_getattr_raw(data.tg_trigtuple, attno, (*data.tg_relation).rd_att)
-                .and_then(|datum| pgrx::direct_function_call::<&std::ffi::CStr>(pg_sys::jsonb_out, &[Some(datum)]))
+            pgrx::direct_function_call::<&std::ffi::CStr>(pg_sys::jsonb_out, &[Some(datum)])
                 .map(|text| text.to_string_lossy().into_owned())
         })
     }
     fn int(&self, i: usize) -> Result<Option<i64>, Self::Error> {
-        Ok(maybe(self.row, store::read::TODO_NAMES[i]))
+        Ok(maybe(self.0, store::read::TODO_NAMES[i]))
     }
     fn stamp(&self, i: usize) -> Result<Option<i64>, Self::Error> {
-        Ok(maybe::<TimestampWithTimeZone>(self.row, store::read::TODO_NAMES[i]).map(unix_us))
+        Ok(maybe::<TimestampWithTimeZone>(self.0, store::read::TODO_NAMES[i]).map(unix_us))
     }
 }
 
@@ -314,12 +395,7 @@ impl store::read::TodoColumns for StoredTodo<'_, '_> {
 ///
 /// On a distributed store the trigger runs on a worker, in another backend than the claim
 /// statement's: there the coordinator's `todo.granting` stands for `granting()`.
-fn guard_claim_columns(
-    old: Option<&PgHeapTuple<'_, impl pgrx::WhoAllocated>>,
-    new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
-    id: i64,
-    shard: bool,
-) {
+fn guard_claim_columns(old: Option<&Cols>, new: &Cols, id: i64, shard: bool) {
     if granting() || restoring() || (shard && session::granting_setting()) {
         return;
     }
@@ -366,12 +442,17 @@ fn todos_before_write<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     let _running = Running::on(trigger);
-    let new = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW");
-    let old = trigger.old();
-    if old.as_ref().is_some_and(|old| vet_update(trigger, old, &new)) {
+    let new_row = trigger.new().expect("BEFORE INSERT/UPDATE row trigger has NEW");
+    let (old, new) = rows(trigger);
+    let mut new = new.expect("BEFORE INSERT/UPDATE row trigger has NEW");
+    if old.as_ref().is_some_and(|old| vet_update(old, &new)) {
         return Ok(None);
     }
-    crate::limits::check_row(trigger);
+    // SAFETY: the trigger's relation is valid while it runs; the values are its row's
+    unsafe {
+        let desc = (*trigger.trigger_data().tg_relation).rd_att;
+        crate::limits::check_row(desc, new.values(), old.as_ref().map(Cols::values));
+    }
     let mut changed = Changed::default();
     let shard = on_shard(trigger);
     // The transaction's start, but never before the row's own last stamp: a transaction that
@@ -388,7 +469,7 @@ fn todos_before_write<'a>(
     let to = normalize_status(&new, &mut changed);
     let tenant: Option<String> = get(&new, "tenant_id");
     let Some(tenant) = tenant else {
-        return Ok(Some(changed.apply(trigger, new))); // NOT NULL rejects it with the standard message
+        return Ok(Some(changed.apply(trigger, new_row, &mut new))); // NOT NULL rejects it with the standard message
     };
 
     let from = match &old {
@@ -426,7 +507,7 @@ fn todos_before_write<'a>(
             if get::<i64>(&new, "position").is_none() {
                 changed.set("position", id);
             }
-            guard_claim_columns(None::<&Tuple<'_>>, &new, id, shard);
+            guard_claim_columns(None, &new, id, shard);
             None
         }
         Some(old) => {
@@ -466,7 +547,7 @@ fn todos_before_write<'a>(
     }
 
     // "The writer set it": on INSERT a non-NULL value, on UPDATE a value different from OLD's.
-    let written = |col: &str, new: &PgHeapTuple<'_, AllocatedByPostgres>| -> bool {
+    let written = |col: &'static str, new: &Cols| -> bool {
         let value: Option<TimestampWithTimeZone> = get(new, col);
         match &old {
             None => value.is_some(),
@@ -494,15 +575,15 @@ fn todos_before_write<'a>(
         let version: i32 = get(old, "version").unwrap_or(0);
         changed.set("version", version + 1);
     }
-    let new = changed.apply(trigger, new);
+    let new_row = changed.apply(trigger, new_row, &mut new);
     check_rules(trigger, &new);
-    Ok(Some(new))
+    Ok(Some(new_row))
 }
 
 /// Raises 23514, as the CHECK constraint it replaces did, when the row about to be stored
 /// breaks one of `row_checks`' rules. A row with a NOT NULL column NULL is left to
 /// PostgreSQL, whose message comes first (it checked NOT NULL before the CHECK constraints).
-fn check_rules(trigger: &PgTrigger<'_>, new: &Tuple<'_>) {
+fn check_rules(trigger: &PgTrigger<'_>, new: &Cols) {
     type Stamp = TimestampWithTimeZone;
     let (id, position): (Option<i64>, Option<i64>) = (get(new, "id"), get(new, "position"));
     let (tenant, subject, status): (Option<String>, Option<String>, Option<String>) =
@@ -566,8 +647,9 @@ fn dependencies_before_insert<'a>(
     if restoring() {
         return Ok(Some(new));
     }
+    let cols = rows(trigger).1.expect("BEFORE INSERT row trigger has NEW");
     let (tenant, id, on): (Option<String>, Option<i64>, Option<i64>) =
-        (get(&new, "tenant_id"), get(&new, "todo_id"), get(&new, "depends_on"));
+        (get(&cols, "tenant_id"), get(&cols, "todo_id"), get(&cols, "depends_on"));
     let (Some(tenant), Some(id), Some(on)) = (tenant, id, on) else {
         return Ok(Some(new)); // NOT NULL rejects it
     };
@@ -621,21 +703,18 @@ const LOGGED_TEXT_0_5: &[&str] = &["owner", "external_id"];
 
 /// A column that may be missing from the table (`LOGGED_TEXT_0_5`, `metadata`,
 /// `archived_at`): None then.
-fn maybe<'t, T>(row: &'t PgHeapTuple<'_, impl pgrx::WhoAllocated>, col: &str) -> Option<T>
-where
-    T: FromDatum + IntoDatum + pgrx::datum::UnboxDatum<As<'t> = T> + 't,
-{
-    let attno = attno(col)?;
-    row.get_by_index::<T>(attno).unwrap_or_else(|e| column_error(col, e))
+fn maybe<T: FromDatum + IntoDatum>(row: &Cols, col: &'static str) -> Option<T> {
+    column(col)?;
+    get(row, col)
 }
 
 /// The row's metadata as JSON (None: NULL or no such column).
-fn metadata(row: &PgHeapTuple<'_, impl pgrx::WhoAllocated>) -> Option<serde_json::Value> {
+fn metadata(row: &Cols) -> Option<serde_json::Value> {
     maybe::<pgrx::JsonB>(row, "metadata").map(|j| j.0)
 }
 
 /// An insert event's changes: the row's non-NULL columns.
-fn inserted_columns(new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>) -> store::events::Changes {
+fn inserted_columns(new: &Cols) -> store::events::Changes {
     let mut values = serde_json::Map::new();
     for col in LOGGED_TEXT {
         if let Some(v) = get::<String>(new, col) {
@@ -661,10 +740,7 @@ fn inserted_columns(new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>) -> store::ev
 }
 
 /// An update event's changes: the new values of the columns that differ from `old`'s.
-fn changed_columns(
-    old: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
-    new: &PgHeapTuple<'_, impl pgrx::WhoAllocated>,
-) -> store::events::Changes {
+fn changed_columns(old: &Cols, new: &Cols) -> store::events::Changes {
     let mut values = serde_json::Map::new();
     for col in LOGGED_TEXT {
         let v = get::<String>(new, col);
@@ -696,12 +772,7 @@ fn changed_columns(
 }
 
 /// The key of an event about `row` (its tenant, id and conversation), at `version`.
-fn event_key(
-    row: &PgHeapTuple<'_, AllocatedByPostgres>,
-    version: i32,
-    agent: Option<String>,
-    turn: Option<String>,
-) -> store::events::Key {
+fn event_key(row: &Cols, version: i32, agent: Option<String>, turn: Option<String>) -> store::events::Key {
     store::events::Key {
         tenant: get(row, "tenant_id").unwrap_or_default(),
         id: get(row, "id").unwrap_or(0),
@@ -727,8 +798,8 @@ fn todos_log_event<'a>(
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     let _running = Running::on(trigger);
     let (agent, turn) = (session::agent(), session::turn());
-    let status = |row: &PgHeapTuple<'_, AllocatedByPostgres>| get::<String>(row, "status").unwrap_or_default();
-    let key = match (trigger.old(), trigger.new()) {
+    let status = |row: &Cols| get::<String>(row, "status").unwrap_or_default();
+    let key = match rows(trigger) {
         (None, Some(new)) => {
             if restoring() {
                 return Ok(None);
