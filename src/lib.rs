@@ -75,6 +75,7 @@ pub extern "C-unwind" fn _PG_init() {
 /// about the relation that changed (`relid`; InvalidOid: every relation).
 unsafe extern "C-unwind" fn relation_changed(_arg: pg_sys::Datum, relid: pg_sys::Oid) {
     store::ids::relation_changed(relid);
+    store::id_ranges::relation_changed(relid);
     store::roles::relation_changed(relid);
     store::events::relation_changed(relid);
     triggers::relation_changed(relid);

@@ -252,7 +252,12 @@ fn take(tenant: &str, n: i64, room: i64) -> i64 {
     if !schema_0_4() {
         return from_counter(tenant, n.max(1));
     }
-    if let Some(first) = one::<i64>(FROM_RANGE, &[tenant.into(), n.into(), room.into()], true) {
+    // straight from the table where it can (`id_ranges`), else the statement
+    let taken = match super::id_ranges::take(tenant, n, room) {
+        Some(taken) => taken,
+        None => one::<i64>(FROM_RANGE, &[tenant.into(), n.into(), room.into()], true),
+    };
+    if let Some(first) = taken {
         return first;
     }
     // no range with room that no one holds: a new run from the counter (waiting for a

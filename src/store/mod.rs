@@ -11,6 +11,7 @@ pub mod channel;
 pub mod distribution;
 pub mod edges;
 pub mod events;
+pub mod id_ranges;
 pub mod ids;
 pub mod lease;
 pub mod lists;

@@ -110,7 +110,7 @@ fn look_at() -> Option<Rc<Table>> {
 ///
 /// # Safety
 /// `triggers` is an open relation's trigger description, or null.
-unsafe fn only_key_checks(triggers: *mut pg_sys::TriggerDesc) -> bool {
+pub(in crate::store) unsafe fn only_key_checks(triggers: *mut pg_sys::TriggerDesc) -> bool {
     if triggers.is_null() {
         return true;
     }
@@ -126,7 +126,7 @@ unsafe fn only_key_checks(triggers: *mut pg_sys::TriggerDesc) -> bool {
 ///
 /// # Safety
 /// `rel` is open.
-unsafe fn plain_indexes(rel: pg_sys::Relation) -> bool {
+pub(in crate::store) unsafe fn plain_indexes(rel: pg_sys::Relation) -> bool {
     unsafe {
         let indexes = pg_sys::CatalogOpenIndexes(rel);
         let mut plain = true;

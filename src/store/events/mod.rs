@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::exec;
 
-mod direct;
+pub(in crate::store) mod direct;
 
 /// An event statement: the key and old status (`Key::args`), then `changes` ($8, the whole
 /// object: `Changes::into_json`) and the new status ($9).

@@ -1,0 +1,237 @@
+//! Taking ids from one of a tenant's ranges straight from `todo.id_ranges`' index and heap:
+//! the range with room and the smallest next id that no other transaction holds, locked as
+//! `FOR UPDATE SKIP LOCKED` locks it, then its next id moved on, as `ids::FROM_RANGE` does in
+//! one statement (whose planning aside, executor start and scans of a table this small cost
+//! more than the take itself).
+//!
+//! Only where the statement would do exactly this: the table as the extension made it (no
+//! trigger but its foreign key's checks, no rule, plain indexes, its primary key on
+//! `(tenant_id, slot)`), not distributed, a read-write transaction that is not SERIALIZABLE
+//! (whose reads take predicate locks), and the tenant the context's, which is all that
+//! row-level security lets the statement see. Anything unexpected on the way (a range updated
+//! since the snapshot was taken) leaves the take to the statement, which handles it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use pgrx::prelude::*;
+
+/// `todo.id_ranges` as this backend found it.
+struct Table {
+    relid: pg_sys::Oid,
+    /// its primary key, `(tenant_id, slot)`
+    key: pg_sys::Oid,
+    /// the attribute numbers (from 1) of tenant_id, next_id and last_id
+    tenant: i16,
+    next: i16,
+    last: i16,
+}
+
+thread_local! {
+    /// None: not looked at since the last change of the table; Some(None): not for direct takes.
+    static TABLE: RefCell<Option<Option<Rc<Table>>>> = const { RefCell::new(None) };
+}
+
+/// A relation cache invalidation (`relation_changed` in lib.rs): the table is looked at again.
+pub fn relation_changed(relid: pg_sys::Oid) {
+    TABLE.with(|t| {
+        let mut t = t.borrow_mut();
+        let known = match t.as_ref() {
+            Some(Some(table)) => table.relid == relid || table.key == relid,
+            _ => true,
+        };
+        if relid == pg_sys::InvalidOid || known {
+            *t = None;
+        }
+    });
+}
+
+/// Takes `n` ids (0: only holds the range) from a range of `tenant` with room for `room`: the
+/// first id, or Some(None) when no range that no other transaction holds has room. None: not
+/// taken here (see the module's comment): the caller runs the statement.
+pub fn take(tenant: &str, n: i64, room: i64) -> Option<Option<i64>> {
+    let table = table()?;
+    // SAFETY: reads this backend's transaction state
+    let writable = unsafe { !pg_sys::XactReadOnly && pg_sys::XactIsoLevel != pg_sys::XACT_SERIALIZABLE as i32 };
+    if !writable || super::distribution::distributed() || super::scope::tenant_if_set().as_deref() != Some(tenant) {
+        return None;
+    }
+    // SAFETY: see each step
+    unsafe { table.take(tenant, n, room) }
+}
+
+fn table() -> Option<Rc<Table>> {
+    if let Some(known) = TABLE.with(|t| t.borrow().clone()) {
+        return known;
+    }
+    let found = look_at();
+    TABLE.with(|t| *t.borrow_mut() = Some(found.clone()));
+    found
+}
+
+fn look_at() -> Option<Rc<Table>> {
+    let relid = super::ids::relid(c"id_ranges");
+    if relid == pg_sys::InvalidOid {
+        return None;
+    }
+    // SAFETY: opens the relation under the lock an UPDATE takes, reads its descriptor, flags,
+    // primary key and indexes, and closes it.
+    unsafe {
+        let rel = pg_sys::table_open(relid, pg_sys::RowExclusiveLock as pg_sys::LOCKMODE);
+        let form = &*(*rel).rd_rel;
+        let attno = |name: &str| {
+            crate::tupdesc::columns((*rel).rd_att)
+                .find(|(_, n, _)| n.to_bytes() == name.as_bytes())
+                .map(|(i, _, _)| i as i16 + 1)
+        };
+        let (tenant, next, last, slot) = (attno("tenant_id"), attno("next_id"), attno("last_id"), attno("slot"));
+        #[cfg(not(feature = "pg18"))]
+        let key = pg_sys::RelationGetPrimaryKeyIndex(rel);
+        #[cfg(feature = "pg18")]
+        let key = pg_sys::RelationGetPrimaryKeyIndex(rel, false);
+        let keyed = key != pg_sys::InvalidOid && {
+            let index = pg_sys::index_open(key, pg_sys::AccessShareLock as pg_sys::LOCKMODE);
+            let columns = &(*(*index).rd_index).indkey;
+            let on = (columns.dim1 == 2).then(|| [*columns.values.as_ptr(), *columns.values.as_ptr().add(1)]);
+            pg_sys::index_close(index, pg_sys::AccessShareLock as pg_sys::LOCKMODE);
+            tenant.zip(slot).is_some_and(|(t, s)| on == Some([t, s]))
+        };
+        let plain = form.relkind == pg_sys::RELKIND_RELATION as std::ffi::c_char
+            && super::events::direct::only_key_checks((*rel).trigdesc)
+            && (*rel).rd_rules.is_null()
+            && super::events::direct::plain_indexes(rel)
+            && keyed;
+        pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+        match (plain, tenant, next, last) {
+            (true, Some(tenant), Some(next), Some(last)) => Some(Rc::new(Table { relid, key, tenant, next, last })),
+            _ => None,
+        }
+    }
+}
+
+/// A range found with room: its row (a copy) and next id.
+struct Found {
+    tuple: pg_sys::HeapTuple,
+    next: i64,
+}
+
+impl Table {
+    /// # Safety
+    /// The table was found as the module requires (`look_at`), and the transaction may write it.
+    unsafe fn take(&self, tenant: &str, n: i64, room: i64) -> Option<Option<i64>> {
+        unsafe {
+            // as a statement of its own: it sees what this transaction wrote before
+            pg_sys::CommandCounterIncrement();
+            let rel = pg_sys::table_open(self.relid, pg_sys::RowExclusiveLock as pg_sys::LOCKMODE);
+            let desc = (*rel).rd_att;
+            let snapshot = pg_sys::RegisterSnapshot(pg_sys::GetTransactionSnapshot());
+            // the tenant's ranges with room, by the primary key
+            let mut key = pg_sys::ScanKeyData::default();
+            let tenant_text = tenant.into_datum().expect("a text datum");
+            pg_sys::ScanKeyInit(
+                &mut key,
+                self.tenant,
+                pg_sys::BTEqualStrategyNumber as pg_sys::StrategyNumber,
+                pg_sys::F_TEXTEQ.into(),
+                tenant_text,
+            );
+            let scan = pg_sys::systable_beginscan(rel, self.key, true, snapshot, 1, &mut key);
+            let mut found = Vec::new();
+            loop {
+                let tuple = pg_sys::systable_getnext(scan);
+                if tuple.is_null() {
+                    break;
+                }
+                let int = |attno: i16| {
+                    let mut null = false;
+                    let datum = pg_sys::heap_getattr(tuple, attno as i32, desc, &mut null);
+                    (!null).then(|| datum.value() as i64)
+                };
+                if let (Some(next), Some(last)) = (int(self.next), int(self.last)) {
+                    if last - next + 1 >= room {
+                        found.push(Found { tuple: pg_sys::heap_copytuple(tuple), next });
+                    }
+                }
+            }
+            pg_sys::systable_endscan(scan);
+            pg_sys::UnregisterSnapshot(snapshot);
+            found.sort_by_key(|f| f.next);
+            let mut taken = Some(None);
+            for f in &found {
+                match self.lock(rel, f.tuple) {
+                    pg_sys::TM_Result::TM_Ok => {
+                        if n != 0 {
+                            self.move_on(rel, f, n);
+                        }
+                        taken = Some(Some(f.next));
+                        break;
+                    }
+                    // held by another transaction: the next range
+                    pg_sys::TM_Result::TM_WouldBlock => continue,
+                    // changed since the snapshot (or otherwise unexpected): the statement's way
+                    _ => {
+                        taken = None;
+                        break;
+                    }
+                }
+            }
+            for f in found {
+                pg_sys::heap_freetuple(f.tuple);
+            }
+            pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+            taken
+        }
+    }
+
+    /// Locks the row `FOR UPDATE`, not waiting for another transaction that holds it.
+    ///
+    /// # Safety
+    /// `rel` is the open table, `tuple` a copy of one of its rows.
+    unsafe fn lock(&self, rel: pg_sys::Relation, tuple: pg_sys::HeapTuple) -> pg_sys::TM_Result::Type {
+        unsafe {
+            let mut locked = pg_sys::HeapTupleData { t_self: (*tuple).t_self, ..Default::default() };
+            let mut buffer: pg_sys::Buffer = 0;
+            let mut failure = pg_sys::TM_FailureData::default();
+            let result = pg_sys::heap_lock_tuple(
+                rel,
+                &mut locked,
+                pg_sys::GetCurrentCommandId(true),
+                pg_sys::LockTupleMode::LockTupleExclusive,
+                pg_sys::LockWaitPolicy::LockWaitSkip,
+                false,
+                &mut buffer,
+                &mut failure,
+            );
+            if buffer != 0 {
+                pg_sys::ReleaseBuffer(buffer);
+            }
+            result
+        }
+    }
+
+    /// Moves the locked range's next id on by `n`, as the statement's UPDATE does (its indexes
+    /// too, unless the update is HOT); the change is seen by the next command.
+    ///
+    /// # Safety
+    /// `rel` is the open table, `f.tuple` a copy of a row this transaction has locked.
+    unsafe fn move_on(&self, rel: pg_sys::Relation, f: &Found, n: i64) {
+        unsafe {
+            let mut column = [self.next as std::ffi::c_int];
+            let mut value = [pg_sys::Datum::from(f.next + n)];
+            let mut null = [false];
+            let changed = pg_sys::heap_modify_tuple_by_cols(
+                f.tuple,
+                (*rel).rd_att,
+                1,
+                column.as_mut_ptr(),
+                value.as_mut_ptr(),
+                null.as_mut_ptr(),
+            );
+            let indexes = pg_sys::CatalogOpenIndexes(rel);
+            pg_sys::CatalogTupleUpdateWithInfo(rel, &mut (*f.tuple).t_self, changed, indexes);
+            pg_sys::CatalogCloseIndexes(indexes);
+            pg_sys::heap_freetuple(changed);
+            pg_sys::CommandCounterIncrement();
+        }
+    }
+}
