@@ -5,6 +5,19 @@ use std::ffi::CStr;
 
 use pgrx::pg_sys;
 
+/// The type of each column of `desc`, by index (InvalidOid for a dropped one).
+///
+/// # Safety
+/// `desc` is a valid tuple descriptor.
+pub unsafe fn types(desc: pg_sys::TupleDesc) -> Vec<pg_sys::Oid> {
+    // SAFETY: the caller's; `natts` counts its attributes
+    let mut types = vec![pg_sys::InvalidOid; unsafe { (*desc).natts } as usize];
+    for (i, _, att) in unsafe { columns(desc) } {
+        types[i] = att.atttypid;
+    }
+    types
+}
+
 /// Each column of `desc` that is not dropped: its index (attribute number − 1), its name and
 /// its attribute.
 ///

@@ -106,3 +106,82 @@ pub fn begin_write() {
         pg_sys::GetCurrentTransactionId();
     }
 }
+
+/// One row of the statement just run, taken apart once (`heap_deform_tuple`), its columns
+/// read by position (from 1) as the types the statement gives them: pgrx's rows read each
+/// column with a walk of the tuple up to it and copy it through a memory context.
+pub(crate) struct Tuple<'t> {
+    types: &'t [pg_sys::Oid],
+    values: &'t [pg_sys::Datum],
+    nulls: &'t [bool],
+}
+
+impl<'t> Tuple<'t> {
+    /// Column `i`'s value (None: NULL); it must be of type `oid`.
+    fn datum(&self, i: usize, oid: pg_sys::Oid) -> Option<pg_sys::Datum> {
+        let found = self.types.get(i - 1).copied();
+        if found != Some(oid) {
+            errors::raise(
+                PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                format!("pg_todos: column {i} of a statement's row is not of type {oid:?} but {found:?}"),
+                "",
+            );
+        }
+        (!self.nulls[i - 1]).then(|| self.values[i - 1])
+    }
+
+    pub(crate) fn int(&self, i: usize) -> Option<i64> {
+        // SAFETY: an int8 datum, by value
+        self.datum(i, pg_sys::INT8OID).map(|d| unsafe { i64::from_datum(d, false) }.unwrap_or_default())
+    }
+
+    pub(crate) fn bool(&self, i: usize) -> Option<bool> {
+        self.datum(i, pg_sys::BOOLOID).map(|d| d.value() != 0)
+    }
+
+    /// A text column, borrowed from the row (or its detoasted copy, in the statement's memory).
+    pub(crate) fn text(&self, i: usize) -> Option<&'t str> {
+        let datum = self.datum(i, pg_sys::TEXTOID)?;
+        // SAFETY: a text datum; its detoasted form lives as long as the statement's results
+        unsafe {
+            let text = pg_sys::pg_detoast_datum_packed(datum.cast_mut_ptr());
+            let bytes = std::slice::from_raw_parts(
+                pgrx::varlena::vardata_any(text) as *const u8,
+                pgrx::varlena::varsize_any_exhdr(text),
+            );
+            Some(std::str::from_utf8(bytes).unwrap_or_else(|e| {
+                errors::raise(PgSqlErrorCode::ERRCODE_CHARACTER_NOT_IN_REPERTOIRE, format!("pg_todos: {e}"), "")
+            }))
+        }
+    }
+
+    pub(crate) fn stamp(&self, i: usize) -> Option<i64> {
+        // SAFETY: a timestamptz datum, by value
+        self.datum(i, pg_sys::TIMESTAMPTZOID)
+            .and_then(|d| unsafe { pgrx::datum::TimestampWithTimeZone::from_datum(d, false) })
+            .map(crate::time::unix_us)
+    }
+}
+
+/// `f` of each row of the statement just run (`table`, SPI's tuple table), in order.
+pub(crate) fn tuples<R>(table: &SpiTupleTable<'_>, mut f: impl FnMut(&Tuple<'_>) -> R) -> Vec<R> {
+    let mut out = Vec::with_capacity(table.len());
+    // SAFETY: `table` is SPI's result of the statement just run (its global tuple table, which
+    // nothing has replaced since), with `len` rows of its descriptor
+    unsafe {
+        let spi = pg_sys::SPI_tuptable;
+        if spi.is_null() || table.is_empty() {
+            return out;
+        }
+        let desc = (*spi).tupdesc;
+        let types = crate::tupdesc::types(desc);
+        let n = types.len();
+        let (mut values, mut nulls) = (vec![pg_sys::Datum::from(0); n], vec![true; n]);
+        for k in 0..table.len() {
+            let tuple = *(*spi).vals.add(k);
+            pg_sys::heap_deform_tuple(tuple, desc, values.as_mut_ptr(), nulls.as_mut_ptr());
+            out.push(f(&Tuple { types: &types, values: &values, nulls: &nulls }));
+        }
+    }
+    out
+}

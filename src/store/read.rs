@@ -1,15 +1,13 @@
 //! Todos as the surfaces read them: the writ's rows with their marks, whole rows for the
 //! tool dialects and REST, the ready queue, and locking the rows an operation changes.
 
-use pgrx::datum::{DatumWithOid, TimestampWithTimeZone};
-use pgrx::spi::SpiHeapTupleData;
+use pgrx::datum::DatumWithOid;
 
-use super::{one, with_plan};
+use super::{one, tuples, with_plan, Tuple};
 use crate::claims;
 use crate::errors;
 use crate::open_statuses;
 use crate::status::Status;
-use crate::time::unix_us;
 use crate::todo::Todo;
 use crate::writ::render::{Marks, Row};
 
@@ -57,23 +55,19 @@ const MARKS: &str = concat!(
 fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
     let mut any_marks = false;
     let mut rows = with_plan(sql, args, false, |table| {
-        table
-            .map(|r| {
-                let status: String = r.get(3)?.unwrap_or_default();
-                let holder: Option<String> = r.get(5)?;
-                any_marks |= r.get::<bool>(7)?.unwrap_or(false) || r.get::<bool>(8)?.unwrap_or(false);
-                Ok(Row {
-                    id: r.get(1)?.unwrap_or_default(),
-                    subject: r.get(2)?.unwrap_or_default(),
-                    status: Status::parse(&status).unwrap_or(Status::Pending),
-                    tenant_wide: r.get(4)?.unwrap_or(false),
-                    marks: Marks {
-                        claim: holder.map(|h| (h, r.get(6).ok().flatten().unwrap_or(false))),
-                        ..Marks::default()
-                    },
-                })
-            })
-            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+        Ok(tuples(&table, |r| {
+            any_marks |= r.bool(7).unwrap_or(false) || r.bool(8).unwrap_or(false);
+            Row {
+                id: r.int(1).unwrap_or_default(),
+                subject: r.text(2).unwrap_or_default().to_string(),
+                status: r.text(3).and_then(Status::parse).unwrap_or(Status::Pending),
+                tenant_wide: r.bool(4).unwrap_or(false),
+                marks: Marks {
+                    claim: r.text(5).map(|h| (h.to_string(), r.bool(6).unwrap_or(false))),
+                    ..Marks::default()
+                },
+            }
+        }))
     });
     if any_marks {
         let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
@@ -191,28 +185,29 @@ pub fn todo_from<C: TodoColumns>(c: &C) -> Result<Todo, C::Error> {
 }
 
 /// A statement's row, its `TODO_COLUMNS` from its first column on.
-struct Returned<'r, 'a>(&'r SpiHeapTupleData<'a>);
-
-impl TodoColumns for Returned<'_, '_> {
-    type Error = pgrx::spi::Error;
+impl TodoColumns for Tuple<'_> {
+    type Error = std::convert::Infallible;
     fn text(&self, i: usize) -> Result<Option<String>, Self::Error> {
-        self.0.get(i + 1)
+        Ok(Tuple::text(self, i + 1).map(str::to_string))
     }
     fn int(&self, i: usize) -> Result<Option<i64>, Self::Error> {
-        self.0.get(i + 1)
+        Ok(Tuple::int(self, i + 1))
     }
     fn stamp(&self, i: usize) -> Result<Option<i64>, Self::Error> {
-        Ok(self.0.get::<TimestampWithTimeZone>(i + 1)?.map(unix_us))
+        Ok(Tuple::stamp(self, i + 1))
     }
 }
 
 /// The `Todo` in `TODO_COLUMNS` of a row, from its first column on.
-pub(super) fn todo_at(r: &SpiHeapTupleData<'_>) -> Result<Todo, pgrx::spi::Error> {
-    todo_from(&Returned(r))
+fn todo_at(r: &Tuple<'_>) -> Todo {
+    match todo_from(r) {
+        Ok(todo) => todo,
+        Err(never) => match never {},
+    }
 }
 
 pub(super) fn parse_todos(table: pgrx::spi::SpiTupleTable<'_>) -> Result<Vec<Todo>, pgrx::spi::Error> {
-    table.map(|r| todo_at(&r)).collect()
+    Ok(tuples(&table, todo_at))
 }
 
 /// Runs a query whose rows are `TODO_COLUMNS`. Read-only until the transaction has an xid
@@ -382,16 +377,13 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
     let [a, b] = find.arguments();
     let args: [DatumWithOid<'_>; 4] = [tenant.into(), id, a.into(), b.into()];
     with_plan(&sql, &args, true, |table| {
-        table
-            .map(|r| {
-                let todo = todo_at(&r)?;
-                let holder: Option<String> = r.get(21)?;
-                let expires: Option<i64> = r.get::<TimestampWithTimeZone>(22)?.map(unix_us);
-                let claim = holder.zip(expires).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
-                let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.get(23)?.unwrap_or(0) };
-                Ok(Locked { todo, claim: state })
-            })
-            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+        Ok(tuples(&table, |r| {
+            let todo = todo_at(r);
+            let holder = r.text(21).map(str::to_string);
+            let claim = holder.zip(r.stamp(22)).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
+            let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.int(23).unwrap_or(0) };
+            Locked { todo, claim: state }
+        }))
     })
 }
 

@@ -54,16 +54,25 @@ impl Marks {
 /// Stored text on one line: control characters (newlines included), Unicode line and
 /// paragraph separators and bidirectional overrides become a space.
 pub fn fold(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}');
-            if c.is_control() || bidi || c == '\u{2028}' || c == '\u{2029}' {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(text.len());
+    fold_into(&mut out, text);
+    out
+}
+
+/// `fold(text)` appended to `out`; printable ASCII (most text) is copied as it is.
+pub fn fold_into(out: &mut String, text: &str) {
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        out.push_str(text);
+        return;
+    }
+    out.extend(text.chars().map(|c| {
+        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}');
+        if c.is_control() || bidi || c == '\u{2028}' || c == '\u{2029}' {
+            ' '
+        } else {
+            c
+        }
+    }));
 }
 
 /// `[<header>]`, the body, `[END TODO]`.
@@ -184,8 +193,41 @@ fn row_line(r: &Row, room: usize) -> String {
         Status::Canceled => "✗ ",
         Status::Pending | Status::Blocked => "",
     };
-    let scope = if r.tenant_wide { " (tenant-wide)" } else { "" };
-    format!("{marker}#{} [{}] {}{}{scope}", r.id, r.status, fold(prefix(&r.subject, room)), r.marks.suffix())
+    let subject = prefix(&r.subject, room);
+    let mut line = String::with_capacity(subject.len() + 48);
+    line.push_str(marker);
+    line.push('#');
+    line.push_str(itoa(r.id, &mut [0; 20]));
+    line.push_str(" [");
+    line.push_str(r.status.as_str());
+    line.push_str("] ");
+    fold_into(&mut line, subject);
+    if r.marks != Marks::default() {
+        line.push_str(&r.marks.suffix());
+    }
+    if r.tenant_wide {
+        line.push_str(" (tenant-wide)");
+    }
+    line
+}
+
+/// `n` in decimal, written into `buf` (a list writes one per row: no formatter).
+fn itoa(n: i64, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    std::str::from_utf8(&buf[i..]).expect("ASCII digits")
 }
 
 /// The list body: the counts line, then in_progress rows, then pending and blocked rows,
@@ -403,6 +445,44 @@ mod tests {
 
     fn row(id: i64, status: Status, subject: &str, tenant_wide: bool) -> Row {
         Row { id, subject: subject.into(), status, tenant_wide, marks: Marks::default() }
+    }
+
+    #[test]
+    fn a_row_line_is_the_format_it_replaced() {
+        // the line as `format!` built it before rows were written piece by piece
+        let reference = |r: &Row, room: usize| {
+            let marker = match r.status {
+                Status::InProgress => "▶ ",
+                Status::Completed => "✓ ",
+                Status::Canceled => "✗ ",
+                Status::Pending | Status::Blocked => "",
+            };
+            let scope = if r.tenant_wide { " (tenant-wide)" } else { "" };
+            format!("{marker}#{} [{}] {}{}{scope}", r.id, r.status, fold(prefix(&r.subject, room)), r.marks.suffix())
+        };
+        let marks = [
+            Marks::default(),
+            Marks { blocked_by: vec![3, 4], ..Marks::default() },
+            Marks { claim: Some(("agent\nb".into(), true)), progress: Some((1, 3)), ..Marks::default() },
+            Marks { claim: Some(("a".into(), false)), ..Marks::default() },
+        ];
+        let subjects = ["ship it", "", "tab\there", "bidi \u{202e}x", "ünïcödé ✓", "line\u{2028}sep", "del\u{7f}"];
+        for (k, id) in [0, 7, -3, 42, i64::MAX, i64::MIN].into_iter().enumerate() {
+            for status in [Status::Pending, Status::InProgress, Status::Blocked, Status::Completed, Status::Canceled] {
+                for subject in subjects {
+                    let r = Row {
+                        id,
+                        subject: subject.into(),
+                        status,
+                        tenant_wide: k % 2 == 0,
+                        marks: marks[k % marks.len()].clone(),
+                    };
+                    for room in [0, 3, 8, 1000] {
+                        assert_eq!(row_line(&r, room), reference(&r, room), "{id} {status} {subject:?} {room}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
