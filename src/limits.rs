@@ -14,6 +14,7 @@ use pgrx::prelude::*;
 use pgrx::varlena::{vardata_any, varsize_any, varsize_any_exhdr};
 
 use crate::errors;
+use crate::tupdesc::Deformed;
 use pg_todos_core::limits::{self as rules, Exceeded, JsonTextLength, JsonToken, Setting, Size};
 
 macro_rules! settings {
@@ -96,7 +97,7 @@ pub fn raise(e: &Exceeded) -> ! {
 ///
 /// # Safety
 /// `desc` is the rows' tuple descriptor, and the values are those of its columns, in order.
-pub unsafe fn check_row(desc: pg_sys::TupleDesc, new: Values<'_>, old: Option<Values<'_>>) {
+pub unsafe fn check_row(desc: pg_sys::TupleDesc, new: &Deformed, old: Option<&Deformed>) {
     // SAFETY: reads a GUC variable of this backend.
     if unsafe { !pg_sys::row_security } {
         return;
@@ -120,20 +121,6 @@ pub unsafe fn check_row(desc: pg_sys::TupleDesc, new: Values<'_>, old: Option<Va
                 raise(&Exceeded { what: name.to_string(), setting, size, limit });
             }
         }
-    }
-}
-
-/// A row's values taken apart (`heap_deform_tuple`): each column's datum and whether it is NULL.
-#[derive(Clone, Copy)]
-pub struct Values<'a> {
-    pub values: &'a [pg_sys::Datum],
-    pub nulls: &'a [bool],
-}
-
-impl Values<'_> {
-    /// Column `i`'s value (from 0), None when NULL.
-    pub fn get(&self, i: usize) -> Option<pg_sys::Datum> {
-        (!self.nulls.get(i).copied().unwrap_or(true)).then(|| self.values[i])
     }
 }
 

@@ -23,6 +23,7 @@ use crate::status::{self, Status};
 use crate::store;
 use crate::store::write::Vetted;
 use crate::time::{now_us, unix_us};
+use crate::tupdesc::Deformed;
 
 type Tuple<'a> = PgHeapTuple<'a, AllocatedByRust>;
 
@@ -145,37 +146,13 @@ fn attno(col: &'static str) -> Option<NonZeroUsize> {
     column(col).map(|(attno, _)| attno)
 }
 
-/// A row the trigger fired for, its columns taken apart once (`heap_deform_tuple`): reading
-/// a column of the tuple itself walks every column before it, each time.
-struct Cols {
-    values: Vec<pg_sys::Datum>,
-    nulls: Vec<bool>,
-}
-
-impl Cols {
-    /// # Safety
-    /// `tuple` is a valid tuple of `desc`'s relation, and outlives the `Cols` (its values may
-    /// point into it).
-    unsafe fn of(tuple: pg_sys::HeapTuple, desc: pg_sys::TupleDesc) -> Cols {
-        // SAFETY: the caller's; `natts` counts the descriptor's attributes, the arrays have as many
-        let n = unsafe { (*desc).natts } as usize;
-        let mut cols = Cols { values: vec![pg_sys::Datum::from(0); n], nulls: vec![true; n] };
-        unsafe { pg_sys::heap_deform_tuple(tuple, desc, cols.values.as_mut_ptr(), cols.nulls.as_mut_ptr()) };
-        cols
-    }
-
-    fn values(&self) -> crate::limits::Values<'_> {
-        crate::limits::Values { values: &self.values, nulls: &self.nulls }
-    }
-
-    /// The value of attribute `attno` (None: NULL, or past the row's columns).
-    fn datum(&self, attno: NonZeroUsize) -> Option<pg_sys::Datum> {
-        self.values().get(attno.get() - 1)
-    }
+/// The value of attribute `attno` of `row` (None: NULL, or past the row's columns).
+fn datum(row: &Deformed, attno: NonZeroUsize) -> Option<pg_sys::Datum> {
+    row.get(attno.get() - 1)
 }
 
 /// The rows `trigger` fired for, taken apart: (OLD, NEW), each where its event has one.
-fn rows(trigger: &PgTrigger<'_>) -> (Option<Cols>, Option<Cols>) {
+fn rows(trigger: &PgTrigger<'_>) -> (Option<Deformed>, Option<Deformed>) {
     use pgrx::trigger_support::{trigger_fired_by_delete, trigger_fired_by_insert, trigger_fired_by_update};
     let data = trigger.trigger_data();
     // SAFETY: a row trigger's relation, descriptor and tuples are valid while it runs; an
@@ -183,7 +160,7 @@ fn rows(trigger: &PgTrigger<'_>) -> (Option<Cols>, Option<Cols>) {
     // delete's `tg_trigtuple`.
     unsafe {
         let desc = (*data.tg_relation).rd_att;
-        let of = |tuple| Some(Cols::of(tuple, desc));
+        let of = |tuple| Some(Deformed::of(tuple, desc));
         match data.tg_event {
             e if trigger_fired_by_insert(e) => (None, of(data.tg_trigtuple)),
             e if trigger_fired_by_update(e) => (of(data.tg_trigtuple), of(data.tg_newtuple)),
@@ -193,9 +170,9 @@ fn rows(trigger: &PgTrigger<'_>) -> (Option<Cols>, Option<Cols>) {
     }
 }
 
-fn get<T: FromDatum + IntoDatum>(row: &Cols, col: &'static str) -> Option<T> {
+fn get<T: FromDatum + IntoDatum>(row: &Deformed, col: &'static str) -> Option<T> {
     let Some((attno, typoid)) = column(col) else { column_error(col, "no such column") };
-    let datum = row.datum(attno)?;
+    let datum = datum(row, attno)?;
     // SAFETY: the datum is of the column's type, `typoid`, which `try_from_datum` checks T against
     unsafe { T::try_from_datum(datum, false, typoid) }.unwrap_or_else(|e| column_error(col, e))
 }
@@ -224,15 +201,13 @@ impl Changed {
         self,
         trigger: &'a PgTrigger<'a>,
         new: PgHeapTuple<'a, AllocatedByPostgres>,
-        cols: &mut Cols,
+        cols: &mut Deformed,
     ) -> Tuple<'a> {
         if self.0.is_empty() {
             return new.into_owned();
         }
         for (attno, value) in &self.0 {
-            let i = attno.get() - 1;
-            cols.values[i] = value.unwrap_or(pg_sys::Datum::from(0));
-            cols.nulls[i] = value.is_none();
+            cols.set(attno.get() - 1, *value);
         }
         let data = trigger.trigger_data();
         let row = if pgrx::trigger_support::trigger_fired_by_update(data.tg_event) {
@@ -262,7 +237,7 @@ impl Changed {
 }
 
 /// Reads NEW.status, accepting `cancelled`, and stores the internal spelling back.
-fn normalize_status(row: &Cols, changed: &mut Changed) -> Status {
+fn normalize_status(row: &Deformed, changed: &mut Changed) -> Status {
     let raw: Option<String> = get(row, "status");
     let status = match raw.as_deref() {
         None => Status::Pending,
@@ -302,14 +277,14 @@ fn subject_to_rls(trigger: &PgTrigger<'_>) -> bool {
 /// runs (`claims::check`, no fence: the surfaces that take a fence check it before they
 /// write). A new claim (the fence moves) was checked by `ops::claiming::claim` under the row lock.
 /// A schema older than 0.3.0 has no claim columns: nothing to check.
-fn guard_claim(old: &Cols, new: &Cols, id: i64, from: Status, to: Status) {
+fn guard_claim(old: &Deformed, new: &Deformed, id: i64, from: Status, to: Status) {
     if let Some(refusal) = claim_refusal(old, new, id, from, to) {
         errors::raise_error(&Error::Claim(refusal));
     }
 }
 
 /// Why `guard_claim` refuses the change, if it does.
-fn claim_refusal(old: &Cols, new: &Cols, id: i64, from: Status, to: Status) -> Option<claims::Refusal> {
+fn claim_refusal(old: &Deformed, new: &Deformed, id: i64, from: Status, to: Status) -> Option<claims::Refusal> {
     if from == to {
         return None;
     }
@@ -330,7 +305,7 @@ fn claim_refusal(old: &Cols, new: &Cols, id: i64, from: Status, to: Status) -> O
 /// refusal (`store::write::Vetted`). True: leave the row as it is — the change is refused
 /// (the operation then takes its longer way, for its own error), or it writes the todo's own
 /// status and nothing else.
-fn vet_update(old: &Cols, new: &Cols) -> bool {
+fn vet_update(old: &Deformed, new: &Deformed) -> bool {
     if !store::write::vetting_any() {
         return false;
     }
@@ -338,7 +313,7 @@ fn vet_update(old: &Cols, new: &Cols) -> bool {
         return false;
     };
     let Some(status_only) = store::write::vetting(&tenant, id) else { return false };
-    let status = |row: &Cols| get::<String>(row, "status").and_then(|s| Status::parse(&s));
+    let status = |row: &Deformed| get::<String>(row, "status").and_then(|s| Status::parse(&s));
     let (Some(from), Some(to)) = (status(old), status(new)) else {
         return false; // the trigger raises its error
     };
@@ -353,7 +328,7 @@ fn vet_update(old: &Cols, new: &Cols) -> bool {
 }
 
 /// A row the trigger fired for, read as a `Todo` (`store::read::TodoColumns`).
-struct StoredTodo<'r>(&'r Cols);
+struct StoredTodo<'r>(&'r Deformed);
 
 impl StoredTodo<'_> {
     fn todo(&self) -> crate::todo::Todo {
@@ -367,12 +342,12 @@ impl StoredTodo<'_> {
 impl store::read::TodoColumns for StoredTodo<'_> {
     type Error = std::convert::Infallible;
     fn text(&self, i: usize) -> Result<Option<String>, Self::Error> {
-        let col = store::read::TODO_NAMES[i];
+        let col = store::read::todo_name(i);
         if col != "metadata" {
             return Ok(maybe(self.0, col));
         }
         // as `metadata::text` gives it (not re-serialized: callers compare the texts)
-        let Some(datum) = attno(col).and_then(|attno| self.0.datum(attno)) else { return Ok(None) };
+        let Some(datum) = attno(col).and_then(|attno| datum(self.0, attno)) else { return Ok(None) };
         // SAFETY: a value of the jsonb column; jsonb_out returns a palloc'd C string.
         Ok(unsafe {
             pgrx::direct_function_call::<&std::ffi::CStr>(pg_sys::jsonb_out, &[Some(datum)])
@@ -380,10 +355,10 @@ impl store::read::TodoColumns for StoredTodo<'_> {
         })
     }
     fn int(&self, i: usize) -> Result<Option<i64>, Self::Error> {
-        Ok(maybe(self.0, store::read::TODO_NAMES[i]))
+        Ok(maybe(self.0, store::read::todo_name(i)))
     }
     fn stamp(&self, i: usize) -> Result<Option<i64>, Self::Error> {
-        Ok(maybe::<TimestampWithTimeZone>(self.0, store::read::TODO_NAMES[i]).map(unix_us))
+        Ok(maybe::<TimestampWithTimeZone>(self.0, store::read::todo_name(i)).map(unix_us))
     }
 }
 
@@ -395,7 +370,7 @@ impl store::read::TodoColumns for StoredTodo<'_> {
 ///
 /// On a distributed store the trigger runs on a worker, in another backend than the claim
 /// statement's: there the coordinator's `todo.granting` stands for `granting()`.
-fn guard_claim_columns(old: Option<&Cols>, new: &Cols, id: i64, shard: bool) {
+fn guard_claim_columns(old: Option<&Deformed>, new: &Deformed, id: i64, shard: bool) {
     if granting() || restoring() || (shard && session::granting_setting()) {
         return;
     }
@@ -451,7 +426,7 @@ fn todos_before_write<'a>(
     // SAFETY: the trigger's relation is valid while it runs; the values are its row's
     unsafe {
         let desc = (*trigger.trigger_data().tg_relation).rd_att;
-        crate::limits::check_row(desc, new.values(), old.as_ref().map(Cols::values));
+        crate::limits::check_row(desc, &new, old.as_ref());
     }
     let mut changed = Changed::default();
     let shard = on_shard(trigger);
@@ -547,7 +522,7 @@ fn todos_before_write<'a>(
     }
 
     // "The writer set it": on INSERT a non-NULL value, on UPDATE a value different from OLD's.
-    let written = |col: &'static str, new: &Cols| -> bool {
+    let written = |col: &'static str, new: &Deformed| -> bool {
         let value: Option<TimestampWithTimeZone> = get(new, col);
         match &old {
             None => value.is_some(),
@@ -583,7 +558,7 @@ fn todos_before_write<'a>(
 /// Raises 23514, as the CHECK constraint it replaces did, when the row about to be stored
 /// breaks one of `row_checks`' rules. A row with a NOT NULL column NULL is left to
 /// PostgreSQL, whose message comes first (it checked NOT NULL before the CHECK constraints).
-fn check_rules(trigger: &PgTrigger<'_>, new: &Cols) {
+fn check_rules(trigger: &PgTrigger<'_>, new: &Deformed) {
     type Stamp = TimestampWithTimeZone;
     let (id, position): (Option<i64>, Option<i64>) = (get(new, "id"), get(new, "position"));
     let (tenant, subject, status): (Option<String>, Option<String>, Option<String>) =
@@ -703,18 +678,18 @@ const LOGGED_TEXT_0_5: &[&str] = &["owner", "external_id"];
 
 /// A column that may be missing from the table (`LOGGED_TEXT_0_5`, `metadata`,
 /// `archived_at`): None then.
-fn maybe<T: FromDatum + IntoDatum>(row: &Cols, col: &'static str) -> Option<T> {
+fn maybe<T: FromDatum + IntoDatum>(row: &Deformed, col: &'static str) -> Option<T> {
     column(col)?;
     get(row, col)
 }
 
 /// The row's metadata as JSON (None: NULL or no such column).
-fn metadata(row: &Cols) -> Option<serde_json::Value> {
+fn metadata(row: &Deformed) -> Option<serde_json::Value> {
     maybe::<pgrx::JsonB>(row, "metadata").map(|j| j.0)
 }
 
 /// An insert event's changes: the row's non-NULL columns.
-fn inserted_columns(new: &Cols) -> store::events::Changes {
+fn inserted_columns(new: &Deformed) -> store::events::Changes {
     let mut values = serde_json::Map::new();
     for col in LOGGED_TEXT {
         if let Some(v) = get::<String>(new, col) {
@@ -740,7 +715,7 @@ fn inserted_columns(new: &Cols) -> store::events::Changes {
 }
 
 /// An update event's changes: the new values of the columns that differ from `old`'s.
-fn changed_columns(old: &Cols, new: &Cols) -> store::events::Changes {
+fn changed_columns(old: &Deformed, new: &Deformed) -> store::events::Changes {
     let mut values = serde_json::Map::new();
     for col in LOGGED_TEXT {
         let v = get::<String>(new, col);
@@ -772,7 +747,7 @@ fn changed_columns(old: &Cols, new: &Cols) -> store::events::Changes {
 }
 
 /// The key of an event about `row` (its tenant, id and conversation), at `version`.
-fn event_key(row: &Cols, version: i32, agent: Option<String>, turn: Option<String>) -> store::events::Key {
+fn event_key(row: &Deformed, version: i32, agent: Option<String>, turn: Option<String>) -> store::events::Key {
     store::events::Key {
         tenant: get(row, "tenant_id").unwrap_or_default(),
         id: get(row, "id").unwrap_or(0),
@@ -798,7 +773,7 @@ fn todos_log_event<'a>(
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     let _running = Running::on(trigger);
     let (agent, turn) = (session::agent(), session::turn());
-    let status = |row: &Cols| get::<String>(row, "status").unwrap_or_default();
+    let status = |row: &Deformed| get::<String>(row, "status").unwrap_or_default();
     let key = match rows(trigger) {
         (None, Some(new)) => {
             if restoring() {
@@ -847,7 +822,7 @@ fn tenants_changed<'a>(
     _trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     // by name, not the trigger's relation: on Citus it fires on a placement of the reference table
-    store::ids::announce_tenants_changed(store::ids::relid(c"tenants"));
+    store::ids::announce_tenants_changed(store::catalog::relid(c"tenants"));
     Ok(None)
 }
 

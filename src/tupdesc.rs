@@ -1,5 +1,6 @@
 //! The columns of a relation's tuple descriptor, as PostgreSQL 15 and 17+ keep them (17 moved
-//! the full attributes behind `TupleDescAttr`, keeping compact ones in the descriptor).
+//! the full attributes behind `TupleDescAttr`, keeping compact ones in the descriptor), and a
+//! row of one taken apart.
 
 use std::ffi::CStr;
 
@@ -41,4 +42,58 @@ pub unsafe fn columns<'a>(
         let name = unsafe { CStr::from_ptr(att.attname.data.as_ptr()) };
         (!att.attisdropped).then_some((i, name, att))
     })
+}
+
+/// A row taken apart once (`heap_deform_tuple`): each column's datum and whether it is NULL,
+/// by index (attribute number − 1). Reading a column of the row itself walks every column
+/// before it, each time. Its values may point into the row it was taken from.
+pub struct Deformed {
+    values: Vec<pg_sys::Datum>,
+    nulls: Vec<bool>,
+}
+
+impl Deformed {
+    /// Room for a row of `desc`, every column NULL.
+    ///
+    /// # Safety
+    /// `desc` is a valid tuple descriptor.
+    pub unsafe fn room(desc: pg_sys::TupleDesc) -> Deformed {
+        // SAFETY: the caller's; `natts` counts its attributes
+        let n = unsafe { (*desc).natts } as usize;
+        Deformed { values: vec![pg_sys::Datum::from(0); n], nulls: vec![true; n] }
+    }
+
+    /// `tuple` taken apart.
+    ///
+    /// # Safety
+    /// As `fill`.
+    pub unsafe fn of(tuple: pg_sys::HeapTuple, desc: pg_sys::TupleDesc) -> Deformed {
+        // SAFETY: the caller's
+        unsafe {
+            let mut row = Deformed::room(desc);
+            row.fill(tuple, desc);
+            row
+        }
+    }
+
+    /// Takes `tuple` apart in place of the row held.
+    ///
+    /// # Safety
+    /// `tuple` is a valid row of `desc`, the descriptor this was made for, and outlives the
+    /// values read.
+    pub unsafe fn fill(&mut self, tuple: pg_sys::HeapTuple, desc: pg_sys::TupleDesc) {
+        // SAFETY: the caller's; the arrays have a place for each of the descriptor's attributes
+        unsafe { pg_sys::heap_deform_tuple(tuple, desc, self.values.as_mut_ptr(), self.nulls.as_mut_ptr()) };
+    }
+
+    /// Column `i`'s value (None: NULL, or past the row's columns).
+    pub fn get(&self, i: usize) -> Option<pg_sys::Datum> {
+        (!self.nulls.get(i).copied().unwrap_or(true)).then(|| self.values[i])
+    }
+
+    /// Sets column `i` to `value` (None: NULL).
+    pub fn set(&mut self, i: usize, value: Option<pg_sys::Datum>) {
+        self.values[i] = value.unwrap_or(pg_sys::Datum::from(0));
+        self.nulls[i] = value.is_none();
+    }
 }

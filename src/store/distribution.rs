@@ -11,7 +11,7 @@ use std::cell::RefCell;
 
 use pgrx::prelude::*;
 
-use super::ids::local_xact;
+use super::catalog::local_xact;
 use crate::session;
 
 thread_local! {

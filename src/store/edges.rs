@@ -54,7 +54,7 @@ impl Checked {
     fn now(tenant: &str, id: i64, on: i64) -> Checked {
         // SAFETY: reads this backend's current subtransaction id.
         let subxact = unsafe { pg_sys::GetCurrentSubTransactionId() };
-        Checked { lxid: super::ids::local_xact(), subxact, tenant: tenant.to_string(), id, on }
+        Checked { lxid: super::catalog::local_xact(), subxact, tenant: tenant.to_string(), id, on }
     }
 }
 

@@ -11,10 +11,9 @@
 //! row-level security lets the statement see. Anything unexpected on the way (a range updated
 //! since the snapshot was taken) leaves the take to the statement, which handles it.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use pgrx::prelude::*;
+
+use super::catalog::{self, Lookup};
 
 /// `todo.id_ranges` as this backend found it.
 struct Table {
@@ -28,29 +27,20 @@ struct Table {
 }
 
 thread_local! {
-    /// None: not looked at since the last change of the table; Some(None): not for direct takes.
-    static TABLE: RefCell<Option<Option<Rc<Table>>>> = const { RefCell::new(None) };
+    /// The table as found (None: not for direct takes, see the module's comment).
+    static TABLE: Lookup<Table> = const { Lookup::new() };
 }
 
 /// A relation cache invalidation (`relation_changed` in lib.rs): the table is looked at again.
 pub fn relation_changed(relid: pg_sys::Oid) {
-    TABLE.with(|t| {
-        let mut t = t.borrow_mut();
-        let known = match t.as_ref() {
-            Some(Some(table)) => table.relid == relid || table.key == relid,
-            _ => true,
-        };
-        if relid == pg_sys::InvalidOid || known {
-            *t = None;
-        }
-    });
+    TABLE.with(|t| t.forget(relid, |table| table.relid == relid || table.key == relid));
 }
 
 /// Takes `n` ids (0: only holds the range) from a range of `tenant` with room for `room`: the
 /// first id, or Some(None) when no range that no other transaction holds has room. None: not
 /// taken here (see the module's comment): the caller runs the statement.
 pub fn take(tenant: &str, n: i64, room: i64) -> Option<Option<i64>> {
-    let table = table()?;
+    let table = TABLE.with(|t| t.get(look_at))?;
     // SAFETY: reads this backend's transaction state
     let writable = unsafe { !pg_sys::XactReadOnly && pg_sys::XactIsoLevel != pg_sys::XACT_SERIALIZABLE as i32 };
     if !writable || super::distribution::distributed() || super::scope::tenant_if_set().as_deref() != Some(tenant) {
@@ -60,17 +50,8 @@ pub fn take(tenant: &str, n: i64, room: i64) -> Option<Option<i64>> {
     unsafe { table.take(tenant, n, room) }
 }
 
-fn table() -> Option<Rc<Table>> {
-    if let Some(known) = TABLE.with(|t| t.borrow().clone()) {
-        return known;
-    }
-    let found = look_at();
-    TABLE.with(|t| *t.borrow_mut() = Some(found.clone()));
-    found
-}
-
-fn look_at() -> Option<Rc<Table>> {
-    let relid = super::ids::relid(c"id_ranges");
+fn look_at() -> Option<Table> {
+    let relid = catalog::relid(c"id_ranges");
     if relid == pg_sys::InvalidOid {
         return None;
     }
@@ -78,7 +59,6 @@ fn look_at() -> Option<Rc<Table>> {
     // primary key and indexes, and closes it.
     unsafe {
         let rel = pg_sys::table_open(relid, pg_sys::RowExclusiveLock as pg_sys::LOCKMODE);
-        let form = &*(*rel).rd_rel;
         let attno = |name: &str| {
             crate::tupdesc::columns((*rel).rd_att)
                 .find(|(_, n, _)| n.to_bytes() == name.as_bytes())
@@ -96,14 +76,10 @@ fn look_at() -> Option<Rc<Table>> {
             pg_sys::index_close(index, pg_sys::AccessShareLock as pg_sys::LOCKMODE);
             tenant.zip(slot).is_some_and(|(t, s)| on == Some([t, s]))
         };
-        let plain = form.relkind == pg_sys::RELKIND_RELATION as std::ffi::c_char
-            && super::events::direct::only_key_checks((*rel).trigdesc)
-            && (*rel).rd_rules.is_null()
-            && super::events::direct::plain_indexes(rel)
-            && keyed;
+        let plain = keyed && catalog::as_made(rel);
         pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
         match (plain, tenant, next, last) {
-            (true, Some(tenant), Some(next), Some(last)) => Some(Rc::new(Table { relid, key, tenant, next, last })),
+            (true, Some(tenant), Some(next), Some(last)) => Some(Table { relid, key, tenant, next, last }),
             _ => None,
         }
     }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use pgrx::prelude::*;
 
+use super::catalog::{local_xact, relid};
 use super::{exec, one};
 use crate::errors;
 
@@ -138,16 +139,6 @@ unsafe extern "C-unwind" fn forget_rolled_back(
     }
 }
 
-pub(crate) fn local_xact() -> pg_sys::LocalTransactionId {
-    // SAFETY: MyProc is set for every backend that runs SQL.
-    #[cfg(feature = "pg15")]
-    let lxid = unsafe { (*pg_sys::MyProc).lxid };
-    // PostgreSQL 17 moved it into the virtual transaction id
-    #[cfg(not(feature = "pg15"))]
-    let lxid = unsafe { (*pg_sys::MyProc).vxid.lxid };
-    lxid
-}
-
 /// Raises 42704 unless `tenant` is a row of `todo.tenants` (as the calling user can see it).
 /// A tenant found registered is not looked up again until `todo.tenants` changes.
 pub fn require_registered(tenant: &str) {
@@ -172,18 +163,6 @@ pub fn require_registered(tenant: &str) {
         }
         r.tenants.entry(tenant.to_string()).or_default().push(user);
     });
-}
-
-/// The oid of table `todo.<name>`, or InvalidOid.
-pub fn relid(name: &std::ffi::CStr) -> pg_sys::Oid {
-    // SAFETY: catalog lookups by name (cached); a missing schema or table gives InvalidOid.
-    unsafe {
-        let schema = pg_sys::get_namespace_oid(c"todo".as_ptr(), true);
-        if schema == pg_sys::InvalidOid {
-            return pg_sys::InvalidOid;
-        }
-        pg_sys::get_relname_relid(name.as_ptr(), schema)
-    }
 }
 
 /// Whether the database's schema is 0.4.0's or later (it has `todo.id_ranges` and the trigger

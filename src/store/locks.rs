@@ -70,7 +70,7 @@ fn lock_row(tenant: &str, name: &str, advisory: impl FnOnce()) {
 
 /// Whether the database has `todo.locks` (a database not yet updated to 0.9.0 has not).
 pub fn has_lock_rows() -> bool {
-    super::ids::relid(c"locks") != pg_sys::InvalidOid
+    super::catalog::relid(c"locks") != pg_sys::InvalidOid
 }
 
 /// Locks the todos `ids` of the tenant (those that exist) in ascending id order, `FOR NO KEY

@@ -7,6 +7,7 @@
 //! security, and the extension must not. Every statement runs through a plan saved once per
 //! backend (`with_plan`).
 
+pub mod catalog;
 pub mod channel;
 pub mod distribution;
 pub mod edges;
@@ -112,8 +113,7 @@ pub fn begin_write() {
 /// column with a walk of the tuple up to it and copy it through a memory context.
 pub(crate) struct Tuple<'t> {
     types: &'t [pg_sys::Oid],
-    values: &'t [pg_sys::Datum],
-    nulls: &'t [bool],
+    row: &'t crate::tupdesc::Deformed,
 }
 
 impl<'t> Tuple<'t> {
@@ -127,7 +127,7 @@ impl<'t> Tuple<'t> {
                 "",
             );
         }
-        (!self.nulls[i - 1]).then(|| self.values[i - 1])
+        self.row.get(i - 1)
     }
 
     pub(crate) fn int(&self, i: usize) -> Option<i64> {
@@ -175,12 +175,10 @@ pub(crate) fn tuples<R>(table: &SpiTupleTable<'_>, mut f: impl FnMut(&Tuple<'_>)
         }
         let desc = (*spi).tupdesc;
         let types = crate::tupdesc::types(desc);
-        let n = types.len();
-        let (mut values, mut nulls) = (vec![pg_sys::Datum::from(0); n], vec![true; n]);
+        let mut row = crate::tupdesc::Deformed::room(desc);
         for k in 0..table.len() {
-            let tuple = *(*spi).vals.add(k);
-            pg_sys::heap_deform_tuple(tuple, desc, values.as_mut_ptr(), nulls.as_mut_ptr());
-            out.push(f(&Tuple { types: &types, values: &values, nulls: &nulls }));
+            row.fill(*(*spi).vals.add(k), desc);
+            out.push(f(&Tuple { types: &types, row: &row }));
         }
     }
     out

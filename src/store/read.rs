@@ -119,36 +119,21 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
 }
 
 /// The columns of a `Todo`, in its order (unqualified: for statements on `todo.todos` alone,
-/// and their RETURNING). `TODO_NAMES` names them.
+/// and their RETURNING); `todo_name` names them.
 pub(super) const TODO_COLUMNS: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
     status, priority, position, completion_criteria, agent_type, outcome,
     created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id";
 
-/// The column of `todo.todos` behind each of `TODO_COLUMNS`, in the same order.
-pub const TODO_NAMES: [&str; 20] = [
-    "id",
-    "conversation_id",
-    "turn_id",
-    "agent_id",
-    "subject",
-    "description",
-    "active_form",
-    "status",
-    "priority",
-    "position",
-    "completion_criteria",
-    "agent_type",
-    "outcome",
-    "created_at",
-    "updated_at",
-    "started_at",
-    "completed_at",
-    "owner",
-    "metadata",
-    "external_id",
-];
+/// The column of `todo.todos` behind column `i` (from 0) of `TODO_COLUMNS` (`metadata` for
+/// `metadata::text`).
+pub fn todo_name(i: usize) -> &'static str {
+    static NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        TODO_COLUMNS.split(',').map(|c| c.trim()).map(|c| c.strip_suffix("::text").unwrap_or(c)).collect()
+    });
+    NAMES[i]
+}
 
-/// Where `todo_from` reads a todo: column `i` of `TODO_NAMES` as text (`metadata` as its
+/// Where `todo_from` reads a todo: column `i` of `TODO_COLUMNS` as text (`metadata` as its
 /// JSON text), as an integer, or as a time stamp in microseconds since the Unix epoch.
 pub trait TodoColumns {
     type Error;

@@ -10,7 +10,7 @@ use std::panic::AssertUnwindSafe;
 use pgrx::prelude::*;
 use pgrx::PgTryBuilder;
 
-use super::ids::relid;
+use super::catalog::relid;
 
 thread_local! {
     /// The binding of each user looked up (None: not bound). Kept across transactions until

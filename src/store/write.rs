@@ -103,6 +103,11 @@ fn values(fields: &Map<String, Value>, cols: &[&str], first: usize) -> (Vec<Stri
     (exprs, args)
 }
 
+/// `col = expr, …`: an UPDATE's SET list.
+fn assignments(cols: &[&str], exprs: &[String]) -> String {
+    cols.iter().zip(exprs).map(|(c, e)| format!("{c} = {e}")).collect::<Vec<_>>().join(", ")
+}
+
 /// Inserts a todo of `tenant` with the given id (None: the tenant's next, from the row
 /// trigger), parent and columns (others from their defaults: the context's conversation,
 /// agent and turn unless given) and returns it.
@@ -129,7 +134,7 @@ pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo
     let (exprs, rest) = values(fields, &cols, 3);
     let sql = format!(
         "UPDATE todo.todos u SET {} WHERE u.tenant_id = $1 AND u.id = $2 RETURNING {TODO_COLUMNS}",
-        cols.iter().zip(&exprs).map(|(c, e)| format!("{c} = {e}")).collect::<Vec<_>>().join(", ")
+        assignments(&cols, &exprs)
     );
     let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into()];
     args.extend(rest);
@@ -202,7 +207,7 @@ pub fn update_vetted(tenant: &str, find: Find<'_>, id: i64, fields: &Map<String,
     let (exprs, rest) = values(fields, &cols, 5);
     let sql = format!(
         "UPDATE todo.todos t SET {} WHERE t.tenant_id = $1 AND t.id = $2 AND {} RETURNING {TODO_COLUMNS}",
-        cols.iter().zip(&exprs).map(|(c, e)| format!("{c} = {e}")).collect::<Vec<_>>().join(", "),
+        assignments(&cols, &exprs),
         find.condition(),
     );
     let [a, b] = find.arguments();

@@ -10,13 +10,13 @@
 //! or with a predicate, a deferred unique or exclusion constraint, a distributed store) the
 //! caller's INSERT statement writes the event.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use pgrx::prelude::*;
 use serde_json::Value;
 
-use super::{Changes, Key};
+use super::change::{Changes, Key};
+use crate::store::catalog::{self, Lookup};
 
 /// The columns of `todo.events`, in the order of `Table::attnos`.
 const COLUMNS: [&str; 12] = [
@@ -43,24 +43,14 @@ pub struct Table {
 }
 
 thread_local! {
-    /// None: not looked at since the last change of the table; Some(None): not for direct
-    /// appends (see the module's comment).
-    static TABLE: RefCell<Option<Option<Rc<Table>>>> = const { RefCell::new(None) };
+    /// The table as found (None: not for direct appends, see the module's comment).
+    static TABLE: Lookup<Table> = const { Lookup::new() };
 }
 
 /// A relation cache invalidation (an index, a trigger or a column added, the extension
 /// updated) makes the table be looked at again.
 pub fn relation_changed(relid: pg_sys::Oid) {
-    TABLE.with(|t| {
-        let mut t = t.borrow_mut();
-        let known = match t.as_ref() {
-            Some(Some(table)) => table.relid == relid,
-            _ => true, // not found, or not direct: the table may just have been made or changed
-        };
-        if relid == pg_sys::InvalidOid || known {
-            *t = None;
-        }
-    });
+    TABLE.with(|t| t.forget(relid, |table| table.relid == relid));
 }
 
 /// The table, when events may be appended to it directly.
@@ -68,16 +58,11 @@ pub fn table() -> Option<Rc<Table>> {
     if super::super::distribution::distributed() {
         return None;
     }
-    if let Some(known) = TABLE.with(|t| t.borrow().clone()) {
-        return known;
-    }
-    let found = look_at();
-    TABLE.with(|t| *t.borrow_mut() = Some(found.clone()));
-    found
+    TABLE.with(|t| t.get(look_at))
 }
 
-fn look_at() -> Option<Rc<Table>> {
-    let relid = super::super::ids::relid(c"events");
+fn look_at() -> Option<Table> {
+    let relid = catalog::relid(c"events");
     if relid == pg_sys::InvalidOid {
         return None;
     }
@@ -85,61 +70,19 @@ fn look_at() -> Option<Rc<Table>> {
     // flags and its indexes' descriptions, and closes them.
     unsafe {
         let rel = pg_sys::table_open(relid, pg_sys::RowExclusiveLock as pg_sys::LOCKMODE);
-        let form = &*(*rel).rd_rel;
-        let plain = form.relkind == pg_sys::RELKIND_RELATION as std::ffi::c_char
-            && only_key_checks((*rel).trigdesc)
-            && (*rel).rd_rules.is_null();
         let desc = (*rel).rd_att;
         let natts = (*desc).natts as usize;
         let mut attnos = [usize::MAX; 12];
-        let mut known = plain;
+        let mut known = true;
         for (i, name, _) in crate::tupdesc::columns(desc) {
             match COLUMNS.iter().position(|c| c.as_bytes() == name.to_bytes()) {
                 Some(k) => attnos[k] = i,
                 None => known = false,
             }
         }
-        known = known && attnos.iter().all(|a| *a != usize::MAX) && plain_indexes(rel);
+        known = known && attnos.iter().all(|a| *a != usize::MAX) && catalog::as_made(rel);
         pg_sys::table_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
-        known.then(|| Rc::new(Table { relid, natts, attnos }))
-    }
-}
-
-/// Whether the only triggers are the checks of the table's own foreign keys (to
-/// `todo.tenants`: the todo's tenant, whose row the todo's foreign key holds already).
-///
-/// # Safety
-/// `triggers` is an open relation's trigger description, or null.
-pub(in crate::store) unsafe fn only_key_checks(triggers: *mut pg_sys::TriggerDesc) -> bool {
-    if triggers.is_null() {
-        return true;
-    }
-    unsafe {
-        (0..(*triggers).numtriggers as usize).all(|i| {
-            let trigger = &*(*triggers).triggers.add(i);
-            trigger.tgisinternal && pg_sys::RI_FKey_trigger_type(trigger.tgfoid) == pg_sys::RI_TRIGGER_FK as i32
-        })
-    }
-}
-
-/// Whether every index of `rel` is on plain columns, without a predicate, and checked at once.
-///
-/// # Safety
-/// `rel` is open.
-pub(in crate::store) unsafe fn plain_indexes(rel: pg_sys::Relation) -> bool {
-    unsafe {
-        let indexes = pg_sys::CatalogOpenIndexes(rel);
-        let mut plain = true;
-        for i in 0..(*indexes).ri_NumIndices as usize {
-            let info = &**(*indexes).ri_IndexRelationInfo.add(i);
-            let index = *(*indexes).ri_IndexRelationDescs.add(i);
-            plain &= info.ii_Expressions.is_null()
-                && info.ii_Predicate.is_null()
-                && info.ii_ExclusionOps.is_null()
-                && (*(*index).rd_index).indimmediate;
-        }
-        pg_sys::CatalogCloseIndexes(indexes);
-        plain
+        known.then_some(Table { relid, natts, attnos })
     }
 }
 
