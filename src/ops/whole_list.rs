@@ -12,6 +12,7 @@ use crate::claims::EdgeError;
 use crate::error::Error;
 use crate::replace::{self, Incoming, Stored};
 use crate::status::{check_transition, Status};
+use crate::store::write::ListRow;
 use crate::todo::Todo;
 use crate::{session, store};
 
@@ -161,10 +162,8 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     });
     store::write::delete_many(tenant, &deleted);
     store::write::archive_many(tenant, &archived);
-    // the columns every item sets: its own, and its content as the subject
-    let mut names: Vec<&str> =
-        items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
-    names.push("subject");
+    // the columns every item sets besides its content (the subject)
+    let names: Vec<&str> = items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
     let fresh = found.iter().filter(|f| f.is_none()).count() as i64;
     let mut next = if fresh > 0 { store::ids::reserve_todo_ids(tenant, fresh) } else { 0 };
     let (mut ids, mut slots) = (Vec::with_capacity(items.len()), Vec::with_capacity(items.len()));
@@ -182,24 +181,25 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     slots.sort_unstable();
     let (mut inserts, mut updates, mut reopen) = (Vec::new(), Vec::new(), Vec::new());
     for (i, item) in items.iter().enumerate() {
-        let mut row = item.columns.clone();
-        row.insert("id".into(), json!(ids[i]));
-        row.insert("status".into(), json!(statuses[i].as_str()));
-        row.insert("position".into(), json!(slots[i]));
-        row.insert("subject".into(), json!(item.content));
+        let row = ListRow {
+            id: ids[i],
+            status: statuses[i].as_str(),
+            position: slots[i],
+            subject: &item.content,
+            columns: &item.columns,
+        };
         match found[i] {
-            None => inserts.push(Value::Object(row)),
+            None => inserts.push(row),
             Some(t) => {
-                let current = columns_of(t);
                 let changed = t.status != statuses[i]
                     || t.position != slots[i]
                     || t.subject != item.content
-                    || item.columns.iter().any(|(k, v)| current.get(k) != Some(v));
+                    || item.columns.iter().any(|(k, v)| !holds(t, k, v));
                 if changed {
                     if check_transition(t.status, statuses[i]).is_err() {
                         reopen.push(t.id);
                     }
-                    updates.push(Value::Object(row));
+                    updates.push(row);
                 }
             }
         }
@@ -213,14 +213,21 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     Ok(ids)
 }
 
-/// The columns of a stored todo an item may set besides its content, for comparing.
-fn columns_of(t: &Todo) -> Value {
-    json!({
-        "priority": t.priority,
-        "active_form": t.active_form,
-        "description": t.description,
-        "external_id": t.external_id,
-    })
+/// Whether stored todo `t` holds `value` in column `column` (one an item may set besides its
+/// content; any other is taken as changed).
+fn holds(t: &Todo, column: &str, value: &Value) -> bool {
+    let stored = match column {
+        "priority" => &t.priority,
+        "active_form" => &t.active_form,
+        "description" => &t.description,
+        "external_id" => &t.external_id,
+        _ => return false,
+    };
+    match (stored, value) {
+        (None, Value::Null) => true,
+        (Some(s), Value::String(v)) => s == v,
+        _ => false,
+    }
 }
 
 /// Replaces the list with a markdown checklist document (Goose's, Continue's): its checkbox

@@ -87,6 +87,84 @@ fn run_plan<R>(
     result.unwrap_or_else(|e| spi_error(e))
 }
 
+/// A statement prepared with `CURSOR_OPT_GENERIC_PLAN` and kept (`with_generic_plan`).
+struct GenericPlan(std::ptr::NonNull<pg_sys::_SPI_plan>);
+
+thread_local! {
+    /// The statements `with_generic_plan` runs, prepared once per backend and kept.
+    static GENERIC_PLANS: RefCell<HashMap<String, GenericPlan>> = RefCell::new(HashMap::new());
+}
+
+fn generic_plan(sql: &str, args: &[DatumWithOid<'_>]) -> *mut pg_sys::_SPI_plan {
+    if let Some(plan) = GENERIC_PLANS.with(|p| p.borrow().get(sql).map(|g| g.0.as_ptr())) {
+        return plan;
+    }
+    let text = std::ffi::CString::new(sql).expect("statement texts hold no NUL");
+    let mut types: Vec<pg_sys::Oid> = args.iter().map(|a| a.oid()).collect();
+    // SAFETY: a statement and its argument types; SPI is connected (the caller's Spi::connect)
+    let plan = unsafe {
+        pg_sys::SPI_prepare_cursor(
+            text.as_ptr(),
+            types.len() as i32,
+            types.as_mut_ptr(),
+            pg_sys::CURSOR_OPT_GENERIC_PLAN as i32,
+        )
+    };
+    let Some(plan) = std::ptr::NonNull::new(plan) else {
+        // SAFETY: SPI_result is SPI's status of the prepare that just failed
+        spi_error(pgrx::spi::Spi::check_status(unsafe { pg_sys::SPI_result }).err().unwrap_or(pgrx::spi::Error::NoTupleTable))
+    };
+    // SAFETY: a plan SPI_prepare_cursor just made: moved out of SPI's memory, kept for the backend
+    unsafe { pg_sys::SPI_keepplan(plan.as_ptr()) };
+    GENERIC_PLANS.with(|p| p.borrow_mut().insert(sql.to_string(), GenericPlan(plan)));
+    plan.as_ptr()
+}
+
+/// Runs `sql` as `with_plan` does but always through its generic plan, and hands `f` the
+/// number of rows (read them with `rows`). For a statement whose plan is the same whatever
+/// its values (an index every value uses the same way) and that PostgreSQL would otherwise
+/// plan again on every call: the plan cache keeps planning for each call's values while its
+/// generic plan's estimate is the higher, as it is for a few rows of one tenant's list.
+pub(crate) fn with_generic_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: impl FnOnce(usize) -> R) -> R {
+    if !write && distribution::read_needs_block() {
+        return crate::session::isolated(|| run_generic_plan(sql, args, write, f));
+    }
+    run_generic_plan(sql, args, write, f)
+}
+
+fn run_generic_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: impl FnOnce(usize) -> R) -> R {
+    distribution::sync_context();
+    Spi::connect_mut(|_client| {
+        let plan = generic_plan(sql, args);
+        let mut values: Vec<pg_sys::Datum> = Vec::with_capacity(args.len());
+        let mut nulls: Vec<std::ffi::c_char> = Vec::with_capacity(args.len());
+        for arg in args {
+            match arg.datum() {
+                Some(d) => {
+                    values.push(d.sans_lifetime());
+                    nulls.push(b' ' as std::ffi::c_char);
+                }
+                None => {
+                    values.push(pg_sys::Datum::from(0usize));
+                    nulls.push(b'n' as std::ffi::c_char);
+                }
+            }
+        }
+        // SAFETY: a kept plan with these argument types (the statement text fixes them) and
+        // its values; SPI is connected. Read-only as pgrx runs a read: until the transaction
+        // has an xid (see `begin_write`)
+        let rows = unsafe {
+            pg_sys::SPI_tuptable = std::ptr::null_mut();
+            let read_only = !write && pg_sys::GetCurrentTransactionIdIfAny() == pg_sys::InvalidTransactionId;
+            let status = pg_sys::SPI_execute_plan(plan, values.as_mut_ptr(), nulls.as_mut_ptr(), read_only, 0);
+            pgrx::spi::Spi::check_status(status)?;
+            pg_sys::SPI_processed as usize
+        };
+        Ok::<_, pgrx::spi::Error>(f(rows))
+    })
+    .unwrap_or_else(|e| spi_error(e))
+}
+
 /// The first column of the first row (None: no row, or NULL).
 pub(crate) fn one<T: FromDatum + IntoDatum>(sql: &str, args: &[DatumWithOid<'_>], write: bool) -> Option<T> {
     with_plan(sql, args, write, |rows| if rows.is_empty() { Ok(None) } else { rows.first().get_one::<T>() })
@@ -164,19 +242,24 @@ impl<'t> Tuple<'t> {
 }
 
 /// `f` of each row of the statement just run (`table`, SPI's tuple table), in order.
-pub(crate) fn tuples<R>(table: &SpiTupleTable<'_>, mut f: impl FnMut(&Tuple<'_>) -> R) -> Vec<R> {
-    let mut out = Vec::with_capacity(table.len());
-    // SAFETY: `table` is SPI's result of the statement just run (its global tuple table, which
-    // nothing has replaced since), with `len` rows of its descriptor
+pub(crate) fn tuples<R>(table: &SpiTupleTable<'_>, f: impl FnMut(&Tuple<'_>) -> R) -> Vec<R> {
+    rows(table.len(), f)
+}
+
+/// `f` of each of the `len` rows of the statement just run (SPI's tuple table), in order.
+pub(crate) fn rows<R>(len: usize, mut f: impl FnMut(&Tuple<'_>) -> R) -> Vec<R> {
+    let mut out = Vec::with_capacity(len);
+    // SAFETY: SPI's global tuple table holds the `len` rows of the statement just run (nothing
+    // has replaced it since), of its descriptor
     unsafe {
         let spi = pg_sys::SPI_tuptable;
-        if spi.is_null() || table.is_empty() {
+        if spi.is_null() || len == 0 {
             return out;
         }
         let desc = (*spi).tupdesc;
         let types = crate::tupdesc::types(desc);
         let mut row = crate::tupdesc::Deformed::room(desc);
-        for k in 0..table.len() {
+        for k in 0..len.min((*spi).numvals as usize) {
             row.fill(*(*spi).vals.add(k), desc);
             out.push(f(&Tuple { types: &types, row: &row }));
         }

@@ -376,14 +376,15 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
 /// never changed by a replace) in ascending id order, `FOR UPDATE` (a whole-list replace
 /// may delete any of them), and returns them in position order.
 pub fn lock_conversation(tenant: &str, conversation: &str) -> Vec<Todo> {
-    let mut todos = with_plan(
+    // always the generic plan: the conversation's index, whatever the tenant and list
+    let mut todos = super::with_generic_plan(
         &format!(
             "SELECT {TODO_COLUMNS} FROM todo.todos t
               WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id FOR UPDATE"
         ),
         &[tenant.into(), conversation.into()],
         true,
-        parse_todos,
+        |n| super::rows(n, todo_at),
     );
     todos.sort_by_key(|t| (t.position, t.id));
     todos

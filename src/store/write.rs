@@ -236,13 +236,6 @@ fn written_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
     with_plan(sql, args, true, parse_todos)
 }
 
-fn record_columns(names: &[&str]) -> (String, String) {
-    assert!(names.iter().all(|n| WRITABLE.contains(n)), "writable columns only");
-    let set = names.iter().map(|c| format!(", {c} = r.{c}")).collect::<String>();
-    let types = names.iter().map(|c| format!(", {c} {}", column_type(c))).collect::<String>();
-    (set, types)
-}
-
 /// Deletes these todos of the tenant.
 pub fn delete_many(tenant: &str, ids: &[i64]) {
     if !ids.is_empty() {
@@ -274,54 +267,134 @@ pub fn reopen_many(tenant: &str, ids: &[i64]) {
     }
 }
 
-/// Updates many todos of the tenant in one statement: each row of `rows` is `{"id", "status",
-/// "position", <names>…}` (the named columns are text).
-pub fn update_many(tenant: &str, names: &[&str], rows: &[Value]) {
+/// One todo of a list written whole: its id, status, position and subject, and its values
+/// of the other columns every row of the list sets (the `names` given with the rows).
+pub struct ListRow<'a> {
+    pub id: i64,
+    pub status: &'static str,
+    pub position: i64,
+    pub subject: &'a str,
+    pub columns: &'a Map<String, Value>,
+}
+
+/// The rows' values of each column `names` names, one array each (a column's type is text,
+/// a value a string or null); None when a value is of another JSON type: the caller then
+/// hands the rows to `jsonb_to_recordset`, which converts it (or raises its error).
+fn text_arrays<'a>(names: &[&str], rows: &[ListRow<'a>]) -> Option<Vec<Vec<Option<&'a str>>>> {
+    assert!(names.iter().all(|n| WRITABLE.contains(n)), "writable columns only");
+    names
+        .iter()
+        .map(|name| {
+            if column_type(name) != "text" {
+                return None;
+            }
+            rows.iter()
+                .map(|r| match r.columns.get(*name) {
+                    None | Some(Value::Null) => Some(None),
+                    Some(Value::String(s)) => Some(Some(s.as_str())),
+                    Some(_) => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The FROM item of a list's rows and its parameters, from parameter `first` on: the arrays
+/// of `text_arrays` through `unnest` (whose row count PostgreSQL knows, so an update joins
+/// each row by its key), else the rows as JSON through `jsonb_to_recordset`. Columns `id`,
+/// `status`, `position`, `subject`, then `names`.
+fn list_rows<'a>(names: &[&str], rows: &[ListRow<'a>], first: usize) -> (String, Vec<DatumWithOid<'a>>) {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let statuses: Vec<&str> = rows.iter().map(|r| r.status).collect();
+    let positions: Vec<i64> = rows.iter().map(|r| r.position).collect();
+    let subjects: Vec<&str> = rows.iter().map(|r| r.subject).collect();
+    let columns = names.iter().map(|c| format!(", {c}")).collect::<String>();
+    if let Some(arrays) = text_arrays(names, rows) {
+        let params = (first..first + 4 + names.len()).map(|p| format!("${p}")).collect::<Vec<_>>().join(", ");
+        let mut args: Vec<DatumWithOid<'a>> = vec![ids.into(), statuses.into(), positions.into(), subjects.into()];
+        args.extend(arrays.into_iter().map(DatumWithOid::from));
+        return (format!("unnest({params}) AS r(id, status, position, subject{columns})"), args);
+    }
+    let types = names.iter().map(|c| format!(", {c} {}", column_type(c))).collect::<String>();
+    let json: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut row = r.columns.clone();
+            row.insert("id".into(), r.id.into());
+            row.insert("status".into(), r.status.into());
+            row.insert("position".into(), r.position.into());
+            row.insert("subject".into(), r.subject.into());
+            Value::Object(row)
+        })
+        .collect();
+    (
+        format!("jsonb_to_recordset(${first}) AS r(id bigint, status text, position bigint, subject text{types})"),
+        vec![pgrx::JsonB(Value::Array(json)).into()],
+    )
+}
+
+/// Updates many todos of the tenant in one statement, each to its row's status, position,
+/// subject and `names` columns.
+pub fn update_many(tenant: &str, names: &[&str], rows: &[ListRow<'_>]) {
     if rows.is_empty() {
         return;
     }
-    let (set, types) = record_columns(names);
+    let set = names.iter().map(|c| format!(", {c} = r.{c}")).collect::<String>();
+    let (from, rest) = list_rows(names, rows, 2);
+    let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into()];
+    args.extend(rest);
     exec(
         &format!(
-            "UPDATE todo.todos t SET status = r.status, position = r.position{set}
-               FROM jsonb_to_recordset($2) AS r(id bigint, status text, position bigint{types})
-              WHERE t.tenant_id = $1 AND t.id = r.id RETURNING t.id"
+            "UPDATE todo.todos t SET status = r.status, position = r.position, subject = r.subject{set}
+               FROM {from} WHERE t.tenant_id = $1 AND t.id = r.id RETURNING t.id"
         ),
-        &[tenant.into(), pgrx::JsonB(Value::Array(rows.to_vec())).into()],
+        &args,
     );
 }
 
-/// Inserts many todos of the tenant's conversation in one statement, ids given (reserved
-/// with `reserve_todo_ids`); rows as for `update_many`.
-pub fn insert_many(tenant: &str, conversation: &str, names: &[&str], rows: &[Value]) {
+/// Inserts many todos of the tenant's conversation in one statement, in position order, ids
+/// given (reserved with `reserve_todo_ids`); rows as for `update_many`.
+pub fn insert_many(tenant: &str, conversation: &str, names: &[&str], rows: &[ListRow<'_>]) {
     if rows.is_empty() {
         return;
     }
     let list = names.iter().map(|c| format!(", {c}")).collect::<String>();
     if super::distribution::distributed() {
         // one INSERT … VALUES per row, in position order (see `field`)
-        let values = names.iter().map(|c| format!(", {}", field(c, 3))).collect::<String>();
+        let values = names.iter().map(|c| format!(", {}", field(c, 7))).collect::<String>();
         let sql = format!(
-            "INSERT INTO todo.todos (tenant_id, conversation_id, id, status, position{list})
-             VALUES ($1, $2, ($3->>'id')::bigint, $3->>'status', ($3->>'position')::bigint{values})"
+            "INSERT INTO todo.todos (tenant_id, conversation_id, id, status, position, subject{list})
+             VALUES ($1, $2, $3, $4, $5, $6{values})"
         );
-        let mut rows = rows.to_vec();
-        rows.sort_by_key(|r| r.get("position").and_then(Value::as_i64));
-        for row in rows {
-            exec(&sql, &[tenant.into(), conversation.into(), pgrx::JsonB(row).into()]);
+        let mut order: Vec<&ListRow<'_>> = rows.iter().collect();
+        order.sort_by_key(|r| r.position);
+        for r in order {
+            exec(
+                &sql,
+                &[
+                    tenant.into(),
+                    conversation.into(),
+                    r.id.into(),
+                    r.status.into(),
+                    r.position.into(),
+                    r.subject.into(),
+                    pgrx::JsonB(Value::Object(r.columns.clone())).into(),
+                ],
+            );
         }
         return;
     }
-    let (_, types) = record_columns(names);
-    let values = names.iter().map(|c| format!(", r.{c}")).collect::<String>();
+    let (from, rest) = list_rows(names, rows, 3);
+    let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), conversation.into()];
+    args.extend(rest);
     exec(
         &format!(
-            "INSERT INTO todo.todos (tenant_id, conversation_id, id, status, position{list})
-             SELECT $1, $2, r.id, r.status, r.position{values}
-               FROM jsonb_to_recordset($3) AS r(id bigint, status text, position bigint{types})
-              ORDER BY r.position RETURNING id"
+            "INSERT INTO todo.todos (tenant_id, conversation_id, id, status, position, subject{list})
+             SELECT $1, $2, r.id, r.status, r.position, r.subject{list_r}
+               FROM {from} ORDER BY r.position RETURNING id",
+            list_r = names.iter().map(|c| format!(", r.{c}")).collect::<String>()
         ),
-        &[tenant.into(), conversation.into(), pgrx::JsonB(Value::Array(rows.to_vec())).into()],
+        &args,
     );
 }
 
