@@ -121,3 +121,118 @@ fn scalar_value(value: &Value) -> pg_sys::JsonbValue {
     }
     v
 }
+
+/// How many arrays and objects deep serde_json reads JSON text (its recursion limit): a value
+/// nested this deep or deeper is refused by `value`, as `serde_json::from_str` refuses its text.
+const READ_DEPTH: usize = 128;
+
+/// A container being read by `value`: an array's items, or an object's fields and the key
+/// whose value comes next.
+enum Open {
+    Array(Vec<Value>),
+    Object(serde_json::Map<String, Value>, Option<String>),
+}
+
+/// Why `value` did not read a jsonb document: where `serde_json::from_str` fails on its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreadable {
+    /// arrays and objects nested `READ_DEPTH` or more deep
+    TooDeep,
+    /// a number serde_json cannot hold (`1e400`)
+    Number,
+}
+
+/// A jsonb document as a JSON value, read in place: the value `serde_json::from_str` gives of
+/// its text (`jsonb_out`), without printing and parsing the text; where that parse fails, why.
+///
+/// # Safety
+/// `jsonb` points to a detoasted jsonb.
+pub unsafe fn value(jsonb: *mut pg_sys::Jsonb) -> Result<Value, Unreadable> {
+    use pg_sys::JsonbIteratorToken::*;
+    unsafe {
+        let mut it = pg_sys::JsonbIteratorInit(&mut (*jsonb).root);
+        let mut v = std::mem::zeroed::<pg_sys::JsonbValue>();
+        let mut open: Vec<Open> = Vec::new();
+        loop {
+            let token = pg_sys::JsonbIteratorNext(&mut it, &mut v, false);
+            let done = match token {
+                WJB_DONE => return Err(Unreadable::TooDeep),
+                WJB_BEGIN_ARRAY | WJB_BEGIN_OBJECT => {
+                    if token == WJB_BEGIN_ARRAY && v.val.array.rawScalar {
+                        // a scalar document is an array of one marked raw: its element (with
+                        // no container open) is the value
+                        continue;
+                    }
+                    if open.len() + 1 >= READ_DEPTH {
+                        return Err(Unreadable::TooDeep);
+                    }
+                    open.push(if token == WJB_BEGIN_ARRAY {
+                        Open::Array(Vec::with_capacity(usize::try_from(v.val.array.nElems).unwrap_or(0)))
+                    } else {
+                        Open::Object(serde_json::Map::new(), None)
+                    });
+                    continue;
+                }
+                WJB_KEY => {
+                    if let Some(Open::Object(_, key)) = open.last_mut() {
+                        *key = Some(text(&v));
+                    }
+                    continue;
+                }
+                WJB_END_ARRAY => match open.pop() {
+                    Some(Open::Array(items)) => Value::Array(items),
+                    _ => unreachable!("jsonb's iterator closes the array it opened"),
+                },
+                WJB_END_OBJECT => match open.pop() {
+                    Some(Open::Object(fields, _)) => Value::Object(fields),
+                    _ => unreachable!("jsonb's iterator closes the object it opened"),
+                },
+                _ => scalar(&v).ok_or(Unreadable::Number)?,
+            };
+            match open.last_mut() {
+                None => return Ok(done),
+                Some(Open::Array(items)) => items.push(done),
+                Some(Open::Object(fields, key)) => {
+                    fields.insert(key.take().unwrap_or_default(), done);
+                }
+            }
+        }
+    }
+}
+
+/// A jsonb string's text (jsonb holds the database's encoding; read as `jsonb_out`'s text
+/// was, lossily as UTF-8).
+///
+/// # Safety
+/// `v` is a string JsonbValue the iterator gave.
+unsafe fn text(v: &pg_sys::JsonbValue) -> String {
+    unsafe {
+        let s = v.val.string;
+        let bytes = std::slice::from_raw_parts(s.val.cast::<u8>(), usize::try_from(s.len).unwrap_or(0));
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+}
+
+/// A jsonb scalar as a JSON value; a number as serde_json reads `numeric_out`'s text (None:
+/// one it cannot hold).
+///
+/// # Safety
+/// `v` is a scalar JsonbValue the iterator gave.
+unsafe fn scalar(v: &pg_sys::JsonbValue) -> Option<Value> {
+    unsafe {
+        Some(match v.type_ {
+            pg_sys::jbvType::jbvString => Value::String(text(v)),
+            pg_sys::jbvType::jbvBool => Value::Bool(v.val.boolean),
+            pg_sys::jbvType::jbvNumeric => {
+                let printed = pgrx::direct_function_call::<&std::ffi::CStr>(
+                    pg_sys::numeric_out,
+                    &[Some(pg_sys::Datum::from(v.val.numeric.cast::<std::ffi::c_void>()))],
+                )?;
+                let number = serde_json::from_slice::<Value>(printed.to_bytes()).ok();
+                pg_sys::pfree(printed.as_ptr().cast_mut().cast());
+                number?
+            }
+            _ => Value::Null,
+        })
+    }
+}

@@ -232,6 +232,39 @@ pub unsafe fn jsonb_arg(
     }
 }
 
+/// A jsonb argument read as a JSON value (`jsonb_value_arg`).
+pub enum JsonArg {
+    /// SQL NULL
+    Null,
+    Value(serde_json::Value),
+    /// one serde_json would not read from its text
+    Unreadable(crate::jsonb::Unreadable),
+}
+
+/// Argument `n` (jsonb) of the running call as a JSON value, measured first as `jsonb_arg`
+/// measures it (over `setting`: `Exceeded`, naming `what`), then read in place
+/// (`jsonb::value`): the value its text would parse to, without the text.
+///
+/// # Safety
+/// As `jsonb_arg`.
+pub unsafe fn jsonb_value_arg(
+    fcinfo: pg_sys::FunctionCallInfo,
+    n: usize,
+    setting: Setting,
+    what: &str,
+) -> Result<JsonArg, Exceeded> {
+    // SAFETY: the caller's promise (above)
+    unsafe {
+        let Some(value) = pgrx::fcinfo::pg_getarg_datum(fcinfo, n) else { return Ok(JsonArg::Null) };
+        let limit = get(setting);
+        if let Some(size) = over(json_text_size(value, limit), limit) {
+            return Err(Exceeded { what: what.to_string(), setting, size, limit });
+        }
+        let jsonb = pg_sys::pg_detoast_datum(value.cast_mut_ptr()).cast::<pg_sys::Jsonb>();
+        Ok(crate::jsonb::value(jsonb).map_or_else(JsonArg::Unreadable, JsonArg::Value))
+    }
+}
+
 /// How `jsonb::text` prints one scalar.
 unsafe fn scalar_len(v: &pg_sys::JsonbValue) -> usize {
     match v.type_ {

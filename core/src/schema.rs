@@ -36,11 +36,44 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
-fn at(path: &str, field: &str) -> String {
-    if path.is_empty() {
-        field.to_string()
-    } else {
-        format!("{path}.{field}")
+/// Where a value is in the arguments: the chain from the root, written out only for an error.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Field(&'a Path<'a>, &'a str),
+    Item(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    /// `todos[2].status`; the root is `arguments`.
+    fn show(&self) -> String {
+        match self {
+            Path::Root => "arguments".to_string(),
+            _ => {
+                let mut out = String::new();
+                self.write(&mut out);
+                out
+            }
+        }
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Path::Root => {}
+            Path::Field(parent, name) => {
+                parent.write(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Path::Item(parent, i) => {
+                parent.write(out);
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+        }
     }
 }
 
@@ -57,77 +90,86 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
     if depth(value) > MAX_DEPTH {
         return Err(format!("arguments are nested more than {MAX_DEPTH} levels deep"));
     }
-    check(schema, value, "")
+    check(schema, value, &Path::Root)
 }
 
-fn check(schema: &Value, v: &Value, path: &str) -> Result<(), String> {
-    let here = if path.is_empty() { "arguments" } else { path };
+fn check(schema: &Value, v: &Value, path: &Path<'_>) -> Result<(), String> {
+    let Some(schema) = schema.as_object() else { return Ok(()) };
     match schema.get("type") {
         Some(Value::String(t)) if !type_ok(t, v) => {
-            return Err(format!("{here}: expected {t}, got {}", type_name(v)));
+            return Err(format!("{}: expected {t}, got {}", path.show(), type_name(v)));
         }
         Some(Value::Array(ts)) if !ts.iter().any(|t| t.as_str().is_some_and(|t| type_ok(t, v))) => {
             let names: Vec<&str> = ts.iter().filter_map(Value::as_str).collect();
-            return Err(format!("{here}: expected {}, got {}", names.join(" or "), type_name(v)));
+            return Err(format!("{}: expected {}, got {}", path.show(), names.join(" or "), type_name(v)));
         }
         _ => {}
     }
     if let Some(Value::Array(options)) = schema.get("enum") {
         if !options.contains(v) {
             let names: Vec<String> = options.iter().map(|o| o.as_str().map_or(o.to_string(), String::from)).collect();
-            return Err(format!("{here}: must be one of {}", names.join(", ")));
+            return Err(format!("{}: must be one of {}", path.show(), names.join(", ")));
         }
     }
-    if let (Some(min), Value::String(s)) = (schema.get("minLength").and_then(Value::as_u64), v) {
-        if (s.chars().count() as u64) < min {
-            return Err(format!("{here}: must be at least {min} character{} long", if min == 1 { "" } else { "s" }));
-        }
-    }
-    if let Some(n) = v.as_f64() {
-        if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-            if n < min {
-                return Err(format!("{here}: must be at least {min}"));
-            }
-        }
-        if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
-            if n > max {
-                return Err(format!("{here}: must be at most {max}"));
-            }
-        }
-    }
-    if let Value::Array(items) = v {
-        if items.len() > MAX_ITEMS {
-            return Err(format!("{here}: at most {MAX_ITEMS} items, got {}", items.len()));
-        }
-        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-            if items.len() as u64 > max {
-                return Err(format!("{here}: at most {max} items, got {}", items.len()));
-            }
-        }
-        if let Some(item_schema) = schema.get("items") {
-            for (i, item) in items.iter().enumerate() {
-                check(item_schema, item, &format!("{path}[{i}]"))?;
-            }
-        }
-    }
-    if let Value::Object(obj) = v {
-        let props = schema.get("properties").and_then(Value::as_object);
-        if let Some(Value::Array(required)) = schema.get("required") {
-            for r in required.iter().filter_map(Value::as_str) {
-                if !obj.contains_key(r) {
-                    return Err(format!("{}: required", at(path, r)));
+    match v {
+        Value::String(s) => {
+            if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
+                if (s.chars().count() as u64) < min {
+                    return Err(format!(
+                        "{}: must be at least {min} character{} long",
+                        path.show(),
+                        if min == 1 { "" } else { "s" }
+                    ));
                 }
             }
         }
-        for (k, val) in obj {
-            match props.and_then(|p| p.get(k)) {
-                Some(s) => check(s, val, &at(path, k))?,
-                None if schema.get("additionalProperties") == Some(&Value::Bool(false)) => {
-                    return Err(format!("{}: unknown field", at(path, k)));
+        Value::Number(n) => {
+            let n = n.as_f64().unwrap_or(f64::NAN);
+            if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+                if n < min {
+                    return Err(format!("{}: must be at least {min}", path.show()));
                 }
-                None => {}
+            }
+            if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
+                if n > max {
+                    return Err(format!("{}: must be at most {max}", path.show()));
+                }
             }
         }
+        Value::Array(items) => {
+            if items.len() > MAX_ITEMS {
+                return Err(format!("{}: at most {MAX_ITEMS} items, got {}", path.show(), items.len()));
+            }
+            if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
+                if items.len() as u64 > max {
+                    return Err(format!("{}: at most {max} items, got {}", path.show(), items.len()));
+                }
+            }
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    check(item_schema, item, &Path::Item(path, i))?;
+                }
+            }
+        }
+        Value::Object(obj) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            if let Some(Value::Array(required)) = schema.get("required") {
+                for r in required.iter().filter_map(Value::as_str) {
+                    if !obj.contains_key(r) {
+                        return Err(format!("{}: required", Path::Field(path, r).show()));
+                    }
+                }
+            }
+            let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+            for (k, val) in obj {
+                match props.and_then(|p| p.get(k)) {
+                    Some(s) => check(s, val, &Path::Field(path, k))?,
+                    None if closed => return Err(format!("{}: unknown field", Path::Field(path, k).show())),
+                    None => {}
+                }
+            }
+        }
+        _ => {}
     }
     Ok(())
 }

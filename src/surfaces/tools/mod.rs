@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 
 use crate::dialects;
 use crate::error::Error;
-use crate::jsonb::Jsonb;
+use crate::jsonb::{Jsonb, Unreadable};
 use crate::ops::Scope;
 use crate::{limits, runner, schema};
 use pg_todos_core::limits::Setting;
@@ -247,11 +247,8 @@ fn call_json(tool: &str, args: Option<&str>) -> Jsonb {
 #[pg_extern(sql = false)]
 fn call_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     // SAFETY: argument 1 of todo.call is its jsonb arguments (the SQL below)
-    let args = unsafe { limits::jsonb_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
-    Jsonb(match args {
-        Ok(args) => run_text(find(tool), tool, args.as_deref()),
-        Err(e) => error("too_large", e.to_string()),
-    })
+    let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
+    Jsonb(run_jsonb(find(tool), tool, args))
 }
 
 extension_sql!(
@@ -290,14 +287,8 @@ fn call_mcp_json(tool: &str, args: Option<&str>) -> Jsonb {
 fn call_mcp_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let found = find(tool);
     // SAFETY: argument 1 of todo.call_mcp is its jsonb arguments (the SQL below)
-    let args = unsafe { limits::jsonb_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
-    Jsonb(mcp_result(
-        found,
-        match args {
-            Ok(args) => run_text(found, tool, args.as_deref()),
-            Err(e) => error("too_large", e.to_string()),
-        },
-    ))
+    let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
+    Jsonb(mcp_result(found, run_jsonb(found, tool, args)))
 }
 
 extension_sql!(
@@ -425,12 +416,39 @@ fn call(tool: &str, args: Option<JsonB>) -> Jsonb {
 fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
     match text {
         None => Ok(Value::Null),
-        Some(t) => serde_json::from_str(t).map_err(|_| {
-            error(
-                "invalid_arguments",
-                format!("{tool}: arguments are nested more than {} levels deep", schema::MAX_DEPTH),
+        Some(t) => serde_json::from_str(t).map_err(|e| {
+            unreadable(
+                tool,
+                if e.to_string().starts_with("number out of range") { Unreadable::Number } else { Unreadable::TooDeep },
             )
         }),
+    }
+}
+
+/// The error object of arguments serde_json does not read: nested past its limit (the
+/// schema's bound of `schema::MAX_DEPTH` levels is the one to name), or a number out of its
+/// range.
+fn unreadable(tool: &str, why: Unreadable) -> Value {
+    match why {
+        Unreadable::TooDeep => error(
+            "invalid_arguments",
+            format!("{tool}: arguments are nested more than {} levels deep", schema::MAX_DEPTH),
+        ),
+        Unreadable::Number => error(
+            "invalid_arguments",
+            format!("{tool}: arguments hold a number out of range (at most about 1.8e308 in magnitude)"),
+        ),
+    }
+}
+
+/// Runs tool `name` (found as `tool`) with jsonb arguments read in place; its output or
+/// error object, as `run_text` gives for their text.
+fn run_jsonb(tool: Option<&'static Tool>, name: &str, args: Result<limits::JsonArg, pg_todos_core::limits::Exceeded>) -> Value {
+    match args {
+        Err(e) => error("too_large", e.to_string()),
+        Ok(limits::JsonArg::Null) => answer(tool, name, &Value::Null),
+        Ok(limits::JsonArg::Value(args)) => answer(tool, name, &args),
+        Ok(limits::JsonArg::Unreadable(why)) => unreadable(name, why),
     }
 }
 
@@ -463,7 +481,7 @@ fn answer(tool: Option<&'static Tool>, name: &str, args: &Value) -> Value {
         if let Some(found) = tool.precheck.and_then(|check| check(args)) {
             return found;
         }
-        if let Err(why) = schema::validate(&(tool.accepts.unwrap_or(tool.input_schema))(), args) {
+        if let Err(why) = schema::validate(accepted(tool), args) {
             return error("invalid_arguments", format!("{name}: {why}"));
         }
         let answer = if tool.writes {
@@ -472,6 +490,21 @@ fn answer(tool: Option<&'static Tool>, name: &str, args: &Value) -> Value {
             (tool.run)(&scope, args)
         };
         answer.unwrap_or_else(|e| e)
+    })
+}
+
+/// The schema `tool`'s arguments are checked against (`accepts`, else its input schema),
+/// built once per backend.
+fn accepted(tool: &'static Tool) -> &'static Value {
+    thread_local! {
+        static ACCEPTED: std::cell::RefCell<std::collections::HashMap<usize, &'static Value>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    let key = std::ptr::from_ref(tool) as usize;
+    ACCEPTED.with(|a| {
+        *a.borrow_mut()
+            .entry(key)
+            .or_insert_with(|| Box::leak(Box::new((tool.accepts.unwrap_or(tool.input_schema))())))
     })
 }
 
