@@ -142,6 +142,18 @@ pub enum Unreadable {
     Number,
 }
 
+impl Unreadable {
+    /// Why serde_json refused a JSON text (one PostgreSQL accepted as json: nesting or a
+    /// number is all it can refuse).
+    pub fn of(e: &serde_json::Error) -> Unreadable {
+        if e.to_string().starts_with("number out of range") {
+            Unreadable::Number
+        } else {
+            Unreadable::TooDeep
+        }
+    }
+}
+
 /// A jsonb document as a JSON value, read in place: the value `serde_json::from_str` gives of
 /// its text (`jsonb_out`), without printing and parsing the text; where that parse fails, why.
 ///

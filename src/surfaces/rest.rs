@@ -10,7 +10,7 @@ use pgrx::JsonB;
 use serde_json::{json, Map, Value};
 
 use crate::error::Error;
-use crate::jsonb::Jsonb;
+use crate::jsonb::{Jsonb, Unreadable};
 use crate::limits;
 use crate::ops::single::{self, Change, NewTodo};
 use crate::ops::{Find, Scope};
@@ -91,19 +91,40 @@ fn rest_json(method: &str, path: &str, body: Option<&str>) -> Jsonb {
 #[pg_extern(sql = false)]
 fn rest_jsonb(method: &str, path: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     // SAFETY: argument 2 of todo.rest is its jsonb body (the SQL below)
-    let body = unsafe { limits::jsonb_arg(fcinfo, 2, Setting::BodySize, "body") };
-    respond(method, path, parsed(body.as_ref().map(Option::as_deref).map_err(Clone::clone)))
+    let body = unsafe { limits::jsonb_value_arg(fcinfo, 2, Setting::BodySize, "body") };
+    respond(
+        method,
+        path,
+        match body {
+            Err(e) => Err(too_large(&e)),
+            Ok(limits::JsonArg::Null) => Ok(None),
+            Ok(limits::JsonArg::Value(v)) => Ok(Some(v)),
+            Ok(limits::JsonArg::Unreadable(why)) => Err(unreadable(why)),
+        },
+    )
 }
 
-/// A body that fits its limit, parsed (nested too deeply: 400); over it: 413.
+/// A body that fits its limit, parsed (nested too deeply, a number out of range: 400); over
+/// it: 413.
 fn parsed(body: Result<Option<&str>, Exceeded>) -> Result<Option<Value>, Reply> {
     match body {
-        Err(e) => Err(reply(413, json!({ "error": e.to_string() }))),
-        Ok(body) => body
-            .map(serde_json::from_str::<Value>)
-            .transpose()
-            .map_err(|_| bad(format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH))),
+        Err(e) => Err(too_large(&e)),
+        Ok(body) => {
+            body.map(serde_json::from_str::<Value>).transpose().map_err(|e| unreadable(Unreadable::of(&e)))
+        }
     }
+}
+
+fn too_large(e: &Exceeded) -> Reply {
+    reply(413, json!({ "error": e.to_string() }))
+}
+
+/// The 400 of a body serde_json does not read.
+fn unreadable(why: Unreadable) -> Reply {
+    bad(match why {
+        Unreadable::TooDeep => format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH),
+        Unreadable::Number => "body holds a number out of range (at most about 1.8e308 in magnitude)".to_string(),
+    })
 }
 
 extension_sql!(

@@ -416,12 +416,7 @@ fn call(tool: &str, args: Option<JsonB>) -> Jsonb {
 fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
     match text {
         None => Ok(Value::Null),
-        Some(t) => serde_json::from_str(t).map_err(|e| {
-            unreadable(
-                tool,
-                if e.to_string().starts_with("number out of range") { Unreadable::Number } else { Unreadable::TooDeep },
-            )
-        }),
+        Some(t) => serde_json::from_str(t).map_err(|e| unreadable(tool, Unreadable::of(&e))),
     }
 }
 
@@ -429,17 +424,15 @@ fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
 /// schema's bound of `schema::MAX_DEPTH` levels is the one to name), or a number out of its
 /// range.
 fn unreadable(tool: &str, why: Unreadable) -> Value {
-    match why {
-        Unreadable::TooDeep => error(
-            "invalid_arguments",
-            format!("{tool}: arguments are nested more than {} levels deep", schema::MAX_DEPTH),
-        ),
-        Unreadable::Number => error(
-            "invalid_arguments",
-            format!("{tool}: arguments hold a number out of range (at most about 1.8e308 in magnitude)"),
-        ),
-    }
+    let what = match why {
+        Unreadable::TooDeep => format!("are nested more than {} levels deep", schema::MAX_DEPTH),
+        Unreadable::Number => OUT_OF_RANGE.to_string(),
+    };
+    error("invalid_arguments", format!("{tool}: arguments {what}"))
 }
+
+/// How arguments holding a number serde_json cannot read are told.
+const OUT_OF_RANGE: &str = "hold a number out of range (at most about 1.8e308 in magnitude)";
 
 /// Runs tool `name` (found as `tool`) with jsonb arguments read in place; its output or
 /// error object, as `run_text` gives for their text.

@@ -87,6 +87,8 @@ SELECT todo.call('no_such_tool', (repeat('[', 128) || repeat(']', 128))::jsonb) 
 SELECT todo.call('todowrite', '{"todos": [{"content": "x", "status": "pending", "priority": 1e400}]}');
 SELECT todo.call_json('todowrite', '{"todos": [{"content": "x", "status": "pending", "priority": 1e400}]}');
 SELECT todo.call('todowrite', '{"todos": [{"content": "x", "status": "pending", "priority": 1e308}]}') -> 'error' ->> 'message' AS message;
+SELECT todo.rest('POST', '/v1/todos', '{"subject": "x", "priority": 1e400}'::jsonb);
+SELECT todo.rest_json('POST', '/v1/todos', '{"subject": "x", "priority": 1e400}');
 -- nothing was written by any of them
 SELECT count(*) AS todos FROM todo.todos;
 rollback;
