@@ -36,8 +36,10 @@ pub fn service(db: Db, max_body: usize) -> Service {
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_max_request_body_bytes(max_body);
+    // one server for every request (each gets a clone): the catalog it last read is shared
+    let tools = Tools::new(db, Origin::Request);
     StreamableHttpService::new(
-        move || Ok(Tools::new(db.clone(), Origin::Request)),
+        move || Ok(tools.clone()),
         Arc::new(NeverSessionManager::default()),
         config,
     )

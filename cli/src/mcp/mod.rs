@@ -2,7 +2,8 @@
 //! are the pg_todos catalog.
 //!
 //! - `tools/list` is `todo.tools()`, read from the database on each request (no second copy of
-//!   any schema), kept to the dialects asked for (`--tools`, by each tool's
+//!   any schema; a call finds its tool's dialect in the catalog last read, and reads it again
+//!   for a name it does not hold), kept to the dialects asked for (`--tools`, by each tool's
 //!   `_meta."pg_todos/dialect"`); a name several of them share (`write_todos`, `todo_write`,
 //!   `update_plan`, `todo`) is listed once, as the first in the catalog's order has it.
 //! - `tools/call` runs `todo.call_mcp(name, args)` in its own transaction after
@@ -24,7 +25,7 @@
 pub mod config;
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -69,11 +70,38 @@ pub enum Origin {
 pub struct Tools {
     db: Db,
     origin: Arc<Origin>,
+    /// `todo.tools()` as last read (the same for every tenant): how a call finds its tool's
+    /// dialect without reading the catalog again
+    known: Arc<Mutex<Arc<Vec<Value>>>>,
+}
+
+/// The tools of `catalog` a scope sees, in the catalog's order: those of its dialects, a name
+/// several of them share once, as the first of them has it (clients want each name once).
+fn kept(scope: &Scope, catalog: &[Value]) -> Vec<Value> {
+    let wanted = |t: &&Value| match &scope.dialects {
+        None => true,
+        Some(set) => t["_meta"]["pg_todos/dialect"].as_str().is_some_and(|d| set.contains(d)),
+    };
+    let mut names = BTreeSet::new();
+    catalog
+        .iter()
+        .filter(wanted)
+        .filter(|t| names.insert(t["name"].as_str().unwrap_or_default().to_string()))
+        .cloned()
+        .collect()
+}
+
+/// The dialect of the tool `name` a scope sees in `catalog`.
+fn dialect_of(scope: &Scope, catalog: &[Value], name: &str) -> Option<String> {
+    kept(scope, catalog)
+        .iter()
+        .find(|t| t["name"] == name)
+        .and_then(|t| t["_meta"]["pg_todos/dialect"].as_str().map(str::to_string))
 }
 
 impl Tools {
     pub fn new(db: Db, origin: Origin) -> Tools {
-        Tools { db, origin: Arc::new(origin) }
+        Tools { db, origin: Arc::new(origin), known: Arc::default() }
     }
 
     /// The scope of a request. Errors: an HTTP request that reached the handler without one
@@ -100,24 +128,32 @@ impl Tools {
         }
     }
 
-    /// `todo.tools()`, kept to the scope's dialects.
-    async fn catalog(&self, scope: &Scope) -> Result<Vec<Value>, String> {
+    /// `todo.tools()`, read now (and kept, see `known`).
+    async fn read_catalog(&self, scope: &Scope) -> Result<Arc<Vec<Value>>, String> {
         let tools: Value = work::in_context(&self.db, &scope.act, "SELECT todo.tools()", &[]).await.map_err(failure)?;
-        let wanted = |t: &Value| match &scope.dialects {
-            None => true,
-            Some(set) => t["_meta"]["pg_todos/dialect"].as_str().is_some_and(|d| set.contains(d)),
-        };
-        // a name several dialects share is offered once, as the first of them in the
-        // catalog's order has it: clients want each name once
-        let mut names = BTreeSet::new();
-        Ok(tools
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(wanted)
-            .filter(|t| names.insert(t["name"].as_str().unwrap_or_default().to_string()))
-            .collect())
+        let all = Arc::new(match tools {
+            Value::Array(all) => all,
+            _ => Vec::new(),
+        });
+        *self.known.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::clone(&all);
+        Ok(all)
+    }
+
+    /// `todo.tools()`, read now, kept to the scope's dialects.
+    async fn catalog(&self, scope: &Scope) -> Result<Vec<Value>, String> {
+        Ok(kept(scope, &self.read_catalog(scope).await?))
+    }
+
+    /// The dialect of the tool `name` the scope sees (None: it sees none of that name), from
+    /// the catalog last read; read again when that one has no such tool (a tool an upgrade of
+    /// the extension added). A tool an upgrade removed is still found there and then refused
+    /// by `todo.call_mcp` as unknown.
+    async fn dialect(&self, scope: &Scope, name: &str) -> Result<Option<String>, String> {
+        let known = Arc::clone(&self.known.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        if let Some(dialect) = dialect_of(scope, &known, name) {
+            return Ok(Some(dialect));
+        }
+        Ok(dialect_of(scope, &self.read_catalog(scope).await?, name))
     }
 
     /// Runs one tool (`name` or `dialect/name`) through `todo.call_mcp` in the scope's
@@ -195,18 +231,14 @@ impl ServerHandler for Tools {
         let tool = match scope.dialects {
             None => name.clone(),
             Some(_) => {
-                let catalog = match self.catalog(&scope).await {
-                    Ok(c) => c,
+                let dialect = match self.dialect(&scope, &name).await {
+                    Ok(d) => d,
                     Err(e) => {
                         return Ok(
                             CallToolResult::error(vec![ContentBlock::text(format!("database error: {e}"))]).into()
                         )
                     }
                 };
-                let dialect = catalog
-                    .iter()
-                    .find(|t| t["name"] == name.as_str())
-                    .and_then(|t| t["_meta"]["pg_todos/dialect"].as_str());
                 let Some(dialect) = dialect else {
                     let message = format!("unknown tool \"{name}\"; tools/list lists the tools");
                     return Ok(CallToolResult::structured_error(
