@@ -112,7 +112,9 @@ fn generic_plan(sql: &str, args: &[DatumWithOid<'_>]) -> *mut pg_sys::_SPI_plan 
     };
     let Some(plan) = std::ptr::NonNull::new(plan) else {
         // SAFETY: SPI_result is SPI's status of the prepare that just failed
-        spi_error(pgrx::spi::Spi::check_status(unsafe { pg_sys::SPI_result }).err().unwrap_or(pgrx::spi::Error::NoTupleTable))
+        spi_error(
+            pgrx::spi::Spi::check_status(unsafe { pg_sys::SPI_result }).err().unwrap_or(pgrx::spi::Error::NoTupleTable),
+        )
     };
     // SAFETY: a plan SPI_prepare_cursor just made: moved out of SPI's memory, kept for the backend
     unsafe { pg_sys::SPI_keepplan(plan.as_ptr()) };

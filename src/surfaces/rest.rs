@@ -109,9 +109,7 @@ fn rest_jsonb(method: &str, path: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jso
 fn parsed(body: Result<Option<&str>, Exceeded>) -> Result<Option<Value>, Reply> {
     match body {
         Err(e) => Err(too_large(&e)),
-        Ok(body) => {
-            body.map(serde_json::from_str::<Value>).transpose().map_err(|e| unreadable(Unreadable::of(&e)))
-        }
+        Ok(body) => body.map(serde_json::from_str::<Value>).transpose().map_err(|e| unreadable(Unreadable::of(&e))),
     }
 }
 

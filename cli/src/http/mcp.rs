@@ -38,11 +38,7 @@ pub fn service(db: Db, max_body: usize) -> Service {
         .with_max_request_body_bytes(max_body);
     // one server for every request (each gets a clone): the catalog it last read is shared
     let tools = Tools::new(db, Origin::Request);
-    StreamableHttpService::new(
-        move || Ok(tools.clone()),
-        Arc::new(NeverSessionManager::default()),
-        config,
-    )
+    StreamableHttpService::new(move || Ok(tools.clone()), Arc::new(NeverSessionManager::default()), config)
 }
 
 /// The value of `param` in the query, else of `header`; None when neither is given or blank.

@@ -436,7 +436,11 @@ const OUT_OF_RANGE: &str = "hold a number out of range (at most about 1.8e308 in
 
 /// Runs tool `name` (found as `tool`) with jsonb arguments read in place; its output or
 /// error object, as `run_text` gives for their text.
-fn run_jsonb(tool: Option<&'static Tool>, name: &str, args: Result<limits::JsonArg, pg_todos_core::limits::Exceeded>) -> Value {
+fn run_jsonb(
+    tool: Option<&'static Tool>,
+    name: &str,
+    args: Result<limits::JsonArg, pg_todos_core::limits::Exceeded>,
+) -> Value {
     match args {
         Err(e) => error("too_large", e.to_string()),
         Ok(limits::JsonArg::Null) => answer(tool, name, &Value::Null),
@@ -495,9 +499,7 @@ fn accepted(tool: &'static Tool) -> &'static Value {
     }
     let key = std::ptr::from_ref(tool) as usize;
     ACCEPTED.with(|a| {
-        *a.borrow_mut()
-            .entry(key)
-            .or_insert_with(|| Box::leak(Box::new((tool.accepts.unwrap_or(tool.input_schema))())))
+        *a.borrow_mut().entry(key).or_insert_with(|| Box::leak(Box::new((tool.accepts.unwrap_or(tool.input_schema))())))
     })
 }
 
