@@ -142,6 +142,10 @@ pub enum Unreadable {
     Number,
 }
 
+/// What a number serde_json cannot hold is called in an error ("arguments hold …", "body
+/// holds …").
+pub const NUMBER_OUT_OF_RANGE: &str = "a number out of range (at most about 1.8e308 in magnitude)";
+
 impl Unreadable {
     /// Why serde_json refused a JSON text (one PostgreSQL accepted as json: nesting or a
     /// number is all it can refuse).

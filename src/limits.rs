@@ -200,38 +200,6 @@ unsafe fn json_text_size(value: pg_sys::Datum, limit: usize) -> Size {
     Size::Exact(len.len())
 }
 
-/// The JSON text of jsonb argument `n` (from 0) of the running SQL call (None: NULL),
-/// printed only when it fits `setting`'s limit; else the refusal, measured without printing
-/// it. For the functions that take jsonb from any caller (`todo.call`, `todo.call_mcp`,
-/// `todo.rest`): `jsonb::text` in SQL would print a number such as `1e131071` whole first.
-///
-/// # Safety
-/// `fcinfo` is the running call's, and its argument `n` is declared `jsonb` in its SQL.
-pub unsafe fn jsonb_arg(
-    fcinfo: pg_sys::FunctionCallInfo,
-    n: usize,
-    setting: Setting,
-    what: &str,
-) -> Result<Option<String>, Exceeded> {
-    // SAFETY: the caller's promise (above)
-    unsafe {
-        let Some(value) = pgrx::fcinfo::pg_getarg_datum(fcinfo, n) else { return Ok(None) };
-        let limit = get(setting);
-        if let Some(size) = over(json_text_size(value, limit), limit) {
-            return Err(Exceeded { what: what.to_string(), setting, size, limit });
-        }
-        let jsonb = pg_sys::pg_detoast_datum(value.cast_mut_ptr());
-        let text = pgrx::direct_function_call::<&CStr>(pg_sys::jsonb_out, &[Some(pg_sys::Datum::from(jsonb))])
-            .map(|c| {
-                let owned = c.to_string_lossy().into_owned();
-                pg_sys::pfree(c.as_ptr().cast_mut().cast());
-                owned
-            })
-            .unwrap_or_default();
-        Ok(Some(text))
-    }
-}
-
 /// A jsonb argument read as a JSON value (`jsonb_value_arg`).
 pub enum JsonArg {
     /// SQL NULL
@@ -241,12 +209,15 @@ pub enum JsonArg {
     Unreadable(crate::jsonb::Unreadable),
 }
 
-/// Argument `n` (jsonb) of the running call as a JSON value, measured first as `jsonb_arg`
-/// measures it (over `setting`: `Exceeded`, naming `what`), then read in place
-/// (`jsonb::value`): the value its text would parse to, without the text.
+/// Jsonb argument `n` (from 0) of the running SQL call as a JSON value, read only when its
+/// JSON text fits `setting`'s limit; else the refusal (`Exceeded`, naming `what`), measured
+/// without printing the text. For the functions that take jsonb from any caller
+/// (`todo.call`, `todo.call_mcp`, `todo.rest`): `jsonb::text` in SQL would print a number
+/// such as `1e131071` whole first. The value is read in place (`jsonb::value`): the value its
+/// text would parse to, without the text.
 ///
 /// # Safety
-/// As `jsonb_arg`.
+/// `fcinfo` is the running call's, and its argument `n` is declared `jsonb` in its SQL.
 pub unsafe fn jsonb_value_arg(
     fcinfo: pg_sys::FunctionCallInfo,
     n: usize,

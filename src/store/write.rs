@@ -304,14 +304,15 @@ fn text_arrays<'a>(names: &[&str], rows: &[ListRow<'a>]) -> Option<Vec<Vec<Optio
 /// each row by its key), else the rows as JSON through `jsonb_to_recordset`. Columns `id`,
 /// `status`, `position`, `subject`, then `names`.
 fn list_rows<'a>(names: &[&str], rows: &[ListRow<'a>], first: usize) -> (String, Vec<DatumWithOid<'a>>) {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let statuses: Vec<&str> = rows.iter().map(|r| r.status).collect();
-    let positions: Vec<i64> = rows.iter().map(|r| r.position).collect();
-    let subjects: Vec<&str> = rows.iter().map(|r| r.subject).collect();
-    let columns = names.iter().map(|c| format!(", {c}")).collect::<String>();
     if let Some(arrays) = text_arrays(names, rows) {
         let params = (first..first + 4 + names.len()).map(|p| format!("${p}")).collect::<Vec<_>>().join(", ");
-        let mut args: Vec<DatumWithOid<'a>> = vec![ids.into(), statuses.into(), positions.into(), subjects.into()];
+        let columns = names.iter().map(|c| format!(", {c}")).collect::<String>();
+        let mut args: Vec<DatumWithOid<'a>> = vec![
+            rows.iter().map(|r| r.id).collect::<Vec<i64>>().into(),
+            rows.iter().map(|r| r.status).collect::<Vec<&str>>().into(),
+            rows.iter().map(|r| r.position).collect::<Vec<i64>>().into(),
+            rows.iter().map(|r| r.subject).collect::<Vec<&str>>().into(),
+        ];
         args.extend(arrays.into_iter().map(DatumWithOid::from));
         return (format!("unnest({params}) AS r(id, status, position, subject{columns})"), args);
     }

@@ -10,7 +10,7 @@ use pgrx::JsonB;
 use serde_json::{json, Map, Value};
 
 use crate::error::Error;
-use crate::jsonb::{Jsonb, Unreadable};
+use crate::jsonb::{Jsonb, Unreadable, NUMBER_OUT_OF_RANGE};
 use crate::limits;
 use crate::ops::single::{self, Change, NewTodo};
 use crate::ops::{Find, Scope};
@@ -121,7 +121,7 @@ fn too_large(e: &Exceeded) -> Reply {
 fn unreadable(why: Unreadable) -> Reply {
     bad(match why {
         Unreadable::TooDeep => format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH),
-        Unreadable::Number => "body holds a number out of range (at most about 1.8e308 in magnitude)".to_string(),
+        Unreadable::Number => format!("body holds {NUMBER_OUT_OF_RANGE}"),
     })
 }
 

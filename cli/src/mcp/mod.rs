@@ -77,24 +77,19 @@ pub struct Tools {
 
 /// The tools of `catalog` a scope sees, in the catalog's order: those of its dialects, a name
 /// several of them share once, as the first of them has it (clients want each name once).
-fn kept(scope: &Scope, catalog: &[Value]) -> Vec<Value> {
+fn kept<'a>(scope: &Scope, catalog: &'a [Value]) -> Vec<&'a Value> {
     let wanted = |t: &&Value| match &scope.dialects {
         None => true,
         Some(set) => t["_meta"]["pg_todos/dialect"].as_str().is_some_and(|d| set.contains(d)),
     };
     let mut names = BTreeSet::new();
-    catalog
-        .iter()
-        .filter(wanted)
-        .filter(|t| names.insert(t["name"].as_str().unwrap_or_default().to_string()))
-        .cloned()
-        .collect()
+    catalog.iter().filter(wanted).filter(|t| names.insert(t["name"].as_str().unwrap_or_default())).collect()
 }
 
 /// The dialect of the tool `name` a scope sees in `catalog`.
 fn dialect_of(scope: &Scope, catalog: &[Value], name: &str) -> Option<String> {
     kept(scope, catalog)
-        .iter()
+        .into_iter()
         .find(|t| t["name"] == name)
         .and_then(|t| t["_meta"]["pg_todos/dialect"].as_str().map(str::to_string))
 }
@@ -141,7 +136,7 @@ impl Tools {
 
     /// `todo.tools()`, read now, kept to the scope's dialects.
     async fn catalog(&self, scope: &Scope) -> Result<Vec<Value>, String> {
-        Ok(kept(scope, &self.read_catalog(scope).await?))
+        Ok(kept(scope, &self.read_catalog(scope).await?).into_iter().cloned().collect())
     }
 
     /// The dialect of the tool `name` the scope sees (None: it sees none of that name), from

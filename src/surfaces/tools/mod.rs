@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 
 use crate::dialects;
 use crate::error::Error;
-use crate::jsonb::{Jsonb, Unreadable};
+use crate::jsonb::{Jsonb, Unreadable, NUMBER_OUT_OF_RANGE};
 use crate::ops::Scope;
 use crate::{limits, runner, schema};
 use pg_todos_core::limits::Setting;
@@ -426,13 +426,10 @@ fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
 fn unreadable(tool: &str, why: Unreadable) -> Value {
     let what = match why {
         Unreadable::TooDeep => format!("are nested more than {} levels deep", schema::MAX_DEPTH),
-        Unreadable::Number => OUT_OF_RANGE.to_string(),
+        Unreadable::Number => format!("hold {NUMBER_OUT_OF_RANGE}"),
     };
     error("invalid_arguments", format!("{tool}: arguments {what}"))
 }
-
-/// How arguments holding a number serde_json cannot read are told.
-const OUT_OF_RANGE: &str = "hold a number out of range (at most about 1.8e308 in magnitude)";
 
 /// Runs tool `name` (found as `tool`) with jsonb arguments read in place; its output or
 /// error object, as `run_text` gives for their text.
