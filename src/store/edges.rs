@@ -80,9 +80,8 @@ pub fn dependency_path(tenant: &str, from: i64, to: i64) -> Option<Vec<i64>> {
     if from == to {
         return Some(vec![from]);
     }
-    let steps = with_plan(REACHABLE_STEPS, &[tenant.into(), from.into(), to.into()], false, |rows| {
-        rows.map(|r| Ok((r.get::<i64>(1)?.unwrap_or(0), r.get::<i64>(2)?.unwrap_or(0), r.get::<i32>(3)?.unwrap_or(0))))
-            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    let steps = with_plan(REACHABLE_STEPS, &[tenant.into(), from.into(), to.into()], false, |n| {
+        super::rows(n, |r| (r.int(1).unwrap_or(0), r.int(2).unwrap_or(0), r.get::<i32>(3).unwrap_or(0)))
     });
     if steps.is_empty() {
         return None;
@@ -135,7 +134,7 @@ pub fn has_subtask_links(tenant: &str, ids: &[i64]) -> bool {
                           AND ((t.id = ANY($2) AND t.parent_id IS NOT NULL) OR t.parent_id = ANY($2)))",
         &[tenant.into(), ids.to_vec().into()],
         false,
-        |rows| if rows.is_empty() { Ok(false) } else { Ok(rows.first().get_one::<bool>()?.unwrap_or(false)) },
+        |n| super::rows(n.min(1), |r| r.bool(1).unwrap_or(false)).first().copied().unwrap_or(false),
     )
 }
 
@@ -187,10 +186,6 @@ pub fn touching(tenant: &str, ids: &[i64]) -> Vec<(i64, i64, bool)> {
         ),
         &[tenant.into(), ids.to_vec().into()],
         false,
-        |table| {
-            table
-                .map(|r| Ok((r.get(1)?.unwrap_or(0), r.get(2)?.unwrap_or(0), r.get(3)?.unwrap_or(false))))
-                .collect::<Result<Vec<_>, pgrx::spi::Error>>()
-        },
+        |n| super::rows(n, |r| (r.int(1).unwrap_or(0), r.int(2).unwrap_or(0), r.bool(3).unwrap_or(false))),
     )
 }

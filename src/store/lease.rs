@@ -20,18 +20,15 @@ pub struct Granted {
 }
 
 fn granted(sql: &str, args: &[DatumWithOid<'_>]) -> Option<Granted> {
-    with_plan(sql, args, true, |rows| {
-        if rows.is_empty() {
-            return Ok(None);
-        }
-        let r = rows.first();
-        Ok(Some(Granted {
-            id: r.get(1)?.unwrap_or_default(),
-            subject: r.get(2)?.unwrap_or_default(),
-            fence: r.get(3)?.unwrap_or_default(),
-            expires_us: r.get::<TimestampWithTimeZone>(4)?.map(time::unix_us).unwrap_or_default(),
-            conversation: r.get(5)?,
-        }))
+    with_plan(sql, args, true, |n| {
+        super::rows(n.min(1), |r| Granted {
+            id: r.int(1).unwrap_or_default(),
+            subject: r.text(2).unwrap_or_default().to_string(),
+            fence: r.int(3).unwrap_or_default(),
+            expires_us: r.stamp(4).unwrap_or_default(),
+            conversation: r.text(5).map(str::to_string),
+        })
+        .pop()
     })
 }
 

@@ -27,7 +27,6 @@ use std::collections::HashMap;
 
 use pgrx::datum::DatumWithOid;
 use pgrx::prelude::*;
-use pgrx::spi::{OwnedPreparedStatement, SpiClient, SpiTupleTable};
 
 use crate::errors;
 
@@ -35,81 +34,36 @@ fn spi_error(e: pgrx::spi::Error) -> ! {
     errors::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("pg_todos: {e}"), "")
 }
 
-thread_local! {
-    /// Every statement this module runs, prepared once per backend and kept (PostgreSQL's
-    /// plan cache re-plans them after DDL). The statements are a fixed set of texts.
-    static PLANS: RefCell<HashMap<String, &'static OwnedPreparedStatement>> = RefCell::new(HashMap::new());
-}
-
-fn saved(client: &SpiClient<'_>, sql: &str, args: &[DatumWithOid<'_>], write: bool) -> &'static OwnedPreparedStatement {
-    if let Some(plan) = PLANS.with(|p| p.borrow().get(sql).copied()) {
-        return plan;
-    }
-    let types: Vec<pgrx::PgOid> = args.iter().map(|a| pgrx::PgOid::from(a.oid())).collect();
-    let prepared = if write { client.prepare_mut(sql, &types) } else { client.prepare(sql, &types) };
-    let plan: &'static OwnedPreparedStatement = Box::leak(Box::new(prepared.unwrap_or_else(|e| spi_error(e)).keep()));
-    PLANS.with(|p| p.borrow_mut().insert(sql.to_string(), plan));
-    plan
-}
-
-/// Runs `sql` through its saved plan and hands the rows to `f`. A read (`write` false) runs
-/// read-only until the transaction has an xid (see `begin_write`), so it works on a standby.
-pub(crate) fn with_plan<R>(
-    sql: &str,
-    args: &[DatumWithOid<'_>],
-    write: bool,
-    f: impl FnOnce(SpiTupleTable<'_>) -> Result<R, pgrx::spi::Error>,
-) -> R {
-    if !write && distribution::read_needs_block() {
-        return crate::session::isolated(|| run_plan(sql, args, write, f));
-    }
-    run_plan(sql, args, write, f)
-}
-
-fn run_plan<R>(
-    sql: &str,
-    args: &[DatumWithOid<'_>],
-    write: bool,
-    f: impl FnOnce(SpiTupleTable<'_>) -> Result<R, pgrx::spi::Error>,
-) -> R {
-    distribution::sync_context();
-    let result = if write {
-        Spi::connect_mut(|client| {
-            let plan = saved(client, sql, args, true);
-            f(client.update(plan, None, args)?)
-        })
-    } else {
-        Spi::connect(|client| {
-            let plan = saved(client, sql, args, false);
-            f(client.select(plan, None, args)?)
-        })
-    };
-    result.unwrap_or_else(|e| spi_error(e))
-}
-
-/// A statement prepared with `CURSOR_OPT_GENERIC_PLAN` and kept (`with_generic_plan`).
-struct GenericPlan(std::ptr::NonNull<pg_sys::_SPI_plan>);
+/// A statement prepared once per backend and kept (`SPI_keepplan`; PostgreSQL's plan cache
+/// plans it again after DDL or ANALYZE).
+struct Saved(std::ptr::NonNull<pg_sys::_SPI_plan>);
 
 thread_local! {
-    /// The statements `with_generic_plan` runs, prepared once per backend and kept.
-    static GENERIC_PLANS: RefCell<HashMap<String, GenericPlan>> = RefCell::new(HashMap::new());
+    /// Every statement this module runs, by its text and whether it was prepared for a
+    /// distributed store (see `prepared`). The statements are a fixed set of texts.
+    static PLANS: RefCell<HashMap<(String, bool), Saved>> = RefCell::new(HashMap::new());
 }
 
-fn generic_plan(sql: &str, args: &[DatumWithOid<'_>]) -> *mut pg_sys::_SPI_plan {
-    if let Some(plan) = GENERIC_PLANS.with(|p| p.borrow().get(sql).map(|g| g.0.as_ptr())) {
+/// `sql`'s kept plan, prepared on first use. On one server it is prepared with
+/// `CURSOR_OPT_GENERIC_PLAN`: every statement here finds a tenant's rows through an index
+/// that every value uses the same way, so its generic plan is the plan. Left to choose,
+/// PostgreSQL's plan cache plans again for each call's values whenever the generic plan's
+/// estimate is the higher, which it is for a few rows of one tenant among many: a call then
+/// pays the planner on every statement, and whether it does depends on the values of its
+/// first five calls and on the statistics. On a distributed store Citus plans the
+/// statements: it routes a statement by its tenant's value, and one it cannot route with the
+/// value unknown gets a custom plan, so there the plan cache chooses.
+fn prepared(sql: &str, args: &[DatumWithOid<'_>]) -> *mut pg_sys::_SPI_plan {
+    let distributed = distribution::distributed();
+    let key = (sql.to_string(), distributed);
+    if let Some(plan) = PLANS.with(|p| p.borrow().get(&key).map(|g| g.0.as_ptr())) {
         return plan;
     }
     let text = std::ffi::CString::new(sql).expect("statement texts hold no NUL");
     let mut types: Vec<pg_sys::Oid> = args.iter().map(|a| a.oid()).collect();
+    let options = if distributed { 0 } else { pg_sys::CURSOR_OPT_GENERIC_PLAN as i32 };
     // SAFETY: a statement and its argument types; SPI is connected (the caller's Spi::connect)
-    let plan = unsafe {
-        pg_sys::SPI_prepare_cursor(
-            text.as_ptr(),
-            types.len() as i32,
-            types.as_mut_ptr(),
-            pg_sys::CURSOR_OPT_GENERIC_PLAN as i32,
-        )
-    };
+    let plan = unsafe { pg_sys::SPI_prepare_cursor(text.as_ptr(), types.len() as i32, types.as_mut_ptr(), options) };
     let Some(plan) = std::ptr::NonNull::new(plan) else {
         // SAFETY: SPI_result is SPI's status of the prepare that just failed
         spi_error(
@@ -118,26 +72,24 @@ fn generic_plan(sql: &str, args: &[DatumWithOid<'_>]) -> *mut pg_sys::_SPI_plan 
     };
     // SAFETY: a plan SPI_prepare_cursor just made: moved out of SPI's memory, kept for the backend
     unsafe { pg_sys::SPI_keepplan(plan.as_ptr()) };
-    GENERIC_PLANS.with(|p| p.borrow_mut().insert(sql.to_string(), GenericPlan(plan)));
+    PLANS.with(|p| p.borrow_mut().insert(key, Saved(plan)));
     plan.as_ptr()
 }
 
-/// Runs `sql` as `with_plan` does but always through its generic plan, and hands `f` the
-/// number of rows (read them with `rows`). For a statement whose plan is the same whatever
-/// its values (an index every value uses the same way) and that PostgreSQL would otherwise
-/// plan again on every call: the plan cache keeps planning for each call's values while its
-/// generic plan's estimate is the higher, as it is for a few rows of one tenant's list.
-pub(crate) fn with_generic_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: impl FnOnce(usize) -> R) -> R {
+/// Runs `sql` through its kept plan (`prepared`) and hands `f` the number of rows it
+/// returned (read them with `rows`, inside `f`). A read (`write` false) runs read-only until
+/// the transaction has an xid (see `begin_write`), so it works on a standby.
+pub(crate) fn with_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: impl FnOnce(usize) -> R) -> R {
     if !write && distribution::read_needs_block() {
-        return crate::session::isolated(|| run_generic_plan(sql, args, write, f));
+        return crate::session::isolated(|| run_plan(sql, args, write, f));
     }
-    run_generic_plan(sql, args, write, f)
+    run_plan(sql, args, write, f)
 }
 
-fn run_generic_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: impl FnOnce(usize) -> R) -> R {
+fn run_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: impl FnOnce(usize) -> R) -> R {
     distribution::sync_context();
     Spi::connect_mut(|_client| {
-        let plan = generic_plan(sql, args);
+        let plan = prepared(sql, args);
         let mut values: Vec<pg_sys::Datum> = Vec::with_capacity(args.len());
         let mut nulls: Vec<std::ffi::c_char> = Vec::with_capacity(args.len());
         for arg in args {
@@ -169,12 +121,12 @@ fn run_generic_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: imp
 
 /// The first column of the first row (None: no row, or NULL).
 pub(crate) fn one<T: FromDatum + IntoDatum>(sql: &str, args: &[DatumWithOid<'_>], write: bool) -> Option<T> {
-    with_plan(sql, args, write, |rows| if rows.is_empty() { Ok(None) } else { rows.first().get_one::<T>() })
+    with_plan(sql, args, write, |n| rows(n.min(1), |r| r.get::<T>(1)).into_iter().next().flatten())
 }
 
 /// Runs a statement; the number of rows it returned.
 pub(crate) fn exec(sql: &str, args: &[DatumWithOid<'_>]) -> usize {
-    with_plan(sql, args, true, |rows| Ok(rows.len()))
+    with_plan(sql, args, true, |n| n)
 }
 
 /// Call first in a (sub)transaction that is going to write. pgrx runs SPI read-only, on the
@@ -210,6 +162,21 @@ impl<'t> Tuple<'t> {
         self.row.get(i - 1)
     }
 
+    /// Column `i`'s value as any type pgrx converts it to (an array, jsonb, …); the column's
+    /// type must be one `T` reads.
+    pub(crate) fn get<T: FromDatum + IntoDatum>(&self, i: usize) -> Option<T> {
+        let oid = self.types.get(i - 1).copied().unwrap_or(pg_sys::InvalidOid);
+        let datum = self.row.get(i - 1)?;
+        // SAFETY: a datum of column `i`, of type `oid`, alive while the statement's rows are
+        unsafe { T::try_from_datum(datum, false, oid) }.unwrap_or_else(|e| {
+            errors::raise(
+                PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                format!("pg_todos: column {i} of a statement's row: {e}"),
+                "",
+            )
+        })
+    }
+
     pub(crate) fn int(&self, i: usize) -> Option<i64> {
         // SAFETY: an int8 datum, by value
         self.datum(i, pg_sys::INT8OID).map(|d| unsafe { i64::from_datum(d, false) }.unwrap_or_default())
@@ -241,11 +208,6 @@ impl<'t> Tuple<'t> {
             .and_then(|d| unsafe { pgrx::datum::TimestampWithTimeZone::from_datum(d, false) })
             .map(crate::time::unix_us)
     }
-}
-
-/// `f` of each row of the statement just run (`table`, SPI's tuple table), in order.
-pub(crate) fn tuples<R>(table: &SpiTupleTable<'_>, f: impl FnMut(&Tuple<'_>) -> R) -> Vec<R> {
-    rows(table.len(), f)
 }
 
 /// `f` of each of the `len` rows of the statement just run (SPI's tuple table), in order.

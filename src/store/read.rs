@@ -3,7 +3,7 @@
 
 use pgrx::datum::DatumWithOid;
 
-use super::{one, tuples, with_plan, Tuple};
+use super::{one, with_plan, Tuple};
 use crate::claims;
 use crate::errors;
 use crate::open_statuses;
@@ -52,12 +52,17 @@ const MARKS: &str = concat!(
   FROM unnest($2::int8[]) WITH ORDINALITY AS i(id, ord) ORDER BY i.ord"
 );
 
-fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
+/// The `Row`s of a statement whose columns are `ROW_COLUMNS` (or `ROW_PLAIN`), in its order;
+/// with `positioned`, its rows have the todo's position as a ninth column, and come back in
+/// position order (then by id). Sorting the few rows of a list here costs a fraction of a
+/// sort node in the statement.
+fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>], positioned: bool) -> Vec<Row> {
     let mut any_marks = false;
-    let mut rows = with_plan(sql, args, false, |table| {
-        Ok(tuples(&table, |r| {
+    let mut rows = with_plan(sql, args, false, |n| {
+        super::rows(n, |r| {
             any_marks |= r.bool(7).unwrap_or(false) || r.bool(8).unwrap_or(false);
-            Row {
+            let position = if positioned { r.int(9).unwrap_or_default() } else { 0 };
+            let row = Row {
                 id: r.int(1).unwrap_or_default(),
                 subject: r.text(2).unwrap_or_default().to_string(),
                 status: r.text(3).and_then(Status::parse).unwrap_or(Status::Pending),
@@ -66,9 +71,14 @@ fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
                     claim: r.text(5).map(|h| (h.to_string(), r.bool(6).unwrap_or(false))),
                     ..Marks::default()
                 },
-            }
-        }))
+            };
+            (position, row)
+        })
     });
+    if positioned {
+        rows.sort_unstable_by_key(|(position, row)| (*position, row.id));
+    }
+    let mut rows: Vec<Row> = rows.into_iter().map(|(_, row)| row).collect();
     if any_marks {
         let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
         for (row, (blocked_by, progress)) in rows.iter_mut().zip(marks(tenant, ids)) {
@@ -86,36 +96,33 @@ type BlockedAndProgress = (Vec<i64>, Option<(i64, i64)>);
 /// For each of `ids` (todos of `tenant`), in order: the open todos it waits for, and its
 /// subtasks' progress (completed, not canceled; None without subtasks).
 fn marks(tenant: &str, ids: Vec<i64>) -> Vec<BlockedAndProgress> {
-    with_plan(MARKS, &[tenant.into(), ids.into()], false, |table| {
-        table
-            .map(|r| {
-                let progress: Vec<i64> = r.get(3)?.unwrap_or_default();
-                Ok((
-                    r.get::<Vec<i64>>(2)?.unwrap_or_default(),
-                    match progress[..] {
-                        [done, total] if total > 0 => Some((done, total)),
-                        _ => None,
-                    },
-                ))
-            })
-            .collect::<Result<Vec<_>, pgrx::spi::Error>>()
+    with_plan(MARKS, &[tenant.into(), ids.into()], false, |n| {
+        super::rows(n, |r| {
+            let progress: Vec<i64> = r.get(3).unwrap_or_default();
+            (
+                r.get::<Vec<i64>>(2).unwrap_or_default(),
+                match progress[..] {
+                    [done, total] if total > 0 => Some((done, total)),
+                    _ => None,
+                },
+            )
+        })
     })
 }
 
 /// The todos in scope, in position order; only the open ones unless `all`.
 pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Row> {
     let sql = format!(
-        "SELECT {ROW_COLUMNS} FROM todo.todos t
-          WHERE t.{SCOPE} {} ORDER BY t.position, t.id",
+        "SELECT {ROW_COLUMNS}, t.position FROM todo.todos t WHERE t.{SCOPE} {}",
         if all { "" } else { "AND t.status IN ('pending', 'in_progress', 'blocked')" }
     );
-    rows(tenant, &sql, &[tenant.into(), conversation.into()])
+    rows(tenant, &sql, &[tenant.into(), conversation.into()], true)
 }
 
 /// One todo in scope, whatever its status (without its marks).
 pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Option<Row> {
     let sql = format!("SELECT {ROW_PLAIN} FROM todo.todos t WHERE t.{SCOPE} AND t.id = $3");
-    rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()]).pop()
+    rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()], false).pop()
 }
 
 /// The columns of a `Todo`, in its order (unqualified: for statements on `todo.todos` alone,
@@ -191,8 +198,8 @@ fn todo_at(r: &Tuple<'_>) -> Todo {
     }
 }
 
-pub(super) fn parse_todos(table: pgrx::spi::SpiTupleTable<'_>) -> Result<Vec<Todo>, pgrx::spi::Error> {
-    Ok(tuples(&table, todo_at))
+pub(super) fn parse_todos(n: usize) -> Vec<Todo> {
+    super::rows(n, todo_at)
 }
 
 /// Runs a query whose rows are `TODO_COLUMNS`. Read-only until the transaction has an xid
@@ -201,19 +208,17 @@ fn todo_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
     with_plan(sql, args, false, parse_todos)
 }
 
-/// The tenant's todos that `find` finds, in position order: not archived, except a turn's
-/// (the plan tools see every todo of their turn).
+/// The tenant's todos that `find` finds, in position order (then by id; sorted here, as
+/// `rows` does): not archived, except a turn's (the plan tools see every todo of their turn).
 pub fn todos(tenant: &str, find: Find<'_>) -> Vec<Todo> {
     let archived = if matches!(find, Find::Turn { .. }) { "" } else { "AND t.archived_at IS NULL" };
     let [a, b] = find.arguments();
-    todo_rows(
-        &format!(
-            "SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND {} {archived}
-              ORDER BY t.position, t.id",
-            find.condition()
-        ),
+    let mut todos = todo_rows(
+        &format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND {} {archived}", find.condition()),
         &[tenant.into(), Option::<i64>::None.into(), a.into(), b.into()],
-    )
+    );
+    todos.sort_unstable_by_key(|t| (t.position, t.id));
+    todos
 }
 
 /// Todo `id` of the tenant, any conversation, archived or not.
@@ -302,7 +307,7 @@ pub(super) const CLAIM_ORDER: &str =
 /// The ready todos in scope, in claim order, at most `limit`.
 pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
     let sql = format!("SELECT {ROW_COLUMNS} FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT $3");
-    rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()])
+    rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()], false)
 }
 
 /// Which todos a read or a change finds, besides the tenant: the one scope predicate.
@@ -361,14 +366,14 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
     let id: DatumWithOid<'_> = if ids.len() == 1 { ids[0].into() } else { ids.to_vec().into() };
     let [a, b] = find.arguments();
     let args: [DatumWithOid<'_>; 4] = [tenant.into(), id, a.into(), b.into()];
-    with_plan(&sql, &args, true, |table| {
-        Ok(tuples(&table, |r| {
+    with_plan(&sql, &args, true, |n| {
+        super::rows(n, |r| {
             let todo = todo_at(r);
             let holder = r.text(21).map(str::to_string);
             let claim = holder.zip(r.stamp(22)).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
             let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.int(23).unwrap_or(0) };
             Locked { todo, claim: state }
-        }))
+        })
     })
 }
 
@@ -376,8 +381,7 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
 /// never changed by a replace) in ascending id order, `FOR UPDATE` (a whole-list replace
 /// may delete any of them), and returns them in position order.
 pub fn lock_conversation(tenant: &str, conversation: &str) -> Vec<Todo> {
-    // always the generic plan: the conversation's index, whatever the tenant and list
-    let mut todos = super::with_generic_plan(
+    let mut todos = with_plan(
         &format!(
             "SELECT {TODO_COLUMNS} FROM todo.todos t
               WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id FOR UPDATE"

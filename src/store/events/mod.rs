@@ -111,7 +111,7 @@ pub fn changed_since(tenant: &str, since: Option<&str>) -> (String, Vec<Option<S
           ORDER BY 1 NULLS FIRST",
         &[tenant.into(), since.into()],
         false,
-        |rows| rows.map(|r| r.get::<String>(1)).collect::<Result<Vec<_>, _>>(),
+        |n| super::rows(n, |r| r.text(1).map(str::to_string)),
     );
     (cursor, conversations)
 }
@@ -129,7 +129,7 @@ pub fn changed_since_page(tenant: &str, since: &str, after: Option<&str>, size: 
           LIMIT $4",
         &[tenant.into(), since.into(), after.into(), (size as i64 + 1).into()],
         false,
-        |rows| rows.map(|r| r.get::<String>(1)).collect::<Result<Vec<_>, _>>(),
+        |n| super::rows(n, |r| r.text(1).map(str::to_string)),
     );
     let more = rows.len() > size;
     rows.truncate(size);
