@@ -398,3 +398,25 @@ fn dependencies_are_searched_once_per_new_edge() {
     assert_eq!(searched(), 7, "the trigger searched before the key refused the duplicate");
     assert!(!crate::store::edges::checked_by_operation("a", c, b), "no mark is left");
 }
+
+// ---- plans ----
+
+#[pg_test]
+fn statements_run_their_generic_plan_on_one_server() {
+    setup();
+    run("INSERT INTO todo.tenants (tenant_id) SELECT 't' || g FROM generate_series(1, 12) g");
+    let (custom_before, generic_before) = crate::store::plans_made();
+    // more calls per statement than the plan cache's five custom plans before it compares
+    for t in 1..=12 {
+        run(&format!("SELECT todo.set_context('t{t}', 'c{}', 'planner')", t % 3));
+        run("SELECT todo.todo_writ('/todo add first\n/todo add second\n/todo start 1\n/todo done 1\n/todo block 2 on 1')");
+        run("SELECT todo.todo_writ('/todo list')");
+        run("SELECT todo.todo_open_block(todo.current_conversation())");
+        run(r#"SELECT todo.call('todowrite', '{"todos": [{"content": "x", "status": "pending", "priority": "high"}]}')"#);
+        run("SELECT todo.rest('PATCH', '/v1/todos/2', '{\"status\": \"in_progress\"}')");
+        run("SELECT todo.release(c.id, c.fence) FROM todo.claim() c");
+    }
+    let (custom, generic) = crate::store::plans_made();
+    assert_eq!(custom - custom_before, 0, "no statement was planned for its values");
+    assert!(generic - generic_before > 12 * 10, "the statements ran: {} generic plans", generic - generic_before);
+}

@@ -17,9 +17,24 @@ extern "C-unwind" {
     ) -> bool;
 }
 
+thread_local! {
+    /// The tenant whose channel was named last, and its channel: a backend serves one tenant
+    /// at a time, and the md5 through OpenSSL costs more than the rest of the notification.
+    static LAST: std::cell::RefCell<Option<(String, String)>> = const { std::cell::RefCell::new(None) };
+}
+
 /// The LISTEN channel of a tenant's change notifications: `todo_` and the md5 of its id (as
 /// `'todo_' || md5(tenant_id)` in SQL).
 pub fn channel(tenant: &str) -> String {
+    if let Some(known) = LAST.with(|l| l.borrow().as_ref().filter(|(t, _)| t == tenant).map(|(_, c)| c.clone())) {
+        return known;
+    }
+    let channel = hashed(tenant);
+    LAST.with(|l| *l.borrow_mut() = Some((tenant.to_string(), channel.clone())));
+    channel
+}
+
+fn hashed(tenant: &str) -> String {
     let mut hex = [0 as std::ffi::c_char; 33];
     let mut errstr: *const std::ffi::c_char = std::ptr::null();
     // SAFETY: hashes the tenant's bytes into a 33-byte buffer, as md5() does; it reports

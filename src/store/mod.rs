@@ -5,7 +5,7 @@
 //! takes its locks in) and `channel` (change notifications). Every statement names its
 //! relations with the schema and filters by tenant explicitly: superusers bypass row-level
 //! security, and the extension must not. Every statement runs through a plan saved once per
-//! backend (`with_plan`).
+//! backend, its generic plan on one server (`with_plan`).
 
 pub mod catalog;
 pub mod channel;
@@ -74,6 +74,29 @@ fn prepared(sql: &str, args: &[DatumWithOid<'_>]) -> *mut pg_sys::_SPI_plan {
     unsafe { pg_sys::SPI_keepplan(plan.as_ptr()) };
     PLANS.with(|p| p.borrow_mut().insert(key, Saved(plan)));
     plan.as_ptr()
+}
+
+/// Over every statement this backend has kept (`prepared`): how many times the plan cache
+/// planned one for a call's values (custom plans), and how many times it ran one's generic
+/// plan. For the tests: on one server the first is always 0.
+pub fn plans_made() -> (i64, i64) {
+    let mut counts = (0, 0);
+    PLANS.with(|p| {
+        for saved in p.borrow().values() {
+            // SAFETY: a kept plan's list of plan sources (one per statement of its text), each
+            // a valid CachedPlanSource while the plan is kept
+            unsafe {
+                let sources = pg_sys::SPI_plan_get_plan_sources(saved.0.as_ptr());
+                let len = if sources.is_null() { 0 } else { (*sources).length as usize };
+                for i in 0..len {
+                    let source = (*(*sources).elements.add(i)).ptr_value as *const pg_sys::CachedPlanSource;
+                    counts.0 += (*source).num_custom_plans;
+                    counts.1 += (*source).num_generic_plans;
+                }
+            }
+        }
+    });
+    counts
 }
 
 /// Runs `sql` through its kept plan (`prepared`) and hands `f` the number of rows it
