@@ -18,19 +18,30 @@ extern "C-unwind" {
 }
 
 thread_local! {
-    /// The tenant whose channel was named last, and its channel: a backend serves one tenant
-    /// at a time, and the md5 through OpenSSL costs more than the rest of the notification.
-    static LAST: std::cell::RefCell<Option<(String, String)>> = const { std::cell::RefCell::new(None) };
+    /// The channels of the tenants this backend named last (at most `KEPT`): the md5
+    /// through OpenSSL costs more than the rest of a notification, and a pooled backend
+    /// serves the same tenants again and again.
+    static KNOWN: std::cell::RefCell<std::collections::HashMap<String, String>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
 }
+
+/// How many tenants' channels a backend keeps; past it, it forgets them all and starts over.
+const KEPT: usize = 256;
 
 /// The LISTEN channel of a tenant's change notifications: `todo_` and the md5 of its id (as
 /// `'todo_' || md5(tenant_id)` in SQL).
 pub fn channel(tenant: &str) -> String {
-    if let Some(known) = LAST.with(|l| l.borrow().as_ref().filter(|(t, _)| t == tenant).map(|(_, c)| c.clone())) {
+    if let Some(known) = KNOWN.with(|k| k.borrow().get(tenant).cloned()) {
         return known;
     }
     let channel = hashed(tenant);
-    LAST.with(|l| *l.borrow_mut() = Some((tenant.to_string(), channel.clone())));
+    KNOWN.with(|k| {
+        let mut k = k.borrow_mut();
+        if k.len() >= KEPT {
+            k.clear();
+        }
+        k.insert(tenant.to_string(), channel.clone());
+    });
     channel
 }
 
