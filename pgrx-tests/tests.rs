@@ -412,7 +412,9 @@ fn statements_run_their_generic_plan_on_one_server() {
         run("SELECT todo.todo_writ('/todo add first\n/todo add second\n/todo start 1\n/todo done 1\n/todo block 2 on 1')");
         run("SELECT todo.todo_writ('/todo list')");
         run("SELECT todo.todo_open_block(todo.current_conversation())");
-        run(r#"SELECT todo.call('todowrite', '{"todos": [{"content": "x", "status": "pending", "priority": "high"}]}')"#);
+        run(
+            r#"SELECT todo.call('todowrite', '{"todos": [{"content": "x", "status": "pending", "priority": "high"}]}')"#,
+        );
         run("SELECT todo.rest('PATCH', '/v1/todos/2', '{\"status\": \"in_progress\"}')");
         run("SELECT todo.release(c.id, c.fence) FROM todo.claim() c");
     }
