@@ -66,8 +66,19 @@ pub extern "C-unwind" fn _PG_init() {
     session::init();
     limits::init();
     store::ids::init();
-    // SAFETY: registers a plain function that only touches the library's thread-locals.
-    unsafe { pg_sys::CacheRegisterRelcacheCallback(Some(relation_changed), pg_sys::Datum::from(0)) };
+    // SAFETY: registers plain functions that only touch the library's thread-locals.
+    unsafe {
+        pg_sys::CacheRegisterRelcacheCallback(Some(relation_changed), pg_sys::Datum::from(0));
+        for cache in [pg_sys::SysCacheIdentifier::AUTHOID, pg_sys::SysCacheIdentifier::AUTHMEMROLEMEM] {
+            pg_sys::CacheRegisterSyscacheCallback(cache as i32, Some(role_changed), pg_sys::Datum::from(0));
+        }
+    }
+}
+
+/// A role (`pg_authid`) or a membership (`pg_auth_members`) changed: who is bound to which
+/// tenant is looked up again.
+unsafe extern "C-unwind" fn role_changed(_arg: pg_sys::Datum, _cache: i32, _hash: u32) {
+    store::roles::memberships_changed();
 }
 
 /// The library's one relation cache callback: a backend has room for only ten

@@ -13,9 +13,10 @@ use pgrx::PgTryBuilder;
 use super::catalog::relid;
 
 thread_local! {
-    /// The binding of each user looked up (None: not bound). Kept across transactions until
-    /// `todo.roles` changes: its trigger `roles_changed` sends a relation cache invalidation
-    /// of it, which every backend hands to `forget`.
+    /// The binding of each user looked up. Kept across transactions until `todo.roles`
+    /// changes (its trigger `roles_changed` sends a relation cache invalidation of it, which
+    /// every backend hands to `relation_changed`) or a role or a membership does
+    /// (`memberships_changed`).
     static BINDINGS: RefCell<Bindings> = RefCell::new(Bindings::default());
     /// The extension's owner (the owner of `todo.todos`), looked up once.
     static OWNER: Cell<Option<pg_sys::Oid>> = const { Cell::new(None) };
@@ -24,7 +25,26 @@ thread_local! {
 #[derive(Default)]
 struct Bindings {
     relid: Option<pg_sys::Oid>,
-    by_user: HashMap<pg_sys::Oid, Option<String>>,
+    by_user: HashMap<pg_sys::Oid, Binding>,
+}
+
+/// What `todo.grant_usage(role, tenant)` binds a user to: through its own grant, or through
+/// any role whose privileges it has (a member of a bound role, with `INHERIT`, uses that
+/// role's grants and is bound with them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// no bound role: the user may act for any tenant its grants allow
+    Free,
+    /// bound to this tenant
+    Tenant(String),
+    /// it has the privileges of roles bound to different tenants: it may act for none
+    Several,
+}
+
+/// A role or a membership changed (a syscache invalidation of `pg_authid` or
+/// `pg_auth_members`, from lib.rs): every binding is looked up again.
+pub fn memberships_changed() {
+    BINDINGS.with(|b| b.borrow_mut().by_user.clear());
 }
 
 /// A relation cache invalidation (`relation_changed` in lib.rs): `todo.roles` changed (or
@@ -47,18 +67,32 @@ pub fn announce_changed() {
     }
 }
 
-/// The tenant `user` is bound to by `todo.grant_usage(role, tenant)`, or None. A database
-/// whose schema predates 0.9.0 has no `todo.roles`: no role is bound.
-pub fn bound_tenant(user: pg_sys::Oid) -> Option<String> {
+/// What `user` is bound to (`Binding`): the tenants of the bound roles whose privileges it
+/// has, itself included (`pg_has_role(…, 'USAGE')`). A superuser has every role's privileges
+/// without being a member, and is never bound (none can be: it bypasses row-level security).
+/// A database whose schema predates 0.9.0 has no `todo.roles`: no role is bound.
+pub fn binding(user: pg_sys::Oid) -> Binding {
     if let Some(found) = BINDINGS.with(|b| b.borrow().by_user.get(&user).cloned()) {
         return found;
     }
     let table = relid(c"roles");
     if table == pg_sys::InvalidOid {
-        return None;
+        return Binding::Free;
     }
-    let found =
-        as_owner(|| local_one::<String>("SELECT r.tenant_id FROM todo.roles r WHERE r.role = $1::oid::regrole", user));
+    let tenants = as_owner(|| {
+        local_one::<Vec<String>>(
+            "SELECT array_agg(DISTINCT r.tenant_id) FROM todo.roles r
+              WHERE r.tenant_id IS NOT NULL AND pg_catalog.pg_has_role($1, r.role::oid, 'USAGE')
+                AND NOT (SELECT a.rolsuper FROM pg_catalog.pg_roles a WHERE a.oid = $1)",
+            user,
+        )
+    })
+    .unwrap_or_default();
+    let found = match <[String; 1]>::try_from(tenants) {
+        Ok([tenant]) => Binding::Tenant(tenant),
+        Err(tenants) if tenants.is_empty() => Binding::Free,
+        Err(_) => Binding::Several,
+    };
     BINDINGS.with(|b| {
         let mut b = b.borrow_mut();
         b.relid = Some(table);

@@ -4,20 +4,26 @@
 
 use pgrx::prelude::*;
 
+use super::roles::{binding, Binding};
 use crate::errors;
 use crate::session::{self, Value};
 
-/// The tenant the calling roles are bound to (`todo.grant_usage(role, tenant)`): the role in
-/// effect outside any SECURITY DEFINER function (`SET ROLE`'s, else the login role) and the
-/// login role. Raises 42501 when the two are bound to different tenants.
+/// The tenant the calling roles are bound to (`todo.grant_usage(role, tenant)`, directly or
+/// through a bound role whose privileges they have): the role in effect outside any SECURITY
+/// DEFINER function (`SET ROLE`'s, else the login role) and the login role. Raises 42501
+/// when the two are bound to different tenants, or when either has the privileges of roles
+/// bound to different tenants.
 fn bound_tenant() -> Option<String> {
     // SAFETY: read this backend's role ids.
     let (outer, session) = unsafe { (pg_sys::GetOuterUserId(), pg_sys::GetSessionUserId()) };
-    let a = super::roles::bound_tenant(outer);
-    let b = if session == outer { None } else { super::roles::bound_tenant(session) };
+    let a = binding(outer);
+    let b = if session == outer { Binding::Free } else { binding(session) };
     match (a, b) {
-        (Some(a), Some(b)) if a != b => errors::bound_elsewhere(outer),
-        (a, b) => a.or(b),
+        (Binding::Several, _) => errors::bound_to_several(outer),
+        (_, Binding::Several) => errors::bound_to_several(session),
+        (Binding::Tenant(a), Binding::Tenant(b)) if a != b => errors::bound_elsewhere(outer),
+        (Binding::Tenant(t), _) | (Binding::Free, Binding::Tenant(t)) => Some(t),
+        (Binding::Free, Binding::Free) => None,
     }
 }
 

@@ -130,6 +130,62 @@ SELECT count(*) FROM todo.todos;
 ROLLBACK;
 RESET todo.tenant;
 
+-- a member of a bound role (INHERIT) uses that role's grants and is bound with them: its
+-- tenant with none set, no other whatever it sets; a membership granted or revoked counts
+-- at once, in a session already running; a member of bound roles of two tenants acts for none
+\connect - postgres
+\set VERBOSITY terse
+\set ON_ERROR_ROLLBACK on
+CREATE ROLE member_acme LOGIN;
+CREATE ROLE agent_globex;
+SELECT todo.grant_usage('agent_globex', 'globex', plain_sql => false);
+SET ROLE member_acme;
+SELECT todo.current_tenant();
+RESET ROLE;
+GRANT agent_acme TO member_acme;
+SET ROLE member_acme;
+SELECT todo.current_tenant();
+SELECT todo.todo_writ('/todo list');
+BEGIN;
+SELECT todo.set_context('globex');
+ROLLBACK;
+BEGIN;
+SET LOCAL todo.tenant = 'globex';
+SELECT todo.todo_writ('/todo list');
+ROLLBACK;
+RESET ROLE;
+GRANT agent_globex TO member_acme;
+SET ROLE member_acme;
+SELECT todo.current_tenant();
+SELECT todo.todo_writ('/todo list');
+RESET ROLE;
+REVOKE agent_acme FROM member_acme;
+SET ROLE member_acme;
+SELECT todo.current_tenant();
+RESET ROLE;
+-- a membership without INHERIT gives no privileges, and no binding
+REVOKE agent_globex FROM member_acme;
+ALTER ROLE member_acme NOINHERIT;
+GRANT agent_acme TO member_acme;
+SET ROLE member_acme;
+SELECT todo.current_tenant();
+RESET ROLE;
+-- logged in as the member, the same
+\connect - member_acme
+\set VERBOSITY terse
+SELECT todo.current_tenant();
+\connect - postgres
+REVOKE agent_acme FROM member_acme;
+ALTER ROLE member_acme INHERIT;
+GRANT agent_acme TO member_acme;
+\connect - member_acme
+\set VERBOSITY terse
+SELECT todo.current_tenant();
+SELECT todo.set_context('globex');
+\connect - postgres
+SELECT todo.revoke_usage('agent_globex');
+DROP ROLE member_acme, agent_globex;
+
 -- the lock rows are the extension's: one per tenant and purpose
 \connect - postgres
 SELECT tenant_id, name FROM todo.locks ORDER BY 1, 2;
