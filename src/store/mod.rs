@@ -39,9 +39,10 @@ fn spi_error(e: pgrx::spi::Error) -> ! {
 struct Saved(std::ptr::NonNull<pg_sys::_SPI_plan>);
 
 thread_local! {
-    /// Every statement this module runs, by its text and whether it was prepared for a
-    /// distributed store (see `prepared`). The statements are a fixed set of texts.
-    static PLANS: RefCell<HashMap<(String, bool), Saved>> = RefCell::new(HashMap::new());
+    /// Every statement this module runs, by its text: those prepared for one server, then
+    /// those prepared for a distributed store (see `prepared`). The statements are a fixed
+    /// set of texts.
+    static PLANS: RefCell<[HashMap<String, Saved>; 2]> = RefCell::new([HashMap::new(), HashMap::new()]);
 }
 
 /// `sql`'s kept plan, prepared on first use. On one server it is prepared with
@@ -55,8 +56,7 @@ thread_local! {
 /// value unknown gets a custom plan, so there the plan cache chooses.
 fn prepared(sql: &str, args: &[DatumWithOid<'_>]) -> *mut pg_sys::_SPI_plan {
     let distributed = distribution::distributed();
-    let key = (sql.to_string(), distributed);
-    if let Some(plan) = PLANS.with(|p| p.borrow().get(&key).map(|g| g.0.as_ptr())) {
+    if let Some(plan) = PLANS.with(|p| p.borrow()[distributed as usize].get(sql).map(|g| g.0.as_ptr())) {
         return plan;
     }
     let text = std::ffi::CString::new(sql).expect("statement texts hold no NUL");
@@ -72,7 +72,7 @@ fn prepared(sql: &str, args: &[DatumWithOid<'_>]) -> *mut pg_sys::_SPI_plan {
     };
     // SAFETY: a plan SPI_prepare_cursor just made: moved out of SPI's memory, kept for the backend
     unsafe { pg_sys::SPI_keepplan(plan.as_ptr()) };
-    PLANS.with(|p| p.borrow_mut().insert(key, Saved(plan)));
+    PLANS.with(|p| p.borrow_mut()[distributed as usize].insert(sql.to_string(), Saved(plan)));
     plan.as_ptr()
 }
 
@@ -82,7 +82,7 @@ fn prepared(sql: &str, args: &[DatumWithOid<'_>]) -> *mut pg_sys::_SPI_plan {
 pub fn plans_made() -> (i64, i64) {
     let mut counts = (0, 0);
     PLANS.with(|p| {
-        for saved in p.borrow().values() {
+        for saved in p.borrow().iter().flat_map(HashMap::values) {
             // SAFETY: a kept plan's list of plan sources (one per statement of its text), each
             // a valid CachedPlanSource while the plan is kept
             unsafe {
