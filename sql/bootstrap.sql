@@ -164,7 +164,6 @@ COMMENT ON TABLE todo.events IS 'Append-only change log of todo.todos, written b
 COMMENT ON COLUMN todo.events.agent_id IS 'The acting agent (todo.agent in context; on insert, the row''s agent_id when unset).';
 COMMENT ON COLUMN todo.events.changes IS 'insert: the new row''s non-NULL fields; update: the new values of the changed fields; delete: NULL.';
 COMMENT ON COLUMN todo.events.xact IS 'The writing transaction: todo.changes_since finds the events a cursor (a snapshot) did not see. NULL for events written before 0.6.0.';
-CREATE INDEX events_tenant_time ON todo.events (tenant_id, event_at);
 CREATE INDEX events_tenant_xact ON todo.events (tenant_id, xact);
 
 -- The event log, written AFTER each row change (so it records what was really stored): the

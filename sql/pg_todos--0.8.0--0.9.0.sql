@@ -520,3 +520,9 @@ ALTER TABLE todo.todos DROP CONSTRAINT IF EXISTS todos_subject_check;
 ALTER TABLE todo.id_ranges DROP CONSTRAINT IF EXISTS id_ranges_check;
 COMMENT ON FUNCTION todo.todos_before_write() IS
     'Row trigger of todo.todos (BEFORE INSERT OR UPDATE): allocates the id, enforces the lifecycle (55000), the claim guard (55000, 55006) and the row rules that were CHECK constraints (23514, the constraint''s name), stamps started_at, completed_at and updated_at, bumps version.';
+
+-- todo.events loses its index on (tenant_id, event_at): none of the extension's statements
+-- reads events by time (the change feed finds them by transaction, events_tenant_xact; a
+-- todo's history by the primary key), and every event paid an entry in it. A store queried
+-- by time can create its own (docs/operations.md).
+DROP INDEX IF EXISTS todo.events_tenant_time;
