@@ -422,3 +422,42 @@ fn statements_run_their_generic_plan_on_one_server() {
     assert_eq!(custom - custom_before, 0, "no statement was planned for its values");
     assert!(generic - generic_before > 12 * 10, "the statements ran: {} generic plans", generic - generic_before);
 }
+
+/// The statements the extension has run through its kept plans (`store::plans_made`).
+fn statements_run() -> i64 {
+    let (custom, generic) = crate::store::plans_made();
+    custom + generic
+}
+
+#[pg_test]
+fn a_release_and_a_finish_by_the_holder_are_one_statement() {
+    setup();
+    let (a, b) = (add("first"), add("second"));
+    let claimed = |id: i64| -> i64 { one(&format!("SELECT fence FROM todo.claim({id})")).expect("claimed") };
+    let fence = claimed(a);
+    let before = statements_run();
+    run(&format!("SELECT todo.release({a}, {fence})"));
+    assert_eq!(statements_run() - before, 1, "the release: one UPDATE");
+    assert_eq!(one::<String>(&format!("SELECT status FROM todo.todos WHERE id = {a}")).as_deref(), Some("pending"));
+    let fence = claimed(b);
+    let before = statements_run();
+    run(&format!("SELECT todo.finish({b}, {fence}, outcome => 'shipped')"));
+    assert_eq!(statements_run() - before, 1, "the finish: one UPDATE");
+    assert_eq!(
+        one::<String>(&format!("SELECT status || ' ' || outcome FROM todo.todos WHERE id = {b}")).as_deref(),
+        Some("completed shipped")
+    );
+    // refused: the long way, for the same errors as before, and nothing written
+    let before = statements_run();
+    assert!(error_of(&format!("SELECT todo.finish({b}, {fence})")).is_some_and(|e| e.starts_with("55000: ")));
+    assert!(statements_run() - before > 1, "a refused finish locks and reads the todo for its error");
+    assert!(error_of(&format!("SELECT todo.release({a}, {fence})")).is_some_and(|e| e.starts_with("55000: ")));
+    let fence = claimed(a);
+    run("SELECT todo.set_context('a', 'c1', 'someone-else', 't1')");
+    assert!(error_of(&format!("SELECT todo.release({a}, {fence})")).is_some_and(|e| e.starts_with("55006: ")));
+    assert!(error_of(&format!("SELECT todo.finish({a}, {fence})")).is_some_and(|e| e.starts_with("55006: ")));
+    assert_eq!(
+        one::<String>(&format!("SELECT status || ' ' || claimed_by FROM todo.todos WHERE id = {a}")).as_deref(),
+        Some("in_progress planner")
+    );
+}

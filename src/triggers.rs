@@ -288,23 +288,28 @@ fn claim_refusal(old: &Deformed, new: &Deformed, id: i64, from: Status, to: Stat
     if from == to {
         return None;
     }
-    let holder = maybe::<String>(old, "claimed_by")?;
-    let fence: i64 = get(old, "fence").unwrap_or(0);
-    if get::<i64>(new, "fence").unwrap_or(0) != fence {
+    let state = claim_state(old, id, from);
+    if state.claim.is_none() || get::<i64>(new, "fence").unwrap_or(0) != state.fence {
         return None;
     }
-    let expires: Option<TimestampWithTimeZone> = get(old, "lease_expires_at");
-    let expires_us = expires.map_or(0, unix_us);
-    let state = claims::State { id, status: from, claim: Some(claims::Claim { holder, expires_us }), fence };
     claims::check(&state, session::agent().as_deref(), None, Need::Status, now_us()).err()
 }
 
-/// An update `store::write::update_vetted` runs (one statement where `ops::single::change`
-/// would lock the todo, check it, then update it): checks the change as that operation does
-/// (the lifecycle, the claim), and hands the todo as it was to the operation, or the
-/// refusal (`store::write::Vetted`). True: leave the row as it is — the change is refused
-/// (the operation then takes its longer way, for its own error), or it writes the todo's own
-/// status and nothing else.
+/// The claim of a row as it was (no claim columns, before 0.3.0: unclaimed).
+fn claim_state(old: &Deformed, id: i64, status: Status) -> claims::State {
+    let holder = maybe::<String>(old, "claimed_by");
+    let expires_us = maybe::<TimestampWithTimeZone>(old, "lease_expires_at").map_or(0, unix_us);
+    let fence = maybe::<i64>(old, "fence").unwrap_or(0);
+    claims::State { id, status, claim: holder.map(|holder| claims::Claim { holder, expires_us }), fence }
+}
+
+/// An update `store::write::update_vetted` runs (one statement where an operation would lock
+/// the todo, check it, then update it: `ops::single::change`, a release, a finish): checks the
+/// change as that operation does (the lifecycle; the claim as its `Vet` says: a change of
+/// status, the actor's live claim, the fence presented; an open todo), and hands the todo as
+/// it was to the operation, or the refusal (`store::write::Vetted`). True: leave the row as it
+/// is — the change is refused (the operation then takes its longer way, for its own error),
+/// or it writes the todo's own status and nothing else.
 fn vet_update(old: &Deformed, new: &Deformed) -> bool {
     if !store::write::vetting_any() {
         return false;
@@ -312,12 +317,19 @@ fn vet_update(old: &Deformed, new: &Deformed) -> bool {
     let (Some(tenant), Some(id)) = (get::<String>(old, "tenant_id"), get::<i64>(old, "id")) else {
         return false;
     };
-    let Some(status_only) = store::write::vetting(&tenant, id) else { return false };
+    let Some((status_only, vet)) = store::write::vetting(&tenant, id) else { return false };
     let status = |row: &Deformed| get::<String>(row, "status").and_then(|s| Status::parse(&s));
     let (Some(from), Some(to)) = (status(old), status(new)) else {
         return false; // the trigger raises its error
     };
-    if status::check_transition(from, to).is_err() || claim_refusal(old, new, id, from, to).is_some() {
+    let refused = if vet == store::write::Vet::CHANGE {
+        claim_refusal(old, new, id, from, to).is_some()
+    } else {
+        (vet.open && from.is_terminal())
+            || claims::check(&claim_state(old, id, from), session::agent().as_deref(), vet.fence, vet.need, now_us())
+                .is_err()
+    };
+    if refused || status::check_transition(from, to).is_err() {
         store::write::vetted(Vetted::Refused);
         return true;
     }

@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::session::grant;
 use crate::status::Status;
 use crate::store::lease::Granted;
+use crate::store::write::Vet;
 use crate::{session, store, time};
 
 fn agent(scope: &Scope) -> Result<&str, Error> {
@@ -67,9 +68,17 @@ pub fn heartbeat(scope: &Scope, id: i64, fence: Option<i64>, lease_s: Option<i64
 /// subject. Errors: `Claim`, `NotFound`.
 pub fn release(scope: &Scope, id: i64, fence: Option<i64>) -> Result<String, Error> {
     let agent = agent(scope)?;
+    // One statement locks, checks (the row trigger: the agent's live claim, the fence) and
+    // writes; refused or not found: the long way, for its error.
+    let pending = json_fields([("status", json!(Status::Pending.as_str()))]);
+    let vet = Vet { need: Need::Holder, fence, open: false };
+    if let Some((before, _)) = store::write::update_vetted(&scope.tenant, scope.in_scope(), id, &pending, vet) {
+        session::touched(&scope.tenant, before.conversation_id.as_deref(), id);
+        return Ok(before.subject);
+    }
     let locked = super::lock_one(scope, scope.in_scope(), id, false)?;
     claims::check(&locked.claim, Some(agent), fence, Need::Holder, time::now_us())?;
-    store::write::update(&scope.tenant, id, &json_fields([("status", json!(Status::Pending.as_str()))]));
+    store::write::update(&scope.tenant, id, &pending);
     session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(locked.todo.subject)
 }
@@ -79,14 +88,21 @@ pub fn release(scope: &Scope, id: i64, fence: Option<i64>) -> Result<String, Err
 /// again (a late agent never overwrites the outcome). Its subject. Errors: `Claim`,
 /// `NotFound`.
 pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: Option<&str>) -> Result<String, Error> {
+    let mut fields = json_fields([("status", json!(to.as_str()))]);
+    if let Some(o) = outcome {
+        fields.insert("outcome".into(), json!(o));
+    }
+    // One statement, as `release`: the trigger checks the claim, the fence and that the todo
+    // is open.
+    let vet = Vet { need: Need::Status, fence, open: true };
+    if let Some((before, _)) = store::write::update_vetted(&scope.tenant, scope.in_scope(), id, &fields, vet) {
+        session::touched(&scope.tenant, before.conversation_id.as_deref(), id);
+        return Ok(before.subject);
+    }
     let locked = super::lock_one(scope, scope.in_scope(), id, false)?;
     claims::check(&locked.claim, scope.agent.as_deref(), fence, Need::Status, time::now_us())?;
     if locked.todo.status.is_terminal() {
         return Err(Error::Claim(Refusal::NotOpen { id, status: locked.todo.status }));
-    }
-    let mut fields = json_fields([("status", json!(to.as_str()))]);
-    if let Some(o) = outcome {
-        fields.insert("outcome".into(), json!(o));
     }
     store::write::update(&scope.tenant, id, &fields);
     session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);

@@ -88,7 +88,9 @@ pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<
         if let Some(to) = change.status {
             fields.insert("status".into(), json!(to.as_str()));
         }
-        if let Some((before, after)) = store::write::update_vetted(&scope.tenant, find, id, &fields) {
+        if let Some((before, after)) =
+            store::write::update_vetted(&scope.tenant, find, id, &fields, store::write::Vet::CHANGE)
+        {
             session::touched(&scope.tenant, after.conversation_id.as_deref(), id);
             return Ok(Changed { before, after });
         }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::read::{parse_todos, Find, TODO_COLUMNS};
 use super::{exec, with_plan};
+use crate::claims::Need;
 use crate::todo::Todo;
 
 /// The columns a surface may write, in `todo.todos` spelling.
@@ -151,12 +152,30 @@ pub enum Vetted {
     Before(Todo),
 }
 
-/// The update `update_vetted` is running: the todo, whether it writes the status alone, and
-/// what the trigger found.
+/// What the row trigger checks of an update `update_vetted` runs, besides the lifecycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vet {
+    /// the claim rule (`claims::check`): a change of status (`Need::Status`) or the actor's
+    /// live claim (`Need::Holder`: a release)
+    pub need: Need,
+    /// the fence presented, when one is
+    pub fence: Option<i64>,
+    /// the todo must be open (a finish never finishes a finished todo again)
+    pub open: bool,
+}
+
+impl Vet {
+    /// A change of status or columns (`ops::single::change`).
+    pub const CHANGE: Vet = Vet { need: Need::Status, fence: None, open: false };
+}
+
+/// The update `update_vetted` is running: the todo, whether it writes the status alone,
+/// what the trigger checks, and what it found.
 struct Vetting {
     tenant: String,
     id: i64,
     status_only: bool,
+    vet: Vet,
     found: Option<Vetted>,
 }
 
@@ -174,9 +193,9 @@ impl Drop for Vets {
 }
 
 /// For the row trigger: whether an update of todo `id` of `tenant` is being vetted (Some:
-/// whether it writes the status alone).
-pub fn vetting(tenant: &str, id: i64) -> Option<bool> {
-    VETTING.with(|v| v.borrow().as_ref().filter(|v| v.id == id && v.tenant == tenant).map(|v| v.status_only))
+/// whether it writes the status alone, and what to check).
+pub fn vetting(tenant: &str, id: i64) -> Option<(bool, Vet)> {
+    VETTING.with(|v| v.borrow().as_ref().filter(|v| v.id == id && v.tenant == tenant).map(|v| (v.status_only, v.vet)))
 }
 
 /// Whether any update is being vetted (the trigger's first, cheap question).
@@ -194,12 +213,19 @@ pub fn vetted(found: Vetted) {
 }
 
 /// Updates the given columns (`status` among them, or alone) of todo `id` of the tenant that
-/// `find` finds, in one statement that also locks it: the row trigger vets the change as
-/// `ops::single::change` would before it writes (the lifecycle, the claim, no change at all)
-/// and hands back the row as it was. The todo before and after; None when nothing was written
-/// because no such todo is found or the change is refused: the caller then locks the todo and
-/// checks it itself, for its errors. Not on a distributed store, whose trigger runs on a worker.
-pub fn update_vetted(tenant: &str, find: Find<'_>, id: i64, fields: &Map<String, Value>) -> Option<(Todo, Todo)> {
+/// `find` finds, in one statement that also locks it: the row trigger vets the change as the
+/// operation would before it writes (the lifecycle, the claim as `vet` says, no change at
+/// all) and hands back the row as it was. The todo before and after; None when nothing was
+/// written because no such todo is found or the change is refused: the caller then locks the
+/// todo and checks it itself, for its errors. Not on a distributed store, whose trigger runs
+/// on a worker.
+pub fn update_vetted(
+    tenant: &str,
+    find: Find<'_>,
+    id: i64,
+    fields: &Map<String, Value>,
+    vet: Vet,
+) -> Option<(Todo, Todo)> {
     let cols = columns(fields);
     if cols.is_empty() || super::distribution::distributed() {
         return None;
@@ -214,7 +240,7 @@ pub fn update_vetted(tenant: &str, find: Find<'_>, id: i64, fields: &Map<String,
     let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into(), a.into(), b.into()];
     args.extend(rest);
     let status_only = cols == ["status"];
-    VETTING.with(|v| *v.borrow_mut() = Some(Vetting { tenant: tenant.to_string(), id, status_only, found: None }));
+    VETTING.with(|v| *v.borrow_mut() = Some(Vetting { tenant: tenant.to_string(), id, status_only, vet, found: None }));
     let vets = Vets;
     let after = written_rows(&sql, &args).pop();
     let found = VETTING.with(|v| v.borrow_mut().as_mut().and_then(|v| v.found.take()));
