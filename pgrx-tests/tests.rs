@@ -430,9 +430,13 @@ fn statements_run() -> i64 {
 }
 
 #[pg_test]
-fn a_release_and_a_finish_by_the_holder_are_one_statement() {
+fn a_claim_of_the_next_a_release_and_a_finish_by_the_holder_are_one_statement_each() {
     setup();
     let (a, b) = (add("first"), add("second"));
+    let before = statements_run();
+    assert_eq!(one::<i64>("SELECT id FROM todo.claim()"), Some(a), "the first ready todo");
+    assert_eq!(statements_run() - before, 1, "the claim of the next ready todo: one UPDATE");
+    run(&format!("SELECT todo.release({a})"));
     let claimed = |id: i64| -> i64 { one(&format!("SELECT fence FROM todo.claim({id})")).expect("claimed") };
     let fence = claimed(a);
     let before = statements_run();

@@ -32,27 +32,36 @@ fn granted(sql: &str, args: &[DatumWithOid<'_>]) -> Option<Granted> {
     })
 }
 
+/// What a claim sets, for `todo.todos u`: `$3` the agent, `$4` the lease in seconds; and what
+/// it returns (`granted`).
+const CLAIM_SET: &str = "SET status = 'in_progress', claimed_by = $3, fence = u.fence + 1,
+                lease_expires_at = now() + make_interval(secs => $4)";
+const CLAIM_RETURNING: &str = "RETURNING u.id, u.subject, u.fence, u.lease_expires_at, u.conversation_id";
+
 /// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds: the
 /// candidate row is locked with SKIP LOCKED (a row another claimer is taking is passed over,
 /// never waited for or taken twice), then moved to in_progress with a new fence. None when
-/// nothing is ready. Two statements, each on one tenant (so Citus sends each to the
-/// tenant's worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
+/// nothing is ready. On one server, one statement (an UPDATE of the row its subquery locks);
+/// on a distributed store two, each on one tenant (so Citus sends each to the tenant's
+/// worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
 pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64) -> Option<Granted> {
-    let sql = format!(
+    let candidate = format!(
         "SELECT t.id FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED"
     );
-    let id = one::<i64>(&sql, &[tenant.into(), conversation.into()], true)?;
-    Some(claim_id(tenant, id, agent, lease_s))
+    if super::distribution::distributed() {
+        let id = one::<i64>(&candidate, &[tenant.into(), conversation.into()], true)?;
+        return Some(claim_id(tenant, id, agent, lease_s));
+    }
+    granted(
+        &format!("UPDATE todo.todos u {CLAIM_SET} WHERE u.tenant_id = $1 AND u.id = ({candidate}) {CLAIM_RETURNING}"),
+        &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into()],
+    )
 }
 
 /// Claims todo `id` (locked and checked by the caller) for `agent`.
 pub fn claim_id(tenant: &str, id: i64, agent: &str, lease_s: i64) -> Granted {
     granted(
-        "UPDATE todo.todos u
-            SET status = 'in_progress', claimed_by = $3, fence = u.fence + 1,
-                lease_expires_at = now() + make_interval(secs => $4)
-          WHERE u.tenant_id = $1 AND u.id = $2
-         RETURNING u.id, u.subject, u.fence, u.lease_expires_at, u.conversation_id",
+        &format!("UPDATE todo.todos u {CLAIM_SET} WHERE u.tenant_id = $1 AND u.id = $2 {CLAIM_RETURNING}"),
         &[tenant.into(), id.into(), agent.into(), (lease_s as f64).into()],
     )
     .expect("the row is locked by the caller")
