@@ -524,5 +524,11 @@ COMMENT ON FUNCTION todo.todos_before_write() IS
 -- todo.events loses its index on (tenant_id, event_at): none of the extension's statements
 -- reads events by time (the change feed finds them by transaction, events_tenant_xact; a
 -- todo's history by the primary key), and every event paid an entry in it. A store queried
--- by time can create its own (docs/operations.md).
-DROP INDEX IF EXISTS todo.events_tenant_time;
+-- by time can create its own (docs/operations.md). Run as a command of its own: on a
+-- distributed store Citus sends a DROP INDEX's statement text to the nodes with metadata, and
+-- the text of a statement in an update script is the whole script.
+DO $do$
+BEGIN
+    EXECUTE 'DROP INDEX IF EXISTS todo.events_tenant_time';
+END
+$do$;
