@@ -59,10 +59,9 @@ pub fn stale_context() -> ! {
 /// 42501: the calling role is bound to a tenant (`todo.grant_usage(role, tenant)`) and the
 /// context names another. The same words whether that other tenant exists or not.
 pub fn bound_elsewhere(role: pg_sys::Oid) -> ! {
-    let name = role_name(role);
-    raise(
-        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-        format!("role \"{name}\" is bound to one tenant and may act for no other"),
+    role_refused(
+        role,
+        "is bound to one tenant and may act for no other",
         "set the context to the role's own tenant (todo.grant_usage bound it), or connect as a role granted for the other tenant",
     )
 }
@@ -70,12 +69,17 @@ pub fn bound_elsewhere(role: pg_sys::Oid) -> ! {
 /// 42501 for a role that has the privileges of roles `todo.grant_usage` bound to different
 /// tenants (a member of two bound roles): it may act for none of them.
 pub fn bound_to_several(role: pg_sys::Oid) -> ! {
-    let name = role_name(role);
-    raise(
-        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-        format!("role \"{name}\" has the privileges of roles bound to different tenants and may act for none"),
+    role_refused(
+        role,
+        "has the privileges of roles bound to different tenants and may act for none",
         "a role may be a member of bound roles of one tenant only: revoke the other memberships, or connect as one of the bound roles",
     )
+}
+
+/// 42501 `role "<name>" <what>`, with `hint`: the refusals of a bound role.
+fn role_refused(role: pg_sys::Oid, what: &str, hint: &str) -> ! {
+    let name = role_name(role);
+    raise(PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE, format!("role \"{name}\" {what}"), hint)
 }
 
 /// A role's name, or its oid when it has none (dropped).

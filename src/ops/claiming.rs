@@ -68,13 +68,9 @@ pub fn heartbeat(scope: &Scope, id: i64, fence: Option<i64>, lease_s: Option<i64
 /// subject. Errors: `Claim`, `NotFound`.
 pub fn release(scope: &Scope, id: i64, fence: Option<i64>) -> Result<String, Error> {
     let agent = agent(scope)?;
-    // One statement locks, checks (the row trigger: the agent's live claim, the fence) and
-    // writes; refused or not found: the long way, for its error.
     let pending = json_fields([("status", json!(Status::Pending.as_str()))]);
-    let vet = Vet { need: Need::Holder, fence, open: false };
-    if let Some((before, _)) = store::write::update_vetted(&scope.tenant, scope.in_scope(), id, &pending, vet) {
-        session::touched(&scope.tenant, before.conversation_id.as_deref(), id);
-        return Ok(before.subject);
+    if let Some(subject) = in_one_statement(scope, id, &pending, Vet { need: Need::Holder, fence, open: false }) {
+        return Ok(subject);
     }
     let locked = super::lock_one(scope, scope.in_scope(), id, false)?;
     claims::check(&locked.claim, Some(agent), fence, Need::Holder, time::now_us())?;
@@ -92,12 +88,8 @@ pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: O
     if let Some(o) = outcome {
         fields.insert("outcome".into(), json!(o));
     }
-    // One statement, as `release`: the trigger checks the claim, the fence and that the todo
-    // is open.
-    let vet = Vet { need: Need::Status, fence, open: true };
-    if let Some((before, _)) = store::write::update_vetted(&scope.tenant, scope.in_scope(), id, &fields, vet) {
-        session::touched(&scope.tenant, before.conversation_id.as_deref(), id);
-        return Ok(before.subject);
+    if let Some(subject) = in_one_statement(scope, id, &fields, Vet { need: Need::Status, fence, open: true }) {
+        return Ok(subject);
     }
     let locked = super::lock_one(scope, scope.in_scope(), id, false)?;
     claims::check(&locked.claim, scope.agent.as_deref(), fence, Need::Status, time::now_us())?;
@@ -107,4 +99,19 @@ pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: O
     store::write::update(&scope.tenant, id, &fields);
     session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(locked.todo.subject)
+}
+
+/// Writes `fields` to todo `id` in one statement that locks it while its row trigger checks
+/// what `vet` says (the claim, the fence, an open todo): the todo's subject. None when the
+/// todo is not found or the check refuses: nothing was written, and the caller takes the long
+/// way (lock, check, write) for its error.
+fn in_one_statement(
+    scope: &Scope,
+    id: i64,
+    fields: &serde_json::Map<String, serde_json::Value>,
+    vet: Vet,
+) -> Option<String> {
+    let (before, _) = store::write::update_vetted(&scope.tenant, scope.in_scope(), id, fields, vet)?;
+    session::touched(&scope.tenant, before.conversation_id.as_deref(), id);
+    Some(before.subject)
 }
