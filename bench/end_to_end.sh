@@ -16,7 +16,7 @@ cargo build --release -p pg_todos_cli >/tmp/pg_todos-e2e-build.log 2>&1 || { cat
 . bin/lib/throwaway.sh
 throwaway e2e
 psql -X -q -d postgres <<'SQL'
-ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements';
+ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements, pg_todos';
 ALTER SYSTEM SET synchronous_commit = off;
 SQL
 bin/cluster stop e2e >/dev/null

@@ -34,6 +34,20 @@ RETURN QUERY
       FROM todo.todos t JOIN todo.id_ranges r ON r.tenant_id = t.tenant_id AND t.id BETWEEN r.next_id AND r.last_id
      WHERE t.tenant_id = $1
     UNION ALL
+    -- no two ranges would hand out one id
+    SELECT r.tenant_id, NULL::bigint,
+           format('id ranges %s and %s would both hand out ids %s to %s', r.slot, o.slot,
+                  greatest(r.next_id, o.next_id), least(r.last_id, o.last_id))
+      FROM todo.id_ranges r JOIN todo.id_ranges o
+        ON o.tenant_id = r.tenant_id AND o.slot > r.slot
+       AND o.next_id <= r.last_id AND r.next_id <= o.last_id
+     WHERE r.tenant_id = $1 AND r.next_id <= r.last_id AND o.next_id <= o.last_id
+    UNION ALL
+    -- a range hands out only ids the counter has given to ranges
+    SELECT r.tenant_id, NULL::bigint, format('id range %s would hand out ids to %s, past the tenant counter %s', r.slot, r.last_id, c.last_id)
+      FROM todo.id_ranges r LEFT JOIN todo.counters c ON c.tenant_id = r.tenant_id
+     WHERE r.tenant_id = $1 AND r.next_id <= r.last_id AND r.last_id > coalesce(c.last_id, 0)
+    UNION ALL
     -- the event log accounts for every todo: its insert, and its last status
     SELECT t.tenant_id, t.id, 'no insert event'
       FROM todo.todos t
@@ -91,4 +105,4 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION todo.verify() IS
-    'The store''s invariants (stamps agree with status, counters, event log, claims, no dependency cycles): one row per violation.';
+    'The store''s invariants (stamps agree with status, counters and id ranges, event log, claims, no dependency cycles): one row per violation.';

@@ -76,6 +76,15 @@ pub fn bound_to_several(role: pg_sys::Oid) -> ! {
     )
 }
 
+/// 42501 for a role bound to a tenant that names a person (`person:…`) as the agent.
+pub fn person_refused(role: pg_sys::Oid) -> ! {
+    role_refused(
+        role,
+        "is bound to a tenant and may not act as a person (an agent named person:…)",
+        "only a person's token acts as a person, through pg_todos serve: name the agent without the person: prefix",
+    )
+}
+
 /// 42501 `role "<name>" <what>`, with `hint`: the refusals of a bound role.
 fn role_refused(role: pg_sys::Oid, what: &str, hint: &str) -> ! {
     let name = role_name(role);

@@ -10,7 +10,7 @@
 //! - `session`: the leaf every layer reads — the settings (who is calling, for this
 //!   transaction), the claim flag, the subtransaction mechanism;
 //! - beside them: `triggers` (the row triggers, for plain SQL too: an entry point, like the
-//!   surfaces), `limits` (the input size limits), `time`, `tupdesc` (a relation's columns),
+//!   surfaces; `utility`, the hook that keeps table locks from other roles), `limits` (the input size limits), `time`, `tupdesc` (a relation's columns),
 //!   `errors` (raising with real SQLSTATEs).
 //!
 //! Every import points down (surfaces, triggers → runner → ops → store → session → core);
@@ -23,7 +23,9 @@
 use pgrx::prelude::*;
 
 pub use pg_todos_core::open_statuses;
-pub use pg_todos_core::{checklist, claims, dialects, error, replace, route, row_checks, schema, status, todo, writ};
+pub use pg_todos_core::{
+    checklist, claims, cursor, dialects, error, replace, route, row_checks, schema, status, todo, writ,
+};
 
 pub mod errors;
 pub mod jsonb;
@@ -36,6 +38,7 @@ pub mod surfaces;
 pub mod time;
 pub mod triggers;
 pub mod tupdesc;
+pub mod utility;
 
 ::pgrx::pg_module_magic!(name, version);
 
@@ -66,6 +69,7 @@ pub extern "C-unwind" fn _PG_init() {
     session::init();
     limits::init();
     store::ids::init();
+    utility::init();
     // SAFETY: registers plain functions that only touch the library's thread-locals.
     unsafe {
         pg_sys::CacheRegisterRelcacheCallback(Some(relation_changed), pg_sys::Datum::from(0));

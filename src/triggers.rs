@@ -292,7 +292,7 @@ fn claim_refusal(old: &Deformed, new: &Deformed, id: i64, from: Status, to: Stat
     if state.claim.is_none() || get::<i64>(new, "fence").unwrap_or(0) != state.fence {
         return None;
     }
-    claims::check(&state, session::agent().as_deref(), None, Need::Status, now_us()).err()
+    claims::check(&state, store::scope::agent().as_deref(), None, Need::Status, now_us()).err()
 }
 
 /// The claim of a row as it was (no claim columns, before 0.3.0: unclaimed).
@@ -326,8 +326,14 @@ fn vet_update(old: &Deformed, new: &Deformed) -> bool {
         claim_refusal(old, new, id, from, to).is_some()
     } else {
         (vet.open && from.is_terminal())
-            || claims::check(&claim_state(old, id, from), session::agent().as_deref(), vet.fence, vet.need, now_us())
-                .is_err()
+            || claims::check(
+                &claim_state(old, id, from),
+                store::scope::agent().as_deref(),
+                vet.fence,
+                vet.need,
+                now_us(),
+            )
+            .is_err()
     };
     if refused || status::check_transition(from, to).is_err() {
         store::write::vetted(Vetted::Refused);
@@ -640,6 +646,12 @@ fn dependencies_before_insert<'a>(
     let (Some(tenant), Some(id), Some(on)) = (tenant, id, on) else {
         return Ok(Some(new)); // NOT NULL rejects it
     };
+    // Before any lock: a writer under row-level security may only add edges of the tenant in
+    // context, refused with the policy's own words, so that neither the lock (a wait while
+    // that tenant edits) nor a foreign key's answer tells whether another tenant exists.
+    if subject_to_rls(trigger) && tenant != store::scope::tenant() {
+        errors::rls_violation("dependencies");
+    }
     if id == on {
         return Ok(Some(new)); // the CHECK constraint rejects it
     }
@@ -784,7 +796,7 @@ fn todos_log_event<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
     let _running = Running::on(trigger);
-    let (agent, turn) = (session::agent(), session::turn());
+    let (agent, turn) = (store::scope::agent(), session::turn());
     let status = |row: &Deformed| get::<String>(row, "status").unwrap_or_default();
     let key = match rows(trigger) {
         (None, Some(new)) => {

@@ -6,6 +6,7 @@
 
 pub mod checklist;
 pub mod claims;
+pub mod cursor;
 pub mod dialects;
 pub mod error;
 pub mod limits;

@@ -42,7 +42,7 @@ impl Scope {
     pub fn from_context() -> Scope {
         let tenant = store::scope::tenant();
         store::ids::require_registered(&tenant);
-        Scope { tenant, conversation: session::conversation(), agent: session::agent(), turn: session::turn() }
+        Scope { tenant, conversation: session::conversation(), agent: store::scope::agent(), turn: session::turn() }
     }
 
     /// The context's tenant, for a read of `conversation` (None: the tenant-wide pool, or the

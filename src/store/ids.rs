@@ -192,6 +192,17 @@ const FROM_RANGE: &str = "UPDATE todo.id_ranges r SET next_id = r.next_id + $2
                     ORDER BY f.next_id LIMIT 1 FOR UPDATE SKIP LOCKED)
    RETURNING r.next_id - $2";
 
+/// Refills one emptied range of `$1` that no other transaction holds with the ids `$2` to
+/// `$3`. The range is picked once, by a scalar subquery (an InitPlan): joined as `FROM
+/// (… LIMIT 1 FOR UPDATE SKIP LOCKED)`, the planner may run the subquery again for each
+/// range it visits, and that second run, skipping the row just locked, picks another empty
+/// range and gives both ranges the same ids.
+const REFILL: &str = "UPDATE todo.id_ranges r SET next_id = $2, last_id = $3
+   WHERE r.tenant_id = $1
+     AND r.slot = (SELECT f.slot FROM todo.id_ranges f WHERE f.tenant_id = $1 AND f.next_id > f.last_id
+                    ORDER BY f.slot LIMIT 1 FOR UPDATE SKIP LOCKED)
+   RETURNING r.slot";
+
 /// Todo ids come from ranges (`todo.id_ranges`): each range is a run of the tenant's ids
 /// taken from its counter (`todo.counters`, the last id given to any range) and handed out
 /// in order. A writer takes ids from a range no other transaction holds and holds it until
@@ -245,13 +256,7 @@ fn take(tenant: &str, n: i64, room: i64) -> i64 {
     let size = BLOCK.max(room);
     let first = from_counter(tenant, size);
     let (next, last) = (first + n, first + size - 1);
-    let refilled = exec(
-        "UPDATE todo.id_ranges r SET next_id = $2, last_id = $3
-           FROM (SELECT f.slot FROM todo.id_ranges f WHERE f.tenant_id = $1 AND f.next_id > f.last_id
-                  ORDER BY f.slot LIMIT 1 FOR UPDATE SKIP LOCKED) s
-          WHERE r.tenant_id = $1 AND r.slot = s.slot RETURNING r.slot",
-        &[tenant.into(), next.into(), last.into()],
-    );
+    let refilled = exec(REFILL, &[tenant.into(), next.into(), last.into()]);
     if refilled == 0 {
         // new ranges are numbered under the counter's lock: two writers never pick one slot
         // (two statements: Citus runs an INSERT … SELECT of a constant tenant through the

@@ -60,3 +60,23 @@ pub fn tenant() -> String {
 pub fn tenant_if_set() -> Option<String> {
     tenant_checked().0
 }
+
+/// Whether `agent` names a person (`person:<name>`, in any case, after any leading space):
+/// the actor `pg_todos serve` sets for a person's token.
+pub fn names_person(agent: &str) -> bool {
+    agent.trim_start().get(..7).is_some_and(|p| p.eq_ignore_ascii_case("person:"))
+}
+
+/// The agent in context (`todo.agent`), or None. A person (`person:<name>`) comes only from a
+/// person's token, which `pg_todos serve` checks: a role bound to a tenant (an app's or an
+/// agent's role, `todo.grant_usage(role, tenant)`) naming one is refused with 42501, so an
+/// agent cannot write as a person. A role bound to no tenant (the service, an administrator)
+/// may.
+pub fn agent() -> Option<String> {
+    let agent = session::agent();
+    if agent.as_deref().is_some_and(names_person) && bound_tenant().is_some() {
+        // SAFETY: reads this backend's role id.
+        errors::person_refused(unsafe { pg_sys::GetOuterUserId() })
+    }
+    agent
+}

@@ -12,7 +12,10 @@ use crate::store;
 /// agent and the turn. Returns nothing. Outside an explicit transaction block the settings end
 /// with the statement, so call it inside `BEGIN … COMMIT`.
 ///
-/// Errors: 22023 when `tenant` is NULL or blank; 42704 when it is not registered.
+/// Errors: 22023 when `tenant` is NULL or blank; 42704 when it is not registered; 42501
+/// when the calling role is bound to another tenant, or is bound to a tenant and names a
+/// person (`person:…`) as the agent: only a person's token, through `pg_todos serve`, acts
+/// as a person.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn set_context(
@@ -37,6 +40,8 @@ fn set_context(
     // the answer never tells whether that tenant exists
     let tenant = store::scope::tenant();
     store::ids::require_registered(&tenant);
+    // a person (person:…) comes from a person's token only: refused for a bound role
+    store::scope::agent();
     // on a distributed store, the workers are told now (for plain SQL that follows)
     store::distribution::sync_context();
 }
@@ -57,11 +62,11 @@ fn current_conversation() -> Option<String> {
     session::conversation()
 }
 
-/// The agent in context (`todo.agent`), or NULL.
+/// The agent in context (`todo.agent`), or NULL (42501 for a person named by a bound role).
 #[pg_extern(stable, parallel_restricted)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn current_agent() -> Option<String> {
-    session::agent()
+    store::scope::agent()
 }
 
 /// The turn in context (`todo.turn`), or NULL.

@@ -135,7 +135,9 @@ class Cluster:
                          f"port = {self.port}",
                          "listen_addresses = '127.0.0.1'" if tcp else "listen_addresses = ''",
                          f"unix_socket_directories = '{self.sock}'",
-                         "fsync = off", "max_connections = 100", "log_min_messages = warning", *conf)
+                         "fsync = off", "max_connections = 100", "log_min_messages = warning",
+                         # as docs/operations.md asks: the LOCK guard in every backend
+                         "shared_preload_libraries = 'pg_todos'", *conf)
         self.start()
 
     def append_conf(self, *lines, file="postgresql.conf"):

@@ -104,6 +104,7 @@ pub fn changed_since(tenant: &str, since: Option<&str>) -> (String, Vec<Option<S
         super::one("SELECT pg_catalog.pg_current_snapshot()::text", &[], false).expect("a statement has a snapshot")
     };
     let Some(since) = since else { return (cursor, Vec::new()) };
+    require_cursor(since);
     let conversations = super::with_plan(
         "SELECT DISTINCT e.conversation_id FROM todo.events e
           WHERE e.tenant_id = $1 AND e.xact >= pg_catalog.pg_snapshot_xmin($2::pg_snapshot)
@@ -116,10 +117,23 @@ pub fn changed_since(tenant: &str, since: Option<&str>) -> (String, Vec<Option<S
     (cursor, conversations)
 }
 
+/// Raises 22P02 unless `since` is a cursor as `changed_since` hands them out, before
+/// PostgreSQL's `pg_snapshot` input would refuse it in words about its own internals.
+fn require_cursor(since: &str) {
+    if !crate::cursor::is_cursor(since) {
+        crate::errors::raise(
+            pgrx::PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+            "todo.changes_since: since is not a cursor this function returned",
+            "pass the \"cursor\" of an earlier todo.changes_since call unchanged, or NULL to get only a cursor",
+        );
+    }
+}
+
 /// The conversations with an event `since` did not see (see `changed_since`),
 /// after `after` in the page order (by id bytewise, the pool, None, last; `after` None: from the
 /// start), at most `size`; and whether there are more. Raises 22P02 for a malformed `since`.
 pub fn changed_since_page(tenant: &str, since: &str, after: Option<&str>, size: usize) -> (Vec<Option<String>>, bool) {
+    require_cursor(since);
     let mut rows = super::with_plan(
         "SELECT DISTINCT e.conversation_id COLLATE \"C\" AS conversation_id FROM todo.events e
           WHERE e.tenant_id = $1 AND e.xact >= pg_catalog.pg_snapshot_xmin($2::pg_snapshot)

@@ -14,8 +14,10 @@ CREATE FUNCTION public.squeeze(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE
 
 \connect - agent_login
 \set ON_ERROR_ROLLBACK on
--- a plain role cannot raise (or lower) a limit. Before the library is loaded in its session,
--- SET only makes a placeholder, dropped with a WARNING when the library loads.
+-- a plain role cannot raise (or lower) a limit: the library is preloaded (as
+-- docs/operations.md asks), so the setting is known from the session's start and the SET is
+-- refused. (Not preloaded, the SET would make a placeholder, dropped with a WARNING when the
+-- library loads.)
 SET todo.max_subject_length = 100000;
 SELECT jsonb_typeof(todo.tools()) AS loaded;
 SHOW todo.max_subject_length;

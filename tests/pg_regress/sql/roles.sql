@@ -53,6 +53,20 @@ SELECT set_config('todo.tenant', 'globex', true);
 SELECT todo.rest('GET', '/v1/todos/1');
 SELECT todo.call('TaskList', '{}');
 ROLLBACK;
+-- a person (person:…) comes only from a person's token: not from an agent's role, whatever
+-- it sets
+BEGIN;
+SELECT todo.set_context('acme', 'conv-a', 'person:Ada');
+ROLLBACK;
+BEGIN;
+SELECT todo.set_context('acme', 'conv-a', '  PERSON:Ada');
+ROLLBACK;
+BEGIN;
+SELECT todo.set_context('acme', 'conv-a', 'agent-1');
+SET LOCAL todo.agent = 'Person:Ada';
+SELECT todo.todo_writ('/todo add as a person');
+SELECT todo.current_agent();
+ROLLBACK;
 -- no table: no read, no write, no lock
 SELECT count(*) FROM todo.todos;
 SELECT count(*) FROM todo.events;
@@ -78,6 +92,32 @@ SELECT todo.todo_writ($$/todo add acme: second
 /todo block 2 on 1$$);
 RESET row_security;
 
+-- the app's role: no table lock that would make other tenants' writes wait, first thing
+-- in a new session (the library is preloaded), nor through a view of its own; the weaker
+-- modes, which make no write wait, are its to take
+\connect - postgres
+CREATE SCHEMA app_own AUTHORIZATION app_acme;
+\connect - app_acme
+\set VERBOSITY terse
+\set ON_ERROR_ROLLBACK on
+BEGIN;
+LOCK TABLE todo.todos IN ACCESS EXCLUSIVE MODE;
+LOCK TABLE todo.todos IN SHARE MODE;
+LOCK TABLE todo.todos IN SHARE ROW EXCLUSIVE MODE;
+LOCK TABLE todo.todos IN EXCLUSIVE MODE;
+LOCK TABLE todo.dependencies IN EXCLUSIVE MODE;
+LOCK TABLE todo.todos IN ROW EXCLUSIVE MODE;
+LOCK TABLE todo.todos IN SHARE UPDATE EXCLUSIVE MODE;
+CREATE VIEW app_own.mine AS SELECT t.id FROM todo.todos t;
+CREATE VIEW app_own.mine_again AS SELECT m.id FROM app_own.mine m;
+LOCK TABLE app_own.mine_again IN SHARE MODE;
+ROLLBACK;
+-- the locks another session would wait for: none of the refused
+SELECT count(*) AS strong_locks FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+ WHERE c.relnamespace = 'todo'::regnamespace AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock');
+\connect - postgres
+DROP SCHEMA app_own;
+
 -- the app's role: plain SQL on its tenant's todos, never another's, never an id of its own
 \connect - app_acme
 \set VERBOSITY terse
@@ -97,6 +137,10 @@ INSERT INTO todo.events (tenant_id, todo_id, version, action) VALUES ('acme', 3,
 UPDATE todo.counters SET last_id = 1;
 INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id) VALUES ('acme', 9, 1, 1);
 SELECT * FROM todo.locks;
+-- a dependency of another tenant is refused before any lock is taken, in the words of the
+-- row-level security policy, whether that tenant exists or not
+INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('globex', 1, 2);
+INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('initech', 1, 2);
 -- a dependency by plain SQL still takes the tenant's lock row and is checked for cycles
 INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('acme', 3, 2);
 INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('acme', 2, 3);
@@ -106,6 +150,11 @@ DELETE FROM todo.dependencies WHERE todo_id = 3;
 \connect - agent_login
 \set VERBOSITY terse
 \set ON_ERROR_ROLLBACK on
+-- (and it may act as a person: pg_todos serve does, for a person's token)
+BEGIN;
+SELECT todo.set_context('globex', 'conv-g', 'person:Ada');
+SELECT todo.current_agent();
+ROLLBACK;
 BEGIN;
 SELECT todo.set_context('globex', 'conv-g');
 SELECT todo.todo_writ('/todo list');

@@ -128,6 +128,10 @@ BEGIN; SELECT todo.set_context('svc_a') IS NOT NULL AS context_set; SELECT todo.
 BEGIN; SELECT todo.set_context('svc_a') IS NOT NULL AS context_set; SELECT todo.changes_since('1:2', NULL, 10); ROLLBACK;
 \set VERBOSITY default
 BEGIN; SELECT todo.set_context('svc_a') IS NOT NULL AS context_set; SELECT todo.changes_since(:'c0', NULL, 0); ROLLBACK;
+-- a cursor PostgreSQL's pg_snapshot would refuse in words about its internals: the store's own
+-- error, with what to do
+BEGIN; SELECT todo.set_context('svc_a') IS NOT NULL AS context_set; SELECT todo.changes_since('9:3:'); ROLLBACK;
+BEGIN; SELECT todo.set_context('svc_a') IS NOT NULL AS context_set; SELECT todo.changes_since('1:9:4,2', NULL, 10); ROLLBACK;
 SELECT todo.changes_since(NULL);
 
 -- ========== needs attention, and the board ==========
