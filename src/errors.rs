@@ -156,3 +156,16 @@ pub fn rls_violation(table: &str) -> ! {
     .report(PgLogLevel::ERROR);
     unreachable!("ERROR does not return")
 }
+
+/// The value of an argument that must not be NULL; 22004 (`null_value_not_allowed`) naming
+/// it, `what` as `function: argument`, when it is.
+pub fn required<T>(value: Option<T>, what: &str) -> T {
+    match value {
+        Some(v) => v,
+        None => raise(
+            PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+            format!("{what} must not be NULL"),
+            "pass a value (the function's documentation, \\df+ todo.*, names each argument)",
+        ),
+    }
+}

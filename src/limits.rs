@@ -22,7 +22,7 @@ macro_rules! settings {
         $(static $static: GucSetting<i32> = GucSetting::<i32>::new(Setting::$setting.default_value() as i32);)*
 
         /// Each setting with its name and its value's cell.
-        fn table() -> [(Setting, &'static CStr, &'static GucSetting<i32>); 9] {
+        fn table() -> [(Setting, &'static CStr, &'static GucSetting<i32>); 10] {
             [$((Setting::$setting, $name, &$static)),*]
         }
     };
@@ -38,6 +38,7 @@ settings! {
     ARGUMENTS_SIZE: ArgumentsSize, c"todo.max_arguments_size";
     BODY_SIZE: BodySize, c"todo.max_body_size";
     OUTPUT_SIZE: OutputSize, c"todo.max_output_size";
+    READ_TODOS: ReadTodos, c"todo.max_read_todos";
 }
 
 /// Registers the limits (from `_PG_init`), so they show in `pg_settings` with what they bound.

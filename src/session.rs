@@ -347,3 +347,23 @@ pub fn touched_mark() -> usize {
 pub fn forget_touched_after(mark: usize) {
     JOURNAL.with(|c| c.borrow_mut().touched.truncate(mark));
 }
+
+thread_local! {
+    /// The last list read that stopped at its limits: (todos shown, todos left out).
+    static OMITTED: Cell<Option<(usize, u64)>> = const { Cell::new(None) };
+}
+
+/// Notes that a list read stopped at its limits (`store::read`), showing `shown` todos and
+/// leaving `omitted` out; reads that stop more than once in one call add up.
+pub fn note_omitted(shown: usize, omitted: u64) {
+    OMITTED.with(|o| {
+        let (s, m) = o.get().unwrap_or((0, 0));
+        o.set(Some((s + shown, m + omitted)));
+    });
+}
+
+/// What the list reads since the last take left out (None: nothing), and forgets it. A
+/// surface takes it before its reads (to forget an earlier call's) and after, to say so.
+pub fn take_omitted() -> Option<(usize, u64)> {
+    OMITTED.with(|o| o.take())
+}

@@ -42,8 +42,11 @@ pub enum Setting {
     /// `todo.rest`'s body
     BodySize,
     /// the text a read renders for a model: the writ's output, the open block and preamble,
-    /// the text of `todo.call_mcp`
+    /// the text of `todo.call_mcp`; also the text of the todos one list read holds
     OutputSize,
+    /// the todos one list read returns (a tool's list, `todo.list_as`, the writ's list, a
+    /// conversation of the change feed): past it the read stops and says how many it left out
+    ReadTodos,
 }
 
 /// What a limit counts.
@@ -52,6 +55,7 @@ pub enum Unit {
     Characters,
     Bytes,
     Commands,
+    Todos,
 }
 
 impl Unit {
@@ -60,12 +64,13 @@ impl Unit {
             Unit::Characters => "characters",
             Unit::Bytes => "bytes",
             Unit::Commands => "commands",
+            Unit::Todos => "todos",
         }
     }
 }
 
 impl Setting {
-    pub const ALL: [Setting; 9] = [
+    pub const ALL: [Setting; 10] = [
         Setting::SubjectLength,
         Setting::TextLength,
         Setting::NameLength,
@@ -75,6 +80,7 @@ impl Setting {
         Setting::ArgumentsSize,
         Setting::BodySize,
         Setting::OutputSize,
+        Setting::ReadTodos,
     ];
 
     /// The setting's name (`SET todo.max_subject_length = …`).
@@ -89,6 +95,7 @@ impl Setting {
             Setting::ArgumentsSize => "todo.max_arguments_size",
             Setting::BodySize => "todo.max_body_size",
             Setting::OutputSize => "todo.max_output_size",
+            Setting::ReadTodos => "todo.max_read_todos",
         }
     }
 
@@ -102,13 +109,18 @@ impl Setting {
             Setting::MessageSize => 256 * 1024,
             Setting::WritCommands => 200,
             Setting::ArgumentsSize | Setting::BodySize | Setting::OutputSize => 1024 * 1024,
+            Setting::ReadTodos => 1_000,
         }
     }
 
     /// The smallest value the setting takes (the output needs room for its closing lines).
     pub const fn min_value(self) -> usize {
         match self {
-            Setting::SubjectLength | Setting::TextLength | Setting::NameLength | Setting::WritCommands => 1,
+            Setting::SubjectLength
+            | Setting::TextLength
+            | Setting::NameLength
+            | Setting::WritCommands
+            | Setting::ReadTodos => 1,
             Setting::MetadataSize | Setting::MessageSize | Setting::ArgumentsSize | Setting::BodySize => 1024,
             Setting::OutputSize => 4096,
         }
@@ -119,7 +131,7 @@ impl Setting {
     /// one (`todos_external_id`), at up to 4 bytes a character.
     pub const fn max_value(self) -> usize {
         match self {
-            Setting::WritCommands => 1_000_000,
+            Setting::WritCommands | Setting::ReadTodos => 1_000_000,
             Setting::NameLength => 300,
             _ => 1024 * 1024 * 1024 - 1,
         }
@@ -129,6 +141,7 @@ impl Setting {
         match self {
             Setting::SubjectLength | Setting::TextLength | Setting::NameLength => Unit::Characters,
             Setting::WritCommands => Unit::Commands,
+            Setting::ReadTodos => Unit::Todos,
             _ => Unit::Bytes,
         }
     }
@@ -149,7 +162,8 @@ impl Setting {
             Setting::WritCommands => "Most /todo commands in one writ message.",
             Setting::ArgumentsSize => "Largest arguments of one tool call (todo.call, todo.call_mcp), as JSON text.",
             Setting::BodySize => "Largest body of one todo.rest request, as JSON text.",
-            Setting::OutputSize => "Largest text a read renders for a model: the writ's output, the open block and preamble, todo.call_mcp's text.",
+            Setting::OutputSize => "Largest text a read renders for a model: the writ's output, the open block and preamble, todo.call_mcp's text; also the todos' text one list read holds.",
+            Setting::ReadTodos => "Most todos one list read returns (a tool's list, todo.list_as, the writ's list, a conversation of the change feed); the read says how many it left out.",
         }
     }
 
@@ -227,6 +241,7 @@ impl fmt::Display for Exceeded {
         let is = if self.what.ends_with("arguments") { "are" } else { "is" };
         match self.setting.unit() {
             Unit::Commands => write!(f, "{} has {size} /todo commands", self.what)?,
+            Unit::Todos => write!(f, "{} holds {size} todos", self.what)?,
             Unit::Characters => write!(f, "{} {is} {size} characters long", self.what)?,
             Unit::Bytes if self.setting == Setting::MetadataSize => {
                 write!(f, "{} {is} {size} bytes of JSON", self.what)?
@@ -513,6 +528,17 @@ pub fn cap_text(text: &str, limit: usize) -> String {
     out
 }
 
+/// The sentence a list read that stopped at its limits adds for a model: how many todos it
+/// shows, how many it left out, and which settings stopped it.
+pub fn omitted_note(shown: usize, omitted: u64) -> String {
+    format!(
+        "… and {omitted} more todo{} not shown (this read shows {shown}: it stops at {} todos or {} bytes of text, whichever comes first)",
+        if omitted == 1 { "" } else { "s" },
+        Setting::ReadTodos.name(),
+        Setting::OutputSize.name()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -763,5 +789,14 @@ mod tests {
         assert_eq!(prefix("héllo", 3), "hé");
         assert_eq!(prefix("héllo", 100), "héllo");
         assert_eq!(floor_char_boundary("ü", 1), 0);
+    }
+
+    #[test]
+    fn omitted_note_counts_and_names_the_settings() {
+        assert_eq!(
+            omitted_note(1000, 99_000),
+            "… and 99000 more todos not shown (this read shows 1000: it stops at todo.max_read_todos todos or todo.max_output_size bytes of text, whichever comes first)"
+        );
+        assert!(omitted_note(3, 1).starts_with("… and 1 more todo not shown"));
     }
 }

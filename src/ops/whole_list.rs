@@ -122,7 +122,19 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     if !items.is_empty() {
         store::ids::hold_ids(tenant, items.len() as i64);
     }
-    let mut stored = store::read::lock_conversation(tenant, conversation);
+    let Some(mut stored) = store::read::lock_conversation(tenant, conversation) else {
+        let limit = pg_todos_core::limits::Setting::ReadTodos;
+        return Err(Error::Rejected {
+            sqlstate: pg_todos_core::limits::INPUT_TOO_LARGE.into(),
+            message: format!(
+                "list \"{conversation}\" holds more todos than a whole-list write replaces (at most {} todos, {} of their text: {} and 16 × {}): change its todos one at a time, or delete or archive finished ones",
+                crate::limits::get(limit),
+                crate::limits::get(pg_todos_core::limits::Setting::OutputSize) * 16,
+                limit.name(),
+                pg_todos_core::limits::Setting::OutputSize.name()
+            ),
+        });
+    };
     stored.retain(|t| kept.keeps(t));
     let plan = replace::plan(
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),

@@ -10,6 +10,7 @@ use crate::open_statuses;
 use crate::status::Status;
 use crate::todo::Todo;
 use crate::writ::render::{Marks, Row};
+use pg_todos_core::limits::Setting;
 
 /// Scope: the conversation's rows plus the tenant-wide pool; with no conversation, the pool.
 /// For `todo.todos t`, after `t.`.
@@ -110,13 +111,131 @@ fn marks(tenant: &str, ids: Vec<i64>) -> Vec<BlockedAndProgress> {
     })
 }
 
-/// The todos in scope, in position order; only the open ones unless `all`.
+/// The todos in scope, in position order; only the open ones unless `all`. A bounded read
+/// (`bounded`): at most `todo.max_read_todos` rows, fewer once their subjects pass
+/// `todo.max_output_size` bytes; what it leaves out is noted (`session::note_omitted`).
 pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Row> {
-    let sql = format!(
-        "SELECT {ROW_COLUMNS}, t.position FROM todo.todos t WHERE t.{SCOPE} {}",
-        if all { "" } else { "AND t.status IN ('pending', 'in_progress', 'blocked')" }
+    let condition =
+        format!("t.{SCOPE} {}", if all { "" } else { "AND t.status IN ('pending', 'in_progress', 'blocked')" });
+    let mut any_marks = false;
+    let mut rows = bounded(
+        tenant,
+        &condition,
+        || vec![tenant.into(), conversation.into()],
+        ROW_COLUMNS,
+        |r| {
+            any_marks |= r.bool(7).unwrap_or(false) || r.bool(8).unwrap_or(false);
+            Row {
+                id: r.int(1).unwrap_or_default(),
+                subject: r.text(2).unwrap_or_default().to_string(),
+                status: r.text(3).and_then(Status::parse).unwrap_or(Status::Pending),
+                tenant_wide: r.bool(4).unwrap_or(false),
+                marks: Marks {
+                    claim: r.text(5).map(|h| (h.to_string(), r.bool(6).unwrap_or(false))),
+                    ..Marks::default()
+                },
+            }
+        },
+        |row| row.subject.len() + 64,
     );
-    rows(tenant, &sql, &[tenant.into(), conversation.into()], true)
+    if any_marks {
+        let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+        for (row, (blocked_by, progress)) in rows.iter_mut().zip(marks(tenant, ids)) {
+            row.marks.blocked_by = blocked_by;
+            row.marks.progress = progress;
+        }
+    }
+    rows
+}
+
+/// How many rows of a list read are read in one statement: a page. The first statement reads
+/// one page in position order (a list of up to a page, nearly every list, costs one
+/// statement); a longer list's ids, in that order, then its rows a page at a time.
+const PAGE: usize = 64;
+
+/// A list read that never builds a row it will not return, nor reads more than a page of
+/// rows at a time: the rows of `todo.todos t` where `t.tenant_id = $1 AND condition`
+/// (arguments `args()`, the tenant first; `columns` may use `$1`), in position order (then
+/// id), converted by `convert`, at most `todo.max_read_todos` of them, and no more once the
+/// `size`s of those converted pass `todo.max_output_size` (at least one). When it stops
+/// short it notes how many it left out (`session::note_omitted`), counted by one more
+/// statement.
+fn bounded<'a, T>(
+    tenant: &'a str,
+    condition: &str,
+    args: impl Fn() -> Vec<DatumWithOid<'a>>,
+    columns: &str,
+    mut convert: impl FnMut(&Tuple<'_>) -> T,
+    size: impl Fn(&T) -> usize,
+) -> Vec<T> {
+    let max = crate::limits::get(Setting::ReadTodos).max(1);
+    let budget = crate::limits::get(Setting::OutputSize);
+    let from = format!("FROM todo.todos t WHERE t.tenant_id = $1 AND {condition}");
+    let mut out: Vec<T> = Vec::new();
+    let mut bytes = 0usize;
+    // a row is built only while there is room for it
+    let mut page = |n: usize, out: &mut Vec<T>| -> bool {
+        let mut full = false;
+        super::rows(n, |r| {
+            if out.len() >= max || (!out.is_empty() && bytes >= budget) {
+                full = true;
+                return;
+            }
+            let row = convert(r);
+            bytes += size(&row);
+            out.push(row);
+        });
+        full
+    };
+    // the first page is picked by id first, so that no row past it is built whole (a sort of
+    // whole rows would print every row's metadata before the LIMIT)
+    let (first, full) = with_plan(
+        &format!(
+            "SELECT {columns} FROM (SELECT t.id {from} ORDER BY t.position, t.id LIMIT {}) k
+               JOIN todo.todos t ON t.tenant_id = $1 AND t.id = k.id ORDER BY t.position, t.id",
+            PAGE + 1
+        ),
+        &args(),
+        false,
+        |n| (n, page(n.min(PAGE), &mut out)),
+    );
+    if first <= PAGE && !full {
+        return out;
+    }
+    // a long list: its ids in order (one more than the most returned, to know there are
+    // more), then its rows a page at a time
+    let mut listed = 0;
+    if !full {
+        let mut more_args = args();
+        let n = more_args.len() + 1;
+        more_args.push(((max + 1) as i64).into());
+        let ids: Vec<i64> =
+            with_plan(&format!("SELECT t.id {from} ORDER BY t.position, t.id LIMIT ${n}"), &more_args, false, |k| {
+                super::rows(k, |r| r.int(1).unwrap_or_default())
+            });
+        listed = ids.len();
+        for chunk in ids[out.len().min(ids.len())..].chunks(PAGE) {
+            let full = with_plan(
+                &format!(
+                    "SELECT {columns} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY($2)
+                      ORDER BY pg_catalog.array_position($2, t.id)"
+                ),
+                &[tenant.into(), chunk.to_vec().into()],
+                false,
+                |k| page(k, &mut out),
+            );
+            if full {
+                break;
+            }
+        }
+    }
+    if full || listed > max || listed == 0 {
+        listed = one::<i64>(&format!("SELECT count(*) {from}"), &args(), false).unwrap_or(0) as usize;
+    }
+    if listed > out.len() {
+        crate::session::note_omitted(out.len(), (listed - out.len()) as u64);
+    }
+    out
 }
 
 /// One todo in scope, whatever its status (without its marks).
@@ -210,15 +329,42 @@ fn todo_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
 
 /// The tenant's todos that `find` finds, in position order (then by id; sorted here, as
 /// `rows` does): not archived, except a turn's (the plan tools see every todo of their turn).
+/// A bounded read (`bounded`): at most `todo.max_read_todos` todos, fewer once their text
+/// passes `todo.max_output_size` bytes; what it leaves out is noted.
 pub fn todos(tenant: &str, find: Find<'_>) -> Vec<Todo> {
     let archived = if matches!(find, Find::Turn { .. }) { "" } else { "AND t.archived_at IS NULL" };
     let [a, b] = find.arguments();
-    let mut todos = todo_rows(
-        &format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND {} {archived}", find.condition()),
-        &[tenant.into(), Option::<i64>::None.into(), a.into(), b.into()],
-    );
-    todos.sort_unstable_by_key(|t| (t.position, t.id));
-    todos
+    bounded(
+        tenant,
+        &format!("{} {archived}", find.condition()),
+        || vec![tenant.into(), Option::<i64>::None.into(), a.into(), b.into()],
+        &todo_columns_of_t(),
+        todo_at,
+        todo_size,
+    )
+}
+
+/// `TODO_COLUMNS` qualified by `t.` (for statements that join or share text with others).
+fn todo_columns_of_t() -> String {
+    TODO_COLUMNS.split(',').map(|c| format!("t.{}", c.trim())).collect::<Vec<_>>().join(", ")
+}
+
+/// The bytes of a todo's text, as a read counts them against `todo.max_output_size`.
+fn todo_size(t: &Todo) -> usize {
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    128 + t.subject.len()
+        + opt(&t.description)
+        + opt(&t.active_form)
+        + opt(&t.completion_criteria)
+        + opt(&t.outcome)
+        + opt(&t.metadata)
+        + opt(&t.conversation_id)
+        + opt(&t.turn_id)
+        + opt(&t.agent_id)
+        + opt(&t.agent_type)
+        + opt(&t.owner)
+        + opt(&t.external_id)
+        + opt(&t.priority)
 }
 
 /// Todo `id` of the tenant, any conversation, archived or not.
@@ -379,17 +525,43 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
 
 /// Locks every todo of one conversation's list (not the pool, not archived: history is
 /// never changed by a replace) in ascending id order, `FOR UPDATE` (a whole-list replace
-/// may delete any of them), and returns them in position order.
-pub fn lock_conversation(tenant: &str, conversation: &str) -> Vec<Todo> {
+/// may delete any of them), and returns them in position order. None (nothing returned, a
+/// few locked) when the list holds more than `todo.max_read_todos` todos or their text passes
+/// 16 × `todo.max_output_size` bytes: a whole-list replace of a list no read shows whole
+/// would delete todos its writer never saw, and holding it would take memory without bound.
+pub fn lock_conversation(tenant: &str, conversation: &str) -> Option<Vec<Todo>> {
+    let max = crate::limits::get(Setting::ReadTodos).max(1);
+    let budget = crate::limits::get(Setting::OutputSize).saturating_mul(16);
+    let mut bytes = 0usize;
+    let mut over = false;
     let mut todos = with_plan(
         &format!(
             "SELECT {TODO_COLUMNS} FROM todo.todos t
-              WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id FOR UPDATE"
+              WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id LIMIT $3 FOR UPDATE"
         ),
-        &[tenant.into(), conversation.into()],
+        &[tenant.into(), conversation.into(), ((max + 1) as i64).into()],
         true,
-        |n| super::rows(n, todo_at),
+        |n| {
+            if n > max {
+                over = true;
+                return Vec::new();
+            }
+            let mut out = Vec::with_capacity(n);
+            super::rows(n, |r| {
+                if over {
+                    return;
+                }
+                let todo = todo_at(r);
+                bytes += todo_size(&todo);
+                over = bytes > budget;
+                out.push(todo);
+            });
+            out
+        },
     );
+    if over {
+        return None;
+    }
     todos.sort_by_key(|t| (t.position, t.id));
-    todos
+    Some(todos)
 }

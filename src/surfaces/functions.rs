@@ -55,10 +55,11 @@ fn sql_claim(
 #[pg_extern(volatile, parallel_unsafe, name = "heartbeat", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn sql_heartbeat(
-    todo_id: i64,
+    todo_id: Option<i64>,
     fence: default!(Option<i64>, "NULL"),
     lease_seconds: default!(Option<i32>, "NULL"),
 ) -> TimestampWithTimeZone {
+    let todo_id = errors::required(todo_id, "todo.heartbeat: todo_id");
     runner::call(|| {
         let c = done(claiming::heartbeat(&Scope::from_context(), todo_id, fence, lease_seconds.map(i64::from)));
         time::timestamptz(c.granted.expires_us)
@@ -71,7 +72,8 @@ fn sql_heartbeat(
 /// Errors: as `todo.heartbeat`.
 #[pg_extern(volatile, parallel_unsafe, name = "release", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_release(todo_id: i64, fence: default!(Option<i64>, "NULL")) {
+fn sql_release(todo_id: Option<i64>, fence: default!(Option<i64>, "NULL")) {
+    let todo_id = errors::required(todo_id, "todo.release: todo_id");
     runner::call(|| {
         done(claiming::release(&Scope::from_context(), todo_id, fence));
     })
@@ -86,11 +88,13 @@ fn sql_release(todo_id: i64, fence: default!(Option<i64>, "NULL")) {
 #[pg_extern(volatile, parallel_unsafe, name = "finish", security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn sql_finish(
-    todo_id: i64,
+    todo_id: Option<i64>,
     fence: default!(Option<i64>, "NULL"),
-    status: default!(&str, "'completed'"),
+    status: default!(Option<&str>, "'completed'"),
     outcome: default!(Option<&str>, "NULL"),
 ) {
+    let todo_id = errors::required(todo_id, "todo.finish: todo_id");
+    let status = errors::required(status, "todo.finish: status");
     let to = match Status::parse(status) {
         Some(s) if s.is_terminal() => s,
         _ => errors::raise(

@@ -79,7 +79,9 @@ pub fn todo_json(t: &Todo) -> Value {
 /// nothing of the request committed.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn rest_json(method: &str, path: &str, body: Option<&str>) -> Jsonb {
+fn rest_json(method: Option<&str>, path: Option<&str>, body: Option<&str>) -> Jsonb {
+    let method = crate::errors::required(method, "todo.rest_json: method");
+    let path = crate::errors::required(path, "todo.rest_json: path");
     // the whole body is measured before it is parsed
     let body = limits::check(Setting::BodySize, "body", body.map_or(0, str::len)).map(|()| body);
     respond(method, path, parsed(body))
@@ -89,7 +91,9 @@ fn rest_json(method: &str, path: &str, body: Option<&str>) -> Jsonb {
 /// `rest_json` with the body measured as JSON text before it is printed (over
 /// `todo.max_body_size`: 413), so that a number like `1e131071` is refused, not printed.
 #[pg_extern(sql = false)]
-fn rest_jsonb(method: &str, path: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+fn rest_jsonb(method: Option<&str>, path: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+    let method = crate::errors::required(method, "todo.rest: method");
+    let path = crate::errors::required(path, "todo.rest: path");
     // SAFETY: argument 2 of todo.rest is its jsonb body (the SQL below)
     let body = unsafe { limits::jsonb_value_arg(fcinfo, 2, Setting::BodySize, "body") };
     respond(

@@ -93,7 +93,13 @@ fn run(scope: &Scope, parsed: &Parsed, id: Option<i64>, out: &mut Capped) {
         Err(e) => return out.text(&render::err(&e.to_string())),
     };
     match command {
-        Command::List { all } => render::list_into(&ops::list(scope, *all), *all, out),
+        Command::List { all } => {
+            crate::session::take_omitted();
+            render::list_into(&ops::list(scope, *all), *all, out);
+            if let Some((shown, omitted)) = crate::session::take_omitted() {
+                out.line(&pg_todos_core::limits::omitted_note(shown, omitted));
+            }
+        }
         Command::Help => out.text(render::HELP),
         Command::Ready => render::ready_into(&ops::ready(scope, READY_ROWS), out),
         _ => out.text(&match runner::attempt(|| write(scope, command, id)) {
@@ -208,7 +214,20 @@ fn gone(verb: &str) -> String {
 fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row], usize) -> String) -> String {
     runner::best_effort(what, || {
         let tenant = store::scope::tenant_if_set().ok_or("no tenant in context: todo.tenant is not set")?;
-        Ok(render(&store::read::scope_rows(&tenant, conversation, false), limits::get(Setting::OutputSize)))
+        crate::session::take_omitted();
+        let rows = store::read::scope_rows(&tenant, conversation, false);
+        let omitted = crate::session::take_omitted();
+        let limit = limits::get(Setting::OutputSize);
+        let Some((shown, left_out)) = omitted else { return Ok(render(&rows, limit)) };
+        // the list stopped at its limits: a last line says how many it left out (before the
+        // preamble's closing line)
+        let note = pg_todos_core::limits::omitted_note(shown, left_out);
+        let text = render(&rows, limit.saturating_sub(note.len() + 1));
+        Ok(match text.strip_suffix(render::PREAMBLE_END) {
+            Some(body) => format!("{body}\n{note}{}", render::PREAMBLE_END),
+            None if text.is_empty() => text,
+            None => format!("{text}\n{note}"),
+        })
     })
     .unwrap_or_default()
 }

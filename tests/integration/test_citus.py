@@ -55,6 +55,15 @@ def citus(cluster):
     run = subprocess.run(["bash", SETUP, str(base), directory, "up"], capture_output=True, text=True)
     if run.returncode:
         pytest.fail(f"setup-citus.sh up failed:\n{run.stdout[-3000:]}{run.stderr[-3000:]}")
+    # pg_todos preloaded after citus on every node, as docs/operations.md asks (its LOCK guard
+    # in every backend): a later line of postgresql.conf wins; the nodes restart to read it
+    for port in PORTS:
+        with open(os.path.join(directory, "nodes", str(port), "postgresql.conf"), "a") as f:
+            f.write("shared_preload_libraries = 'citus, pg_todos'  # test_citus.py\n")
+    for step in ("stop", "start"):
+        run = subprocess.run(["bash", SETUP, str(base), directory, step], capture_output=True, text=True)
+        if run.returncode:
+            pytest.fail(f"setup-citus.sh {step} failed:\n{run.stdout[-3000:]}{run.stderr[-3000:]}")
     os.environ.update(PGHOST=os.path.join(directory, "sock"), PGPORT=str(base))
     try:
         yield

@@ -288,6 +288,9 @@ pub fn open_block_within(rows: &[Row], limit: usize) -> String {
     with_notice(out, limit)
 }
 
+/// The preamble's closing line, with the newline before it.
+pub const PREAMBLE_END: &str = "\n[END OPEN TODOS]";
+
 /// The same list for the supervisor's own turn; empty when nothing is open.
 pub fn open_preamble(rows: &[Row]) -> String {
     open_preamble_within(rows, usize::MAX)
@@ -302,7 +305,7 @@ pub fn open_preamble_within(rows: &[Row], limit: usize) -> String {
     let mut out = Capped::new(limit.saturating_sub(OUTPUT_RESERVE));
     out.line(&format!("[OPEN TODOS] {MARK_HINT}"));
     list_into(rows, false, &mut out);
-    format!("{}\n[END OPEN TODOS]", with_notice(out, limit))
+    format!("{}{PREAMBLE_END}", with_notice(out, limit))
 }
 
 /// The text kept, and when something was left out, the line that says so.

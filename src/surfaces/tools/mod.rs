@@ -236,8 +236,11 @@ fn tools() -> Jsonb {
 /// nothing of the call committed, so the caller can retry.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn call_json(tool: &str, args: Option<&str>) -> Jsonb {
-    Jsonb(run_text(find(tool), tool, args))
+fn call_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call_json: tool");
+    let out = run_text(find(tool), tool, args);
+    notice_omitted(tool);
+    Jsonb(out)
 }
 
 /// `todo.call(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_json` with the
@@ -245,10 +248,22 @@ fn call_json(tool: &str, args: Option<&str>) -> Jsonb {
 /// `too_large`), so that a number like `1e131071` (131,072 digits from a few bytes of jsonb)
 /// is refused, not printed.
 #[pg_extern(sql = false)]
-fn call_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+fn call_jsonb(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call: tool");
     // SAFETY: argument 1 of todo.call is its jsonb arguments (the SQL below)
     let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
-    Jsonb(run_jsonb(find(tool), tool, args))
+    let out = run_jsonb(find(tool), tool, args);
+    notice_omitted(tool);
+    Jsonb(out)
+}
+
+/// A NOTICE, for a program reading a tool's JSON through SQL, when the tool's list read
+/// stopped at its limits (the JSON keeps the runtime's shape; `todo.call_mcp` says it in the
+/// text the model reads instead).
+pub fn notice_omitted(what: &str) {
+    if let Some((shown, omitted)) = crate::session::take_omitted() {
+        pgrx::notice!("{what}: {}", pg_todos_core::limits::omitted_note(shown, omitted));
+    }
 }
 
 extension_sql!(
@@ -276,7 +291,8 @@ COMMENT ON FUNCTION todo.call(text, jsonb) IS
 /// Errors (SQL): those of `todo.call`.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn call_mcp_json(tool: &str, args: Option<&str>) -> Jsonb {
+fn call_mcp_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call_mcp_json: tool");
     let found = find(tool);
     Jsonb(mcp_result(found, run_text(found, tool, args)))
 }
@@ -284,7 +300,8 @@ fn call_mcp_json(tool: &str, args: Option<&str>) -> Jsonb {
 /// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_mcp_json`
 /// with the arguments measured before they are printed, as `call_jsonb`.
 #[pg_extern(sql = false)]
-fn call_mcp_jsonb(tool: &str, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+fn call_mcp_jsonb(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call_mcp: tool");
     let found = find(tool);
     // SAFETY: argument 1 of todo.call_mcp is its jsonb arguments (the SQL below)
     let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
@@ -326,10 +343,18 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn list_as(dialect: &str, conversation: &str) -> Jsonb {
+    crate::session::take_omitted();
+    let out = list_shape(dialect, conversation);
+    notice_omitted("todo.list_as");
+    Jsonb(out)
+}
+
+/// `list_as`' list, in `dialect`'s shape.
+fn list_shape(dialect: &str, conversation: &str) -> Value {
     let scope = Scope::reading(Some(conversation));
     let rows = |kept| crate::ops::whole_list::stored(&scope, conversation, kept);
     use crate::ops::whole_list::Kept;
-    Jsonb(match dialects::canonical(dialect) {
+    match dialects::canonical(dialect) {
         Some("opencode") => opencode::list(&scope.tenant, Some(conversation)),
         Some("claude-tasks") => claude_tasks::task_list(&scope, conversation),
         Some("claude-todowrite") => json!({ "todos": claude_todowrite::todos(&rows(Kept::Uncanceled)) }),
@@ -353,7 +378,7 @@ fn list_as(dialect: &str, conversation: &str) -> Jsonb {
             format!("todo.list_as: no list shape for dialect \"{dialect}\""),
             format!("use one of {LIST_SHAPES} (the seeds' dialects read their lists with their own tools through todo.call)"),
         ),
-    })
+    }
 }
 
 /// The dialects `list_as` reads a list in.
@@ -378,13 +403,26 @@ fn is_error(out: &Value) -> bool {
 /// An output as MCP's `CallToolResult` (see `call_mcp_json`); its text is cut at
 /// `todo.max_output_size` bytes, with a last line that says so.
 pub fn mcp_result(tool: Option<&Tool>, out: Value) -> Value {
-    let text = match (tool.and_then(|t| t.text), &out) {
+    let mut text = match (tool.and_then(|t| t.text), &out) {
         (Some(render), _) => render(&out),
         (None, Value::String(s)) => s.clone(),
         (None, other) => other.to_string(),
     };
-    let text = pg_todos_core::limits::cap_text(&text, limits::get(Setting::OutputSize));
+    // a list read that stopped at its limits: the model reads how many it does not see, as
+    // the text's last line (kept when the text itself is cut), and a client in `_meta`
+    let omitted = crate::session::take_omitted();
+    let limit = limits::get(Setting::OutputSize);
+    if let Some((shown, left_out)) = omitted {
+        let note = pg_todos_core::limits::omitted_note(shown, left_out);
+        text = pg_todos_core::limits::cap_text(&text, limit.saturating_sub(note.len() + 1));
+        text.push('\n');
+        text.push_str(&note);
+    }
+    let text = pg_todos_core::limits::cap_text(&text, limit);
     let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": is_error(&out) });
+    if let Some((shown, left_out)) = omitted {
+        result["_meta"] = json!({ "pg_todos/list": { "shown": shown, "omitted": left_out } });
+    }
     if out.is_object() {
         result["structuredContent"] = out;
     }
@@ -467,6 +505,8 @@ pub fn dispatch(name: &str, args: &Value) -> Value {
 /// Runs `tool` (what `name` found) with `args` in the context's scope; its output or error
 /// object.
 fn answer(tool: Option<&'static Tool>, name: &str, args: &Value) -> Value {
+    // what an earlier call's reads left out is not this call's
+    crate::session::take_omitted();
     runner::call(|| {
         let Some(tool) = tool else {
             return error("unknown_tool", format!("unknown tool \"{name}\"; todo.tools() lists the tools"));

@@ -143,14 +143,37 @@ pub fn list(tenant: &str, conversation: Option<&str>) -> Value {
 /// after `since` was taken is in it, a transaction that committed late included; one may be
 /// repeated in the next call, never left out. Deleted todos show as missing from their list.
 ///
-/// Errors: 22023 when no tenant is in context; 42704 when it is not registered; 22P02 for a `since` that is not a cursor.
+/// Each list is a bounded read (at most `todo.max_read_todos` todos, fewer once their text
+/// passes `todo.max_output_size` bytes).
+///
+/// Errors: 22023 when no tenant is in context; 42704 when it is not registered; 22P02 for a
+/// `since` that is not a cursor; 54000 when the changed lists pass `todo.max_output_size`
+/// bytes of JSON together (read them a page at a time: the three-argument form).
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn changes_since(since: Option<&str>) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
     let (cursor, conversations) = store::events::changed_since(&tenant, since);
-    let changes: Vec<Value> =
-        conversations.iter().map(|c| json!({ "conversation_id": c, "todos": list(&tenant, c.as_deref()) })).collect();
+    let budget = crate::limits::get(pg_todos_core::limits::Setting::OutputSize);
+    let mut bytes = 0;
+    let mut changes: Vec<Value> = Vec::new();
+    for c in &conversations {
+        let todos = list(&tenant, c.as_deref());
+        bytes += serde_json::to_vec(&todos).map_or(0, |v| v.len());
+        if bytes > budget && !changes.is_empty() {
+            // the whole answer must hold every changed list (its cursor passes them all):
+            // refused rather than built without bound
+            crate::errors::raise(
+                PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+                format!(
+                    "todo.changes_since: the {} changed lists pass {budget} bytes of JSON (todo.max_output_size)",
+                    conversations.len()
+                ),
+                "read them a page at a time: todo.changes_since(since, after, page_size)",
+            );
+        }
+        changes.push(json!({ "conversation_id": c, "todos": todos }));
+    }
     Jsonb(json!({ "cursor": cursor, "changes": changes }))
 }
 

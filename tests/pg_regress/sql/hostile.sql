@@ -57,3 +57,55 @@ INSERT INTO todo.tenants (tenant_id) VALUES ('tenant_nul');
 SELECT todo.set_context('tenant_nul', 'conv') \gset
 SELECT todo.call_json('create_todo', '{"items": [{"title": "x", "bo\u0000gus": true}]}');
 ROLLBACK;
+-- NULL for any argument of any function: the store's own error, never an internal one
+-- (XX000 from the glue between PostgreSQL and Rust, "argument 0 must not be null", as
+-- todo.call, todo.rest, todo.finish, … answered up to 0.9.0). Every function that is not
+-- STRICT, called with all NULLs, then with NULL in one place at a time (the others a value
+-- of their type that the function may refuse), in a rolled-back subtransaction each.
+BEGIN;
+INSERT INTO todo.tenants (tenant_id) VALUES ('tenant_null');
+CREATE TEMP TABLE internal_errors (call text, sqlstate text, message text);
+DO $$
+DECLARE
+    p record;
+    k int;
+    args text[];
+    q text;
+    st text;
+    m text;
+BEGIN
+    FOR p IN SELECT f.proname, f.proargtypes::regtype[] AS types, f.pronargs
+               FROM pg_proc f
+              WHERE f.pronamespace = 'todo'::regnamespace AND f.prokind = 'f' AND NOT f.proisstrict
+                AND f.prorettype <> 'trigger'::regtype AND f.proname NOT IN ('distribute')
+              ORDER BY f.proname, f.oid LOOP
+        FOR k IN 0..p.pronargs LOOP
+            args := ARRAY[]::text[];
+            FOR i IN 1..p.pronargs LOOP
+                args := args || CASE WHEN k = 0 OR i = k THEN format('NULL::%s', p.types[i - 1])
+                                     WHEN p.types[i - 1] IN ('text'::regtype) THEN '''1'''
+                                     WHEN p.types[i - 1] IN ('jsonb'::regtype) THEN '''{}''::jsonb'
+                                     WHEN p.types[i - 1] IN ('regrole'::regtype) THEN '''postgres''::regrole'
+                                     ELSE format('1::%s', p.types[i - 1]) END;
+            END LOOP;
+            q := format('SELECT todo.%I(%s)', p.proname, array_to_string(args, ', '));
+            BEGIN
+                PERFORM todo.set_context('tenant_null', 'conv', 'agent');
+                EXECUTE q;
+                RAISE EXCEPTION 'undo' USING ERRCODE = 'P0001';
+            EXCEPTION WHEN OTHERS THEN
+                GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, m = MESSAGE_TEXT;
+                IF st = 'XX000' OR m ~ '\.rs\M|pgrx|must not be null$' THEN
+                    INSERT INTO internal_errors VALUES (q, st, m);
+                END IF;
+            END;
+        END LOOP;
+    END LOOP;
+END
+$$;
+SELECT * FROM internal_errors ORDER BY 1;
+ROLLBACK;
+-- each refusal names the argument
+SELECT todo.finish(NULL);
+SELECT todo.call(NULL, '{}');
+SELECT todo.rest('GET', NULL);

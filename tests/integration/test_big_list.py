@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""big list: a list of 100,000 todos at the maximum field sizes (subject and active_form of
+1,000 characters, description, outcome and completion_criteria of 20,000, metadata of 64 KB)
+read through every read surface by an agent's own role (bound to its tenant, functions only).
+Each read is bounded (docs/reliability.md, "Reads"): at most todo.max_read_todos todos,
+fewer once their text passes todo.max_output_size bytes, and it says how many it left out.
+Before, each of these reads built the whole list: 10,000 todos made TaskList's backend 918 MB,
+and 60,000 aborted it and restarted every database of the server.
+
+Each read runs in a fresh backend of a cluster with shared_buffers = 16MB; its peak resident
+memory (VmHWM) less the backend's own after loading the library must stay within
+BOUND_MB, and no backend may abort (the cluster's postmaster keeps its pid). Times are
+printed (docs/reliability.md quotes them), never asserted.
+
+The list is made by one INSERT … SELECT with the row triggers off (session_replication_role
+= replica: the test reads, it does not need the event log), so it takes a minute, not an
+hour. PG_TODOS_BIG_LIST_TODOS sets its length (default 100000).
+"""
+import os
+import time
+
+import psycopg
+import pytest
+
+import pg
+from checks import check
+
+DB = "biglist"
+TODOS = int(os.environ.get("PG_TODOS_BIG_LIST_TODOS", "100000"))
+BOUND_MB = 64
+CONV = "huge"
+
+
+def vm_hwm_mb(conn):
+    pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def big_cluster(cluster):
+    with pg.own_cluster("biglist", conf=["shared_buffers = '16MB'"]) as c:
+        c.database(DB)
+        with psycopg.connect(dbname=DB, user="postgres", autocommit=True) as conn:
+            conn.execute("INSERT INTO todo.tenants (tenant_id) VALUES ('big')")
+            conn.execute("CREATE ROLE big_agent LOGIN")
+            conn.execute("SELECT todo.grant_usage('big_agent', 'big', plain_sql => false)")
+            started = time.monotonic()
+            with conn.transaction():
+                conn.execute("SET LOCAL session_replication_role = replica")
+                conn.execute(
+                    """INSERT INTO todo.todos (tenant_id, id, conversation_id, subject, description, active_form,
+                                               status, position, completion_criteria, outcome, metadata)
+                       SELECT 'big', g, %s, g || ' ' || f.subject, f.text, f.subject,
+                              CASE WHEN g %% 10 = 0 THEN 'completed' WHEN g %% 10 = 1 THEN 'in_progress' ELSE 'pending' END,
+                              g, f.text, f.text, f.metadata
+                         FROM (SELECT repeat('s', 990) AS subject, repeat('d', 20000) AS text,
+                                      jsonb_build_object('k', repeat('m', 65000)) AS metadata) f,
+                              generate_series(1, %s) g""",
+                    (CONV, TODOS))
+                conn.execute("INSERT INTO todo.counters (tenant_id, last_id) VALUES ('big', %s)", (TODOS,))
+            print(f"  {TODOS} todos made in {time.monotonic() - started:.0f} s")
+            conn.execute("ANALYZE todo.todos")
+        # one real write, so that the change feed has the list to send
+        with psycopg.connect(dbname=DB, user="big_agent") as conn:
+            conn.execute("SELECT todo.set_context('big', %s, 'agent-1')", (CONV,))
+            conn.execute("SELECT todo.todo_writ('/todo add one more')")
+        yield c
+
+
+def postmaster_pid(c):
+    with open(os.path.join(c.data, "postmaster.pid")) as f:
+        return int(f.readline())
+
+
+READS = [
+    # (name, SQL run as the agent in conversation CONV, how the answer says it was cut)
+    ("TaskList", "SELECT todo.call('TaskList', '{}')::text", "notice"),
+    ("todoread", "SELECT todo.call('todoread', '{}')::text", "notice"),
+    ("todolist__get", "SELECT todo.call('todolist__get', '{}')::text", "notice"),
+    ("call_mcp TaskList", "SELECT todo.call_mcp('TaskList', '{}')::text", "text"),
+    ("call_mcp todoread", "SELECT todo.call_mcp('todoread', '{}')::text", "text"),
+    ("list_as opencode", f"SELECT todo.list_as('opencode', '{CONV}')::text", "notice"),
+    ("list_as claude-tasks", f"SELECT todo.list_as('claude-tasks', '{CONV}')::text", "notice"),
+    ("list_as cursor", f"SELECT todo.list_as('cursor', '{CONV}')::text", "notice"),
+    ("list_as hermes", f"SELECT todo.list_as('hermes', '{CONV}')::text", "notice"),
+    ("export_tasks", f"SELECT todo.export_tasks('{CONV}')::text", "notice"),
+    ("changes_since, paged", "SELECT todo.changes_since('1:1:', NULL, 10)::text", None),
+    ("changes_since", "SELECT todo.changes_since('1:1:')::text", None),
+    ("writ /todo list all", "SELECT todo.todo_writ('/todo list all')", "text"),
+    ("open block", f"SELECT todo.todo_open_block('{CONV}')", "text"),
+    ("open preamble", f"SELECT todo.todo_open_preamble('{CONV}')", "text"),
+]
+
+
+@pytest.mark.parametrize("name,sql,says", READS, ids=[r[0] for r in READS])
+def test_read_is_bounded(big_cluster, name, sql, says):
+    before = postmaster_pid(big_cluster)
+    notices = []
+    with psycopg.connect(dbname=DB, user="big_agent", autocommit=True) as conn:
+        conn.add_notice_handler(lambda d: notices.append(d.message_primary))
+        conn.execute("SELECT todo.tools()")  # the library loaded
+        base = vm_hwm_mb(conn)
+        with conn.transaction(force_rollback=True):
+            conn.execute("SELECT todo.set_context('big', %s, 'agent-1')", (CONV,))
+            started = time.monotonic()
+            out = conn.execute(sql).fetchone()[0]
+            took = time.monotonic() - started
+        peak = vm_hwm_mb(conn)
+    grown = peak - base
+    print(f"  {name}: {len(out.encode()) / 1024:.0f} KiB in {took:.2f} s; backend peak {peak:.1f} MB, "
+          f"{grown:.1f} MB over the backend after loading the library")
+    check(f"{name}: the backend grows by at most {BOUND_MB} MB", grown <= BOUND_MB, f"{grown:.1f} MB")
+    check(f"{name}: no backend aborted (the postmaster is the same)", postmaster_pid(big_cluster) == before)
+    if name.startswith("changes_since"):
+        check(f"{name}: the list is in the feed, cut", f'"conversation_id": "{CONV}"' in out and out.count('"id"') < 2000,
+              out[:300])
+    if says == "notice":
+        check(f"{name}: a NOTICE says how many todos it left out",
+              any("more todos not shown" in n for n in notices), notices)
+    elif says == "text":
+        check(f"{name}: the text says how many todos it left out", "more todos not shown" in out, out[-400:])
+
+
+def test_whole_list_write_of_a_huge_list_is_refused(big_cluster):
+    """A whole-list replace of a list no read shows whole would delete todos its writer
+    never saw: refused (54000 in the tool's own error), nothing written."""
+    with psycopg.connect(dbname=DB, user="big_agent", autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute("SELECT todo.set_context('big', %s, 'agent-1')", (CONV,))
+            out = conn.execute("""SELECT todo.call('todowrite', '{"todos": [{"content": "only this", "status": "pending",
+                                  "priority": "high", "id": "1"}]}')""").fetchone()[0]
+    check("todowrite of the huge list: refused, saying why", "whole-list write" in str(out), out)
+    with psycopg.connect(dbname=DB, user="postgres", autocommit=True) as conn:
+        n = conn.execute("SELECT count(*) FROM todo.todos WHERE tenant_id = 'big'").fetchone()[0]
+    check("todowrite of the huge list: nothing deleted", n == TODOS + 1, n)
