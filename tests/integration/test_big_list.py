@@ -137,3 +137,52 @@ def test_whole_list_write_of_a_huge_list_is_refused(big_cluster):
     with psycopg.connect(dbname=DB, user="postgres", autocommit=True) as conn:
         n = conn.execute("SELECT count(*) FROM todo.todos WHERE tenant_id = 'big'").fetchone()[0]
     check("todowrite of the huge list: nothing deleted", n == TODOS + 1, n)
+
+
+def serve_hwm_mb(proc):
+    with open(f"/proc/{proc.pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM")
+
+
+def test_mcp_over_http_holds_a_bounded_answer(big_cluster, serve):
+    """`pg_todos serve`'s /mcp: three TaskList calls at once on the huge list. Before, serve
+    held 682 MB per call on 10,000 todos (2.54 GB for three at once). Now the database hands
+    it one bounded answer: serve's peak grows by at most BOUND_MB over its peak after one
+    warm-up call, and the text says how many todos it left out."""
+    import concurrent.futures
+
+    import web
+    with psycopg.connect(dbname=DB, user="postgres", autocommit=True) as conn:
+        conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'agent_login') "
+                     "THEN CREATE ROLE agent_login LOGIN; END IF; END $$")
+        conn.execute("SELECT todo.grant_usage('agent_login')")
+    _, tok = web.token(DB, "big", "fleet")
+    srv = serve(DB)
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "TaskList", "arguments": {}}}
+    headers = {"Accept": "application/json, text/event-stream"}
+
+    def one():
+        started = time.monotonic()
+        status, _, body, raw = srv.request("POST", f"/mcp?list={CONV}&tools=claude-tasks", call, tok=tok,
+                                           headers=headers, timeout=120)
+        return status, body, len(raw), time.monotonic() - started
+
+    status, body, size, took = one()
+    check("/mcp TaskList on the huge list: 200 with a result", status == 200 and "result" in (body or {}),
+          (status, str(body)[:300]))
+    text = body["result"]["content"][0]["text"] if status == 200 else ""
+    check("/mcp TaskList: the text says how many todos it left out", "more todos not shown" in text, text[-300:])
+    warm = serve_hwm_mb(srv.proc)
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda _: one(), range(3)))
+    peak = serve_hwm_mb(srv.proc)
+    print(f"  /mcp TaskList: {size / 1024:.0f} KiB in {took:.2f} s; serve's peak {warm:.1f} MB after one call, "
+          f"{peak:.1f} MB after three at once ({', '.join(f'{r[3]:.2f} s' for r in results)})")
+    check("/mcp TaskList, three at once: all 200", all(r[0] == 200 for r in results), [r[0] for r in results])
+    check(f"/mcp TaskList, three at once: serve grows by at most {BOUND_MB} MB", peak - warm <= BOUND_MB,
+          f"{warm:.1f} -> {peak:.1f} MB")
+    check(f"/mcp TaskList: serve's whole peak within {BOUND_MB} MB", peak <= BOUND_MB, f"{peak:.1f} MB")
