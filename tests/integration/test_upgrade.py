@@ -4,10 +4,18 @@ of a fresh install of this version (definitions, privileges, comments), works (d
 claim and a dependency on old rows), re-grants the roles the old version granted, and passes
 the same pg_regress suite as a fresh install (bin/installcheck with PGTODOS_UPGRADE_FROM, one
 check per pg_regress test). One version: bin/test-integration test_upgrade.py -k 0.7.0
+
+The update to 0.9.1 repairs the id ranges 0.9.0's refill left colliding (two ranges handing out
+the same ids, a range's next ids in use, a range past its counter): it says so in one WARNING
+naming the tenants, todo.verify() is clean after it, and the repaired tenant's adds succeed
+with new ids; a database without such ranges updates with no warning and no range changed.
+Those two: bin/test-integration test_upgrade.py -k 0_9_1
 """
 import difflib
 import os
+import re
 import subprocess
+import time
 
 import pytest
 
@@ -164,3 +172,140 @@ def test_an_updated_database_passes_the_regress_suite(version):
         check(f"{version}: pg_regress {name}", ok)
     if run.returncode or not results:  # failed before or besides its tests
         check(f"{version}: bin/installcheck ran its tests and exited 0", False, run.stdout[-3000:] + run.stderr)
+
+
+# Up to 0.9.0 the refill of an emptied id range could give two ranges the same ids; every
+# second add of the tenant then failed with 23505. The state it left, written directly at
+# 0.9.0: tenant `collide`'s two ranges both hand out 66-96 and ids 65-70 are in use (the next
+# ids of either range), tenant `ahead` has a range past its counter, tenant `fine` is sound.
+COLLIDING = """
+INSERT INTO todo.tenants VALUES ('collide', 'Collide'), ('ahead', 'Ahead'), ('fine', 'Fine');
+BEGIN;
+SELECT todo.set_context('collide', 'conv-1', 'seed');
+INSERT INTO todo.todos (tenant_id, conversation_id, id, subject)
+SELECT 'collide', 'conv-1', g, 'in use ' || g FROM generate_series(65, 70) g;
+SELECT todo.set_context('fine', 'conv-1', 'seed');
+INSERT INTO todo.todos (tenant_id, conversation_id, subject) SELECT 'fine', 'conv-1', 'fine ' || g FROM generate_series(1, 5) g;
+COMMIT;
+UPDATE todo.counters SET last_id = 96 WHERE tenant_id = 'collide';
+DELETE FROM todo.id_ranges WHERE tenant_id = 'collide';
+INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id) VALUES ('collide', 1, 66, 96), ('collide', 2, 66, 96);
+INSERT INTO todo.counters (tenant_id, last_id) VALUES ('ahead', 10);
+INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id) VALUES ('ahead', 1, 5, 40);
+"""
+
+RANGES = "SELECT tenant_id, slot, next_id, last_id FROM todo.id_ranges ORDER BY 1, 2"
+COUNTERS = "SELECT tenant_id, last_id FROM todo.counters ORDER BY 1"
+
+
+class Notice:
+    """A notice's fields (psycopg's Diagnostic is valid only inside the handler)."""
+
+    def __init__(self, d):
+        self.severity, self.sqlstate = d.severity_nonlocalized, d.sqlstate
+        self.message_primary, self.message_detail, self.message_hint = d.message_primary, d.message_detail, d.message_hint
+
+
+def update_to_0_9_1(cluster, db):
+    """ALTER EXTENSION pg_todos UPDATE TO '0.9.1' as a superuser: the notices it raised."""
+    notices = []
+    with cluster.connect(db) as conn:
+        conn.add_notice_handler(lambda d: notices.append(Notice(d)))
+        conn.execute("ALTER EXTENSION pg_todos UPDATE TO '0.9.1'")
+    return notices
+
+
+def as_agent(cluster, db):
+    cluster.psql("DO $$ BEGIN CREATE ROLE agent_login LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;"
+                 "SELECT todo.grant_usage('agent_login');", db=db)
+    return cluster.connect(db, user="agent_login")
+
+
+@pytest.mark.skipif("0.9.0" not in RELEASED, reason="0.9.0 is not a released version here")
+def test_the_update_to_0_9_1_repairs_colliding_id_ranges(cluster):
+    db = cluster.database("ranges_from_0_9_0", extension=False)
+    cluster.psql("CREATE EXTENSION pg_todos VERSION '0.9.0'", db=db)
+    cluster.psql(COLLIDING, db=db)
+    before = cluster.psql("SELECT * FROM todo.verify()", db=db)
+    check("0.9.0's verify sees the collision's next ids in use", "id 66 is still to be handed out by id range 1" in before
+          and "id 66 is still to be handed out by id range 2" in before, before)
+
+    notices = update_to_0_9_1(cluster, db)
+    repaired = [n for n in notices if "repaired the id ranges" in (n.message_primary or "")]
+    said = [f"{n.severity}: {n.message_primary} / {n.message_detail} / {n.message_hint}" for n in notices]
+    check("the update raises one WARNING saying what it repaired",
+          len(repaired) == 1 and repaired[0].severity == "WARNING", said)
+    if repaired:
+        w = repaired[0]
+        check("the WARNING counts two tenants: one range emptied, one moved past ids in use, one counter moved up",
+              w.message_primary == "pg_todos 0.9.1 repaired the id ranges of 2 tenant(s): 1 range(s) that overlapped "
+                                   "another emptied, 1 moved past ids in use, 1 counter(s) moved up", w.message_primary)
+        check("its DETAIL names the tenants repaired, not the sound one", w.message_detail == "tenants: ahead, collide",
+              w.message_detail)
+        check("its HINT says the adds work again", "23505" in (w.message_hint or ""), w.message_hint)
+    ranges = cluster.psql(RANGES, db=db).split()
+    check("collide's first range moved past the ids in use, the second emptied; ahead's range kept",
+          "collide|1|71|96" in ranges and "collide|2|97|96" in ranges and "ahead|1|5|40" in ranges, ranges)
+    counters = cluster.psql(COUNTERS, db=db).split()
+    check("ahead's counter moved up to its range's last id, collide's kept", "ahead|40" in counters
+          and "collide|96" in counters, counters)
+    after = cluster.psql("SELECT * FROM todo.verify()", db=db)
+    check("todo.verify() finds nothing after the update", not after.strip(), after)
+
+    # 50 adds of the repaired tenant, two sessions at once (so both ranges are used: the
+    # second session refills the emptied one), all succeed with ids never seen
+    ids, errors = [], []
+    with as_agent(cluster, db) as a, as_agent(cluster, db) as b:
+        for i in range(25):
+            with a.transaction(), b.transaction():
+                for conn, who in ((a, "a"), (b, "b")):
+                    conn.execute("SELECT todo.set_context('collide', 'conv-1', %s)", (who,))
+                    out = conn.execute("SELECT todo.todo_writ(%s)", (f"/todo add after {who} {i}",)).fetchone()[0]
+                    found = re.findall(r"^OK: added #(\d+) ", out, re.M)
+                    ids += [int(x) for x in found]
+                    errors += [line for line in out.splitlines() if line.startswith("ERR:")]
+        with a.transaction():
+            a.execute("SELECT todo.set_context('ahead', 'conv-1', 'a')")
+            out = a.execute("SELECT todo.todo_writ(%s)", ("/todo add one of ahead\n/todo add two of ahead",)).fetchone()[0]
+        ahead = [int(x) for x in re.findall(r"^OK: added #(\d+) ", out, re.M)]
+    check("50 adds of the repaired tenant all succeed", len(ids) == 50 and not errors, (len(ids), errors[:3]))
+    refilled = cluster.psql("SELECT last_id > 96 FROM todo.id_ranges WHERE tenant_id = 'collide' AND slot = 2", db=db)
+    check("the second session refilled the emptied range", refilled.strip() == "t", cluster.psql(RANGES, db=db))
+    check("the tenant whose range was past its counter adds too", ahead == [5, 6], out)
+    check("their ids are distinct and none is an id in use before", len(set(ids)) == 50
+          and not set(ids) & set(range(65, 71)), sorted(ids))
+    stored = cluster.psql("SELECT count(*), count(DISTINCT id) FROM todo.todos WHERE tenant_id = 'collide'", db=db).strip()
+    check("collide holds its 6 old todos and the 50 new ones", stored == "56|56", stored)
+    after = cluster.psql("SELECT * FROM todo.verify()", db=db)
+    check("todo.verify() finds nothing after the adds", not after.strip(), after)
+    cluster.psql(f'DROP DATABASE "{db}" WITH (FORCE)')
+
+
+@pytest.mark.skipif("0.9.0" not in RELEASED, reason="0.9.0 is not a released version here")
+def test_the_update_to_0_9_1_of_sound_id_ranges_repairs_nothing(cluster):
+    db = cluster.database("sound_ranges_from_0_9_0", extension=False)
+    cluster.psql("CREATE EXTENSION pg_todos VERSION '0.9.0'", db=db)
+    cluster.psql(SEED, db=db)
+    # many tenants' ranges, as the layout that broke the refill had, all sound
+    cluster.psql("""
+INSERT INTO todo.tenants (tenant_id) SELECT 'filler-' || g FROM generate_series(1, 2000) g;
+INSERT INTO todo.counters (tenant_id, last_id) SELECT 'filler-' || g, 64 FROM generate_series(1, 2000) g;
+INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id)
+SELECT 'filler-' || g, s, 10 + 32 * (s - 1), 32 * s FROM generate_series(1, 2000) g, generate_series(1, 2) s;
+INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id) VALUES ('acme', 2, 33, 32), ('acme', 3, 33, 32);
+ANALYZE todo.id_ranges;
+""", db=db)
+    ranges, counters = cluster.psql(RANGES, db=db), cluster.psql(COUNTERS, db=db)
+    started = time.time()
+    notices = update_to_0_9_1(cluster, db)
+    took = time.time() - started
+    said = [f"{n.severity}: {n.message_primary}" for n in notices]
+    check("an update with no colliding ranges raises no repair warning",
+          not any("repaired" in (n.message_primary or "") for n in notices), said)
+    check("nor any WARNING at all", not any(n.severity == "WARNING" for n in notices), said)
+    check("it changes no range and no counter", cluster.psql(RANGES, db=db) == ranges
+          and cluster.psql(COUNTERS, db=db) == counters)
+    after = cluster.psql("SELECT * FROM todo.verify()", db=db)
+    check("todo.verify() finds nothing after the update", not after.strip(), after[:2000])
+    print(f"the update of 2,003 tenants' ranges took {took:.1f} s")
+    cluster.psql(f'DROP DATABASE "{db}" WITH (FORCE)')
