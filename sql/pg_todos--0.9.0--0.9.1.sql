@@ -48,7 +48,8 @@ RETURN QUERY
      WHERE r.tenant_id = $1 AND r.next_id <= r.last_id AND o.next_id <= o.last_id
     UNION ALL
     -- a range hands out only ids the counter has given to ranges
-    SELECT r.tenant_id, NULL::bigint, format('id range %s would hand out ids to %s, past the tenant counter %s', r.slot, r.last_id, c.last_id)
+    SELECT r.tenant_id, NULL::bigint, format('id range %s would hand out ids to %s, past the tenant counter %s', r.slot, r.last_id,
+                                            coalesce(c.last_id::text, '(none)'))
       FROM todo.id_ranges r LEFT JOIN todo.counters c ON c.tenant_id = r.tenant_id
      WHERE r.tenant_id = $1 AND r.next_id <= r.last_id AND r.last_id > coalesce(c.last_id, 0)
     UNION ALL
@@ -115,7 +116,7 @@ COMMENT ON FUNCTION todo.preloaded() IS
 -- worker, where the coordinator's update reaches the shards):
 --   a range that overlaps one of a lower slot is emptied (its ids are never handed out);
 --   a range whose next ids are in use moves past the last of them;
---   a counter below a range's last id moves up to it.
+--   a counter below a range's last id moves up to it (a missing one is made).
 -- Ids skipped this way are gaps, never repeats. The update says what it repaired.
 DO $repair$
 DECLARE
@@ -154,9 +155,16 @@ BEGIN
            AND c.last_id < (SELECT max(r.last_id) FROM todo.id_ranges r WHERE r.tenant_id = t);
         GET DIAGNOSTICS n = ROW_COUNT;
         IF n > 0 THEN counters := counters + n; tenants := tenants || t; END IF;
+        -- a tenant with ranges and no counter row gets one, past them
+        INSERT INTO todo.counters (tenant_id, last_id)
+        SELECT t, max(r.last_id) FROM todo.id_ranges r
+         WHERE r.tenant_id = t AND NOT EXISTS (SELECT 1 FROM todo.counters c WHERE c.tenant_id = t)
+        HAVING max(r.last_id) IS NOT NULL;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n > 0 THEN counters := counters + n; tenants := tenants || t; END IF;
     END LOOP;
     IF emptied + moved + counters > 0 THEN
-        RAISE WARNING 'pg_todos 0.9.1 repaired the id ranges of % tenant(s): % range(s) that overlapped another emptied, % moved past ids in use, % counter(s) moved up',
+        RAISE WARNING 'pg_todos 0.9.1 repaired the id ranges of % tenant(s): % range(s) that overlapped another emptied, % moved past ids in use, % counter(s) moved up or made',
             (SELECT count(DISTINCT x) FROM unnest(tenants) x), emptied, moved, counters
             USING DETAIL = 'tenants: ' || (SELECT string_agg(DISTINCT x, ', ') FROM unnest(tenants) x),
                   HINT = 'their adds failed with 23505 (duplicate key) before; they work again, and todo.verify() reports no range problem';

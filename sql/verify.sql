@@ -44,7 +44,8 @@ RETURN QUERY
      WHERE r.tenant_id = $1 AND r.next_id <= r.last_id AND o.next_id <= o.last_id
     UNION ALL
     -- a range hands out only ids the counter has given to ranges
-    SELECT r.tenant_id, NULL::bigint, format('id range %s would hand out ids to %s, past the tenant counter %s', r.slot, r.last_id, c.last_id)
+    SELECT r.tenant_id, NULL::bigint, format('id range %s would hand out ids to %s, past the tenant counter %s', r.slot, r.last_id,
+                                            coalesce(c.last_id::text, '(none)'))
       FROM todo.id_ranges r LEFT JOIN todo.counters c ON c.tenant_id = r.tenant_id
      WHERE r.tenant_id = $1 AND r.next_id <= r.last_id AND r.last_id > coalesce(c.last_id, 0)
     UNION ALL

@@ -46,7 +46,13 @@ pub fn preloaded_here() -> bool {
     unsafe { PRELOADED }
 }
 
-#[pg_guard]
+/// The hook. It is not a `#[pg_guard]` function, and it calls the next hook (or
+/// `standard_ProcessUtility`) through a plain pointer, not pgrx's guarded binding: every
+/// utility statement passes through here, and an error it raises (a refused `SET`, a failed
+/// `CREATE`) must reach the client as PostgreSQL raised it, not turned into a Rust panic and
+/// back (which adds a Rust backtrace to its DETAIL when `RUST_BACKTRACE` is set). Its frame
+/// holds nothing to drop, so PostgreSQL's error jump may cross it. Only the LOCK check runs
+/// Rust that may raise, behind its own guard.
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C-unwind" fn process_utility(
     pstmt: *mut pg_sys::PlannedStmt,
@@ -58,26 +64,38 @@ unsafe extern "C-unwind" fn process_utility(
     dest: *mut pg_sys::DestReceiver,
     qc: *mut pg_sys::QueryCompletion,
 ) {
-    // SAFETY: PostgreSQL hands a valid planned utility statement.
+    // SAFETY: PostgreSQL hands a valid planned utility statement; the next hook and
+    // standard_ProcessUtility take the same arguments.
     unsafe {
         let stmt = (*pstmt).utilityStmt;
         if !stmt.is_null() && (*stmt).type_ == pg_sys::NodeTag::T_LockStmt {
-            check_lock(stmt.cast());
+            check_lock_guarded(stmt.cast());
         }
-        match PREVIOUS {
-            Some(previous) => previous(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc),
-            None => pg_sys::standard_ProcessUtility(
-                pstmt,
-                query_string,
-                read_only_tree,
-                context,
-                params,
-                query_env,
-                dest,
-                qc,
-            ),
-        }
+        let next = PREVIOUS.unwrap_or(standard_process_utility);
+        next(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc)
     }
+}
+
+unsafe extern "C-unwind" {
+    /// PostgreSQL's own `standard_ProcessUtility`, unguarded (see `process_utility`).
+    #[link_name = "standard_ProcessUtility"]
+    fn standard_process_utility(
+        pstmt: *mut pg_sys::PlannedStmt,
+        query_string: *const std::ffi::c_char,
+        read_only_tree: bool,
+        context: pg_sys::ProcessUtilityContext::Type,
+        params: pg_sys::ParamListInfo,
+        query_env: *mut pg_sys::QueryEnvironment,
+        dest: *mut pg_sys::DestReceiver,
+        qc: *mut pg_sys::QueryCompletion,
+    );
+}
+
+/// `check_lock` behind a guard: its refusal (a Rust error report) becomes a PostgreSQL error.
+#[pg_guard]
+unsafe extern "C-unwind" fn check_lock_guarded(stmt: *mut pg_sys::LockStmt) {
+    // SAFETY: a LockStmt PostgreSQL parsed
+    unsafe { check_lock(stmt) }
 }
 
 /// The weakest mode that makes a write (ROW EXCLUSIVE) wait.

@@ -14,7 +14,7 @@ printed (docs/reliability.md quotes them), never asserted.
 
 The list is made by one INSERT … SELECT with the row triggers off (session_replication_role
 = replica: the test reads, it does not need the event log), so it takes a minute, not an
-hour. PG_TODOS_BIG_LIST_TODOS sets its length (default 100000).
+hour. PGTODOS_BIG_LIST sets its length (default 100000).
 """
 import os
 import time
@@ -26,7 +26,7 @@ import pg
 from checks import check
 
 DB = "biglist"
-TODOS = int(os.environ.get("PG_TODOS_BIG_LIST_TODOS", "100000"))
+TODOS = int(os.environ.get("PGTODOS_BIG_LIST", "100000"))
 BOUND_MB = 64
 CONV = "huge"
 

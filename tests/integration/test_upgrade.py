@@ -179,7 +179,7 @@ def test_an_updated_database_passes_the_regress_suite(version):
 # 0.9.0: tenant `collide`'s two ranges both hand out 66-96 and ids 65-70 are in use (the next
 # ids of either range), tenant `ahead` has a range past its counter, tenant `fine` is sound.
 COLLIDING = """
-INSERT INTO todo.tenants VALUES ('collide', 'Collide'), ('ahead', 'Ahead'), ('fine', 'Fine');
+INSERT INTO todo.tenants VALUES ('collide', 'Collide'), ('ahead', 'Ahead'), ('fine', 'Fine'), ('nocounter', 'No counter');
 BEGIN;
 SELECT todo.set_context('collide', 'conv-1', 'seed');
 INSERT INTO todo.todos (tenant_id, conversation_id, id, subject)
@@ -192,6 +192,7 @@ DELETE FROM todo.id_ranges WHERE tenant_id = 'collide';
 INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id) VALUES ('collide', 1, 66, 96), ('collide', 2, 66, 96);
 INSERT INTO todo.counters (tenant_id, last_id) VALUES ('ahead', 10);
 INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id) VALUES ('ahead', 1, 5, 40);
+INSERT INTO todo.id_ranges (tenant_id, slot, next_id, last_id) VALUES ('nocounter', 1, 1, 32);
 """
 
 RANGES = "SELECT tenant_id, slot, next_id, last_id FROM todo.id_ranges ORDER BY 1, 2"
@@ -237,16 +238,18 @@ def test_the_update_to_0_9_1_repairs_colliding_id_ranges(cluster):
           len(repaired) == 1 and repaired[0].severity == "WARNING", said)
     if repaired:
         w = repaired[0]
-        check("the WARNING counts two tenants: one range emptied, one moved past ids in use, one counter moved up",
-              w.message_primary == "pg_todos 0.9.1 repaired the id ranges of 2 tenant(s): 1 range(s) that overlapped "
-                                   "another emptied, 1 moved past ids in use, 1 counter(s) moved up", w.message_primary)
-        check("its DETAIL names the tenants repaired, not the sound one", w.message_detail == "tenants: ahead, collide",
+        check("the WARNING counts three tenants: one range emptied, one moved past ids in use, a counter moved up, one made",
+              w.message_primary == "pg_todos 0.9.1 repaired the id ranges of 3 tenant(s): 1 range(s) that overlapped "
+                                   "another emptied, 1 moved past ids in use, 2 counter(s) moved up or made", w.message_primary)
+        check("its DETAIL names the tenants repaired, not the sound one",
+              w.message_detail == "tenants: ahead, collide, nocounter",
               w.message_detail)
         check("its HINT says the adds work again", "23505" in (w.message_hint or ""), w.message_hint)
     ranges = cluster.psql(RANGES, db=db).split()
     check("collide's first range moved past the ids in use, the second emptied; ahead's range kept",
           "collide|1|71|96" in ranges and "collide|2|97|96" in ranges and "ahead|1|5|40" in ranges, ranges)
     counters = cluster.psql(COUNTERS, db=db).split()
+    check("nocounter's counter made past its range", "nocounter|32" in counters, counters)
     check("ahead's counter moved up to its range's last id, collide's kept", "ahead|40" in counters
           and "collide|96" in counters, counters)
     after = cluster.psql("SELECT * FROM todo.verify()", db=db)
