@@ -56,9 +56,10 @@ CONVERSATIONS = int(os.environ.get("PGTODOS_ABUSE_CONVERSATIONS", "300")) if MEA
 TODOS_PER_LIST = int(os.environ.get("PGTODOS_ABUSE_TODOS_PER_LIST", "40")) if MEASURE else 40
 
 
-def Service(*flags, files=None):
-    """One `pg_todos serve` of the module's command (web.Server)."""
-    return web.Server(SERVER, DB, *flags, files=files)
+def Service(*flags, files=None, **env):
+    """One `pg_todos serve` of the module's command (web.Server); `env`: its PG_TODOS_*
+    settings (an older build measured with PGTODOS_MEASURE_SERVER ignores those it lacks)."""
+    return web.Server(SERVER, DB, *flags, files=files, **env)
 
 
 def admin(dbname=DB):
@@ -324,8 +325,9 @@ def read_catch_up(s, first, timeout):
 
 def slow_readers(tokens, flags=()):
     """READERS streams from Last-Event-ID 1:1: that read nothing after their first bytes; the
-    service's peak RSS in MB, whether each got 200, and a reader's catch-up."""
-    srv = Service(*flags)
+    service's peak RSS in MB, whether each got 200, and a reader's catch-up. They are all of
+    tenant big: its share of the streams is raised to hold them."""
+    srv = Service(*flags, PG_TODOS_MAX_STREAMS_PER_TENANT=str(READERS))
     socks = []
     try:
         before = srv.status("VmRSS")
@@ -420,11 +422,12 @@ def test_revoked_stream(acme):
 
 
 def test_stream_caps():
-    """4. Streams per token and in all."""
-    srv = Service("--max-streams", "3", "--max-streams-per-token", "2")
+    """4. Streams per token and in all (test_serve_limits.py: per tenant)."""
+    srv = Service("--max-streams", "3", "--max-streams-per-token", "2", "--max-streams-per-tenant", "3")
     opened = []
     try:
-        a, b, c = (token("acme", f"streams-{x}")[1] for x in "abc")
+        a, b = (token("acme", f"streams-{x}")[1] for x in "ab")
+        c = token("globex", "streams-c")[1]
         opened += [Sse(a, port=srv.port), Sse(a, port=srv.port)]
         third = Sse(a, port=srv.port)
         body = json.loads(third.body) if third.status != 200 else None

@@ -72,6 +72,10 @@ struct Flags {
     /// Open event streams per token; past it 429 [env: PG_TODOS_MAX_STREAMS_PER_TOKEN] [default: 8]
     #[arg(long, value_name = "N", help_heading = "Limits")]
     max_streams_per_token: Option<String>,
+    /// Open event streams of one tenant, whatever its tokens; past it 429
+    /// [env: PG_TODOS_MAX_STREAMS_PER_TENANT] [default: an eighth of --max-streams, at least 1]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
+    max_streams_per_tenant: Option<String>,
     /// Bytes a stream may fall behind by; past it the stream ends and the client catches up on
     /// reconnect [env: PG_TODOS_STREAM_BUFFER] [default: 4194304]
     #[arg(long, value_name = "BYTES", help_heading = "Limits")]
@@ -108,6 +112,7 @@ impl Flags {
             "max-connections" => self.max_connections.as_ref(),
             "max-streams" => self.max_streams.as_ref(),
             "max-streams-per-token" => self.max_streams_per_token.as_ref(),
+            "max-streams-per-tenant" => self.max_streams_per_tenant.as_ref(),
             "stream-buffer" => self.stream_buffer.as_ref(),
             "token-recheck" => self.token_recheck.as_ref(),
             "tenant-share" => self.tenant_share.as_ref(),
@@ -160,6 +165,8 @@ pub struct Limits {
     pub max_connections: usize,
     pub max_streams: usize,
     pub max_streams_per_token: usize,
+    /// open event streams of one tenant
+    pub max_streams_per_tenant: usize,
     /// bytes an event stream may fall behind by
     pub stream_buffer: usize,
     /// time between checks of the tokens of open streams
@@ -171,7 +178,7 @@ pub struct Limits {
 }
 
 /// Flags that take a value, with their environment variable.
-const VALUED: [(&str, &str); 18] = [
+const VALUED: [(&str, &str); 19] = [
     ("listen", "PG_TODOS_LISTEN"),
     ("tls-cert", "PG_TODOS_TLS_CERT"),
     ("tls-key", "PG_TODOS_TLS_KEY"),
@@ -186,6 +193,7 @@ const VALUED: [(&str, &str); 18] = [
     ("max-connections", "PG_TODOS_MAX_CONNECTIONS"),
     ("max-streams", "PG_TODOS_MAX_STREAMS"),
     ("max-streams-per-token", "PG_TODOS_MAX_STREAMS_PER_TOKEN"),
+    ("max-streams-per-tenant", "PG_TODOS_MAX_STREAMS_PER_TENANT"),
     ("stream-buffer", "PG_TODOS_STREAM_BUFFER"),
     ("token-recheck", "PG_TODOS_TOKEN_RECHECK"),
     ("tenant-share", "PG_TODOS_TENANT_SHARE"),
@@ -236,6 +244,7 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
     };
     let seconds = |flag: &str, default: u64, min: u64| number(flag, default, min).map(Duration::from_secs);
     let pool_size = number("pool-size", 16, 1)? as usize;
+    let max_streams = number("max-streams", 256, 1)?;
     let limits = Limits {
         max_body: number("max-body", 1_048_576, 1)? as usize,
         header_timeout: seconds("header-timeout", 10, 1)?,
@@ -243,8 +252,9 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         idle_timeout: seconds("idle-timeout", 60, 1)?,
         send_timeout: seconds("send-timeout", 30, 1)?,
         max_connections: number("max-connections", 1024, 1)? as usize,
-        max_streams: number("max-streams", 256, 1)? as usize,
+        max_streams: max_streams as usize,
         max_streams_per_token: number("max-streams-per-token", 8, 1)? as usize,
+        max_streams_per_tenant: number("max-streams-per-tenant", (max_streams / 8).max(1), 1)? as usize,
         stream_buffer: number("stream-buffer", 4 * 1024 * 1024, 1)? as usize,
         token_recheck: seconds("token-recheck", 3, 1)?,
         tenant_share: number("tenant-share", (pool_size as u64 / 4).max(1), 1)? as usize,
@@ -305,6 +315,12 @@ mod tests {
             (10, 30, 60, 30)
         );
         assert_eq!((l.max_connections, l.max_streams, l.max_streams_per_token), (1024, 256, 8));
+        // an eighth of the streams, at least one
+        assert_eq!(l.max_streams_per_tenant, 32);
+        let few = serve(parse(&args(&["--max-streams", "7"]), &env_of(&[])).unwrap());
+        assert_eq!(few.limits.max_streams_per_tenant, 1);
+        let some = serve(parse(&args(&["--max-streams", "100"]), &env_of(&[])).unwrap());
+        assert_eq!(some.limits.max_streams_per_tenant, 12);
         assert_eq!((l.stream_buffer, secs(l.token_recheck)), (4 * 1024 * 1024, 3));
         // a quarter of the pool, at least one
         assert_eq!((l.tenant_share, secs(l.tenant_wait)), (4, 5));
@@ -318,6 +334,7 @@ mod tests {
             ("PG_TODOS_HEADER_TIMEOUT", "2"),
             ("PG_TODOS_MAX_STREAMS", "3"),
             ("PG_TODOS_MAX_STREAMS_PER_TOKEN", " "),
+            ("PG_TODOS_MAX_STREAMS_PER_TENANT", "4"),
             ("PG_TODOS_STREAM_BUFFER", "65536"),
             ("PG_TODOS_TENANT_SHARE", "2"),
             ("PG_TODOS_POOL_SIZE", "8"),
@@ -351,7 +368,7 @@ mod tests {
         assert_eq!(l.idle_timeout, Duration::from_secs(7));
         assert_eq!(l.send_timeout, Duration::from_secs(6));
         // the flag wins over its variable; a blank variable is no variable
-        assert_eq!((l.max_streams, l.max_streams_per_token), (5, 8));
+        assert_eq!((l.max_streams, l.max_streams_per_token, l.max_streams_per_tenant), (5, 8, 4));
         assert_eq!((l.max_connections, l.stream_buffer, l.max_body), (50, 65536, 100));
         assert_eq!(
             (l.token_recheck, l.tenant_share, l.tenant_wait),

@@ -269,7 +269,8 @@ async fn board(State(state): State<AppState>, headers: HeaderMap) -> Result<Resp
 }
 
 /// `GET /v1/events`: the tenant's changes as Server-Sent Events (see `hub`), once the token
-/// has a place among the streams (`streams`: 429 past its own cap, 503 past the service's).
+/// has a place among the streams (`streams`: 429 past the token's or the tenant's cap, 503
+/// past the service's).
 async fn events(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let (identity, _) = caller(&state, &headers).await?;
     let last = match headers.get("last-event-id") {
@@ -277,7 +278,7 @@ async fn events(State(state): State<AppState>, headers: HeaderMap) -> Result<Res
         Some(v) => Some(v.to_str().map_err(|_| ApiError::BadRequest("malformed Last-Event-ID".into()))?.trim()),
     };
     let token = auth::bearer(&headers).ok_or(ApiError::Unauthorized)?;
-    let slot = state.streams.open(token)?;
+    let slot = state.streams.open(&identity.tenant, token)?;
     let stream = state.hubs.subscribe(&identity.tenant, last.filter(|l| !l.is_empty()), slot).await?;
     let mut response = Body::from_stream(stream).into_response();
     let h = response.headers_mut();

@@ -400,6 +400,7 @@ mod tests {
             max_connections: 1,
             max_streams: 1,
             max_streams_per_token: 1,
+            max_streams_per_tenant: 1,
             stream_buffer: 1,
             token_recheck: Duration::from_secs(3),
             tenant_share: 1,
