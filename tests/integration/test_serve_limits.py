@@ -5,14 +5,23 @@ over 127.0.0.1 only (docs/http.md, "Limits"):
      16 tokens of one tenant open 2 event streams and are refused the other 14 (429, a JSON
      error naming --max-streams-per-tenant); another tenant still opens one; the variable
      PG_TODOS_MAX_STREAMS_PER_TENANT sets it.
+  2. revocation at once: with --token-recheck 60 (the periodic check out of the way), a token
+     is revoked and a change committed right after; the revoked token's stream delivers
+     nothing of it and ends, while another token's stream of the tenant delivers it and stays;
+     a stream catching up from Last-Event-ID (300 conversations, its client not reading) whose
+     token is revoked, then a conversation written: read to the end, it ends and never
+     delivers that conversation.
 Every loop is bounded in count and time; no check asserts a speed.
 """
 import json
+import socket
 import time
+
+import psycopg
 
 import web
 from checks import check
-from web import Sse
+from web import HOST, Sse
 
 DB = "serve_limits"
 TOKENS = {}
@@ -20,6 +29,90 @@ TOKENS = {}
 
 def token(tenant, label, person=False):
     return web.token(DB, tenant, label, person)
+
+
+def admin():
+    return psycopg.connect(dbname=DB, user="postgres", autocommit=True)
+
+
+def fill(tenant, conversations, todos_per_list, subject_words=8):
+    """`conversations` conversations (conv-0 …) of `todos_per_list` todos each in `tenant`, by
+    plain SQL as agent_login."""
+    with psycopg.connect(dbname=DB, user="agent_login") as c:
+        c.execute("SELECT todo.set_context(%s, NULL, 'loader')", (tenant,))
+        c.execute("""INSERT INTO todo.todos (subject, conversation_id)
+                     SELECT 'a todo with a long enough subject to make the lists weigh something, number ' || i
+                            || repeat(' and more', %s), 'conv-' || (i %% %s)
+                       FROM generate_series(1, %s) i""", (subject_words, conversations, conversations * todos_per_list))
+        c.commit()
+
+
+def raw_stream(port, tok, last_event_id=None, rcvbuf=None):
+    """A raw GET /v1/events (a small receive buffer when given): the socket and its first bytes
+    (the status line at least)."""
+    s = socket.socket()
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.settimeout(30)
+    s.connect((HOST, port))
+    extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
+    s.sendall(f"GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\n{extra}\r\n".encode())
+    return s, s.recv(1024)
+
+
+def read_to_end(s, first, timeout):
+    """Reads the stream until its body ends (its last chunk, or the connection closed) or
+    `timeout` s pass: (its SSE messages as (id, data), whether it ended). `first`: what was
+    read with the status line."""
+    got = first
+    ended = False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if dechunk(got.partition(b"\r\n\r\n")[2])[1]:
+            ended = True
+            break
+        s.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            part = s.recv(262144)
+        except socket.timeout:
+            break
+        except OSError:
+            ended = True
+            break
+        if not part:
+            ended = True
+            break
+        got += part
+    body = dechunk(got.partition(b"\r\n\r\n")[2])[0]
+    messages = []
+    for event in body.split(b"\n\n"):
+        lines = event.decode(errors="replace").split("\n")
+        data = [l[6:] for l in lines if l.startswith("data: ")]
+        ids = [l[4:] for l in lines if l.startswith("id: ")]
+        if data:
+            try:
+                messages.append((ids[0] if ids else None, json.loads(data[0])))
+            except ValueError:  # the last message, cut by the timeout
+                pass
+    return messages, ended
+
+
+def dechunk(raw):
+    """An HTTP/1.1 chunked body's data as far as it came, and whether its last chunk came."""
+    out = []
+    while raw:
+        line, sep, rest = raw.partition(b"\r\n")
+        if not sep:
+            break
+        size = int(line.split(b";")[0], 16)
+        if size == 0:
+            return b"".join(out), True
+        if len(rest) < size + 2:
+            out.append(rest[:size])
+            break
+        out.append(rest[:size])
+        raw = rest[size + 2:]
+    return b"".join(out), False
 
 
 def test_streams_per_tenant(cluster, serve):
@@ -79,4 +172,58 @@ def test_streams_per_tenant(cluster, serve):
     finally:
         for s in opened:
             s.close()
+        srv.stop()
+
+
+def test_revocation_at_once(cluster, serve):
+    """2. Nothing committed after a token's revocation reaches its stream."""
+    cluster.database(DB, tenants=["acme", "globex", "initech"])
+    fill("initech", 300, 40)
+    rid, revoked = token("acme", "to-be-revoked")
+    _, kept = token("acme", "kept")
+    srv = serve(DB, "--token-recheck", "60")
+    r = k = None
+    try:
+        r = Sse(revoked, port=srv.port)
+        k = Sse(kept, port=srv.port)
+        check("revocation: both streams open", r.wait(lambda d: d.get("type") == "server.connected", 5) is not None
+              and k.wait(lambda d: d.get("type") == "server.connected", 5) is not None, (r.status, k.status))
+        with admin() as c:
+            c.execute("SELECT todo.revoke_token(%s)", (rid,))
+        status, _, body, _ = srv.request("POST", "/v1/todos", {"subject": "written after the revocation",
+                                                                "conversation_id": "after-revocation"}, tok=kept)
+        check("revocation: a change is written right after it", status == 201, (status, body))
+        delivered = k.updated("after-revocation", 10)
+        check("revocation: another token's stream of the tenant delivers the change", delivered is not None,
+              len(k.messages))
+        check("revocation: the revoked token's stream ends (well before --token-recheck 60)", r.ended.wait(10))
+        leaked = [m for m in r.messages if m[2].get("type") == "todo.updated"]
+        check("revocation: the revoked token's stream delivered nothing committed after the revocation",
+              leaked == [], leaked[:1])
+        check("revocation: the other token's stream stays open", not k.ended.is_set())
+        check("revocation: the revoked token's next request is 401",
+              srv.request("GET", "/v1/todos", tok=revoked)[0] == 401)
+
+        # mid catch-up: the client has read nothing of 300 conversations when its token is
+        # revoked and a conversation written
+        cid, catching = token("initech", "catching-up")
+        sock, first = raw_stream(srv.port, catching, "1:1:", rcvbuf=4096)
+        check("revocation: a catch-up from Last-Event-ID 1:1: opens", first.startswith(b"HTTP/1.1 200"), first[:40])
+        time.sleep(0.5)
+        with admin() as c:
+            c.execute("SELECT todo.revoke_token(%s)", (cid,))
+        with psycopg.connect(dbname=DB, user="agent_login") as c:
+            c.execute("SELECT todo.set_context('initech', 'zzz-after-revocation', 'writer')")
+            c.execute("INSERT INTO todo.todos (subject) VALUES ('written after the revocation')")
+            c.commit()
+        messages, ended = read_to_end(sock, first, 30)
+        sock.close()
+        sessions = {d["properties"]["sessionID"] for _, d in messages if d.get("type") == "todo.updated"}
+        check("revocation: the catch-up stream ends", ended, len(messages))
+        check("revocation: it never delivers the conversation written after the revocation",
+              "zzz-after-revocation" not in sessions, len(sessions))
+    finally:
+        for s in (r, k):
+            if s is not None:
+                s.close()
         srv.stop()

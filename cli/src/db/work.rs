@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use deadpool_postgres::Pool;
 use tokio_postgres::types::{FromSqlOwned, ToSql};
+use tokio_postgres::Row;
 
 use super::errors::{classify, ApiError, Class};
 use super::gate::Gate;
@@ -70,6 +71,20 @@ pub async fn in_context<T: FromSqlOwned>(
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
 ) -> Result<T, Failure> {
+    let rows = rows(database, act, &[(sql, params)]).await?;
+    let row = rows.into_iter().next().expect("one row per statement");
+    row.try_get(0).map_err(|e| Failure { sqlstate: None, answer: ApiError::from_db(&e) })
+}
+
+/// A statement and its parameters.
+pub type Statement<'a> = (&'a str, &'a [&'a (dyn ToSql + Sync)]);
+
+/// The one row each of `statements` returns, run in order in one transaction as `in_context`
+/// runs one (the tenant's share, the time limits and the context, retries, COMMIT). Each runs
+/// after the one before has answered, so under READ COMMITTED it sees everything committed
+/// before it began, the earlier statements' view included. The rows are whole: a caller may
+/// borrow from them (`Row::try_get` of `&str`) instead of copying. Errors: as `in_context`.
+pub async fn rows(database: &Db, act: &Act, statements: &[Statement<'_>]) -> Result<Vec<Row>, Failure> {
     let tenant = act.tenant.as_str();
     let _pass = database.gate.enter(tenant).await.map_err(|answer| Failure { sqlstate: None, answer })?;
     let mut db = database.pool.get().await.map_err(|e| Failure { sqlstate: None, answer: ApiError::from_pool(&e) })?;
@@ -84,13 +99,16 @@ pub async fn in_context<T: FromSqlOwned>(
                 )
                 .await?;
             tx.execute(&setup, &[&tenant, &act.conversation, &act.agent, &act.turn]).await?;
-            let statement = tx.prepare_cached(sql).await?;
-            let value: T = tx.query_one(&statement, params).await?.try_get(0)?;
+            let mut rows = Vec::with_capacity(statements.len());
+            for (sql, params) in statements {
+                let statement = tx.prepare_cached(sql).await?;
+                rows.push(tx.query_one(&statement, params).await?);
+            }
             tx.commit().await?;
-            Ok::<T, tokio_postgres::Error>(value)
+            Ok::<Vec<Row>, tokio_postgres::Error>(rows)
         };
         match attempt.await {
-            Ok(value) => return Ok(value),
+            Ok(rows) => return Ok(rows),
             Err(e) => {
                 let sqlstate = e.code().map(|c| c.code().to_string());
                 if retries < RETRIES && sqlstate.as_deref().is_some_and(|s| classify(s) == Class::Retry) {

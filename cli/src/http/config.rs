@@ -80,8 +80,9 @@ struct Flags {
     /// reconnect [env: PG_TODOS_STREAM_BUFFER] [default: 4194304]
     #[arg(long, value_name = "BYTES", help_heading = "Limits")]
     stream_buffer: Option<String>,
-    /// Seconds between checks that the tokens of open streams are still live; a revoked
-    /// token's streams end [env: PG_TODOS_TOKEN_RECHECK] [default: 3]
+    /// Seconds between checks that the tokens of open streams with nothing to receive are
+    /// still live (every batch a stream receives is checked as it is read); a revoked token's
+    /// streams end [env: PG_TODOS_TOKEN_RECHECK] [default: 3]
     #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
     token_recheck: Option<String>,
     /// Database operations one tenant may run at once [env: PG_TODOS_TENANT_SHARE]

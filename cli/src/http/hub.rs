@@ -13,8 +13,15 @@
 //! Memory is bounded by bytes: a subscriber's queue holds at most `--stream-buffer` bytes (or
 //! one message, whatever its size); a subscriber that falls further behind is ended, and
 //! reconnects with its last id to catch up. The last subscriber of a tenant to leave closes
-//! its hub (UNLISTEN). Every stream ends at shutdown, or within `--token-recheck` seconds of
-//! its token's revocation (`streams`).
+//! its hub (UNLISTEN). Every stream ends at shutdown.
+//!
+//! Revocation: every read of changes is followed, in its transaction, by a check of the
+//! tokens of the streams it is for (the hub's live subscribers, or the one stream catching
+//! up), and the streams of a token found revoked end before anything of that read is queued
+//! or sent. The check runs after the read, so a token it finds live was revoked, if at all,
+//! after everything the read saw had committed: nothing committed after a revocation reaches
+//! the token's streams. A stream with nothing to receive ends within `--token-recheck`
+//! seconds (`streams`).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -28,7 +35,7 @@ use tokio::time::{interval_at, Instant, Interval};
 
 use super::events::{connected, messages, page, valid_cursor, Page, PING};
 use super::listener::Listener;
-use super::streams::Slot;
+use super::streams::{Slot, Streams, DEAD_TOKENS};
 use crate::db::errors::ApiError;
 use crate::db::work::{self, Db};
 
@@ -104,8 +111,8 @@ struct Hub {
     /// the cursor up to which changes have been queued; None until the hub's first
     /// subscriber has opened it (LISTEN, then the current cursor)
     cursor: tokio::sync::Mutex<Option<String>>,
-    /// the live subscribers' queues, by subscriber
-    queues: Mutex<HashMap<u64, Arc<Queue>>>,
+    /// the live subscribers' queues and tokens, by subscriber
+    queues: Mutex<HashMap<u64, Live>>,
     /// the tenant's channel, once read
     channel: OnceLock<String>,
     /// woken by the tenant's notifications (and by a reconnect of the LISTEN connection)
@@ -114,12 +121,39 @@ struct Hub {
     closed: Notify,
 }
 
+/// A live subscriber: its queue and its bearer token.
+struct Live {
+    queue: Arc<Queue>,
+    token: String,
+}
+
 impl Hub {
     fn send(&self, m: Bytes) {
-        let queues: Vec<Arc<Queue>> = self.queues.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        let queues: Vec<Arc<Queue>> =
+            self.queues.lock().unwrap_or_else(|e| e.into_inner()).values().map(|l| l.queue.clone()).collect();
         for q in queues {
             q.push(&m);
         }
+    }
+
+    /// The tokens of the live subscribers, each once.
+    fn tokens(&self) -> Vec<String> {
+        let queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tokens: Vec<String> = queues.values().map(|l| l.token.clone()).collect();
+        tokens.sort_unstable();
+        tokens.dedup();
+        tokens
+    }
+
+    /// Ends the streams of `dead` tokens (`streams`) and takes their subscribers off the live
+    /// ones, before anything more is queued.
+    fn drop_revoked(&self, streams: &Streams, dead: &[String]) {
+        if dead.is_empty() {
+            return;
+        }
+        streams.revoke(dead);
+        self.queues.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, l| !dead.contains(&l.token));
+        tracing::info!("{} token(s) revoked: their event streams end", dead.len());
     }
 }
 
@@ -133,6 +167,8 @@ pub struct Hubs {
     tenants: Mutex<HashMap<String, Entry>>,
     listener: Listener,
     db: Db,
+    /// the open streams, whose tokens' revocation ends them
+    streams: Arc<Streams>,
     /// bytes a subscriber may fall behind by
     budget: usize,
     next_id: std::sync::atomic::AtomicU64,
@@ -192,13 +228,20 @@ struct Subscriber {
 
 impl Hubs {
     /// No hubs yet; they are opened by subscribers, read through `db`, LISTEN through
-    /// `listener`, let a subscriber fall `budget` bytes behind and end their streams when
-    /// `shutdown` turns true.
-    pub fn new(db: Db, listener: Listener, budget: usize, shutdown: watch::Receiver<bool>) -> Arc<Hubs> {
+    /// `listener`, end the streams of revoked tokens through `streams`, let a subscriber fall
+    /// `budget` bytes behind and end their streams when `shutdown` turns true.
+    pub fn new(
+        db: Db,
+        listener: Listener,
+        streams: Arc<Streams>,
+        budget: usize,
+        shutdown: watch::Receiver<bool>,
+    ) -> Arc<Hubs> {
         Arc::new(Hubs {
             tenants: Mutex::new(HashMap::new()),
             listener,
             db,
+            streams,
             budget,
             next_id: std::sync::atomic::AtomicU64::new(1),
             shutdown,
@@ -213,7 +256,8 @@ impl Hubs {
     /// it commits, `: ping` every 15 s. The stream ends at shutdown, when its token is revoked,
     /// or when the subscriber falls more than the budget behind.
     /// Errors: 400 `malformed Last-Event-ID` (not a snapshot, or one the database refuses,
-    /// 22P02); a database error's answer (503/500).
+    /// 22P02); 401 when the token is found revoked with the first page of its catch-up; a
+    /// database error's answer (503/500).
     pub async fn subscribe(
         self: &Arc<Self>,
         tenant: &str,
@@ -232,7 +276,7 @@ impl Hubs {
                 if cursor.is_none() {
                     *cursor = Some(self.open(&hub).await?);
                 }
-                let queue = self.enlist(&subscription);
+                let queue = self.enlist(&subscription, slot.token());
                 (vec![connected(cursor.as_deref())], Phase::Live(queue))
             }
             Some(id) => {
@@ -242,10 +286,16 @@ impl Hubs {
                         *cursor = Some(self.open(&hub).await?);
                     }
                 }
-                let first = read(&self.db, tenant, id, None).await.map_err(|f| match f.sqlstate.as_deref() {
-                    Some("22P02") => malformed(),
-                    _ => f.answer,
-                })?;
+                let token = [slot.token().to_string()];
+                let (first, dead) =
+                    read(&self.db, tenant, id, None, &token).await.map_err(|f| match f.sqlstate.as_deref() {
+                        Some("22P02") => malformed(),
+                        _ => f.answer,
+                    })?;
+                if !dead.is_empty() {
+                    self.streams.revoke(&dead);
+                    return Err(ApiError::Unauthorized);
+                }
                 match first.next {
                     None if first.updates.is_empty() => {
                         (vec![connected(Some(&first.cursor))], Phase::Join { position: first.cursor })
@@ -286,7 +336,7 @@ impl Hubs {
                 wake: Arc::new(Notify::new()),
                 closed: Notify::new(),
             });
-            tokio::spawn(run(self.db.clone(), hub.clone()));
+            tokio::spawn(run(self.db.clone(), self.streams.clone(), hub.clone()));
             Entry { hub, subscribers: 0 }
         });
         entry.subscribers += 1;
@@ -294,11 +344,12 @@ impl Hubs {
         Subscription { hubs: self.clone(), hub: entry.hub.clone(), id }
     }
 
-    /// Makes the subscriber a live one (call with the hub's cursor mutex held): a queue of its
-    /// own that every later change reaches.
-    fn enlist(&self, subscription: &Subscription) -> Arc<Queue> {
+    /// Makes the subscriber of `token` a live one (call with the hub's cursor mutex held): a
+    /// queue of its own that every later change reaches.
+    fn enlist(&self, subscription: &Subscription, token: &str) -> Arc<Queue> {
         let queue = Arc::new(Queue::new(self.budget));
-        subscription.hub.queues.lock().unwrap_or_else(|e| e.into_inner()).insert(subscription.id, queue.clone());
+        let live = Live { queue: queue.clone(), token: token.to_string() };
+        subscription.hub.queues.lock().unwrap_or_else(|e| e.into_inner()).insert(subscription.id, live);
         queue
     }
 
@@ -315,10 +366,32 @@ impl Hubs {
     }
 }
 
-/// One page of the tenant's changes since `since`, after `after`. Errors: the statement's.
-async fn read(db: &Db, tenant: &str, since: &str, after: Option<&str>) -> Result<Page, work::Failure> {
-    let answer: Value = work::one(db, tenant, None, CHANGES, &[&since, &after, &PAGE_SIZE]).await?;
-    page(&answer).map_err(|e| work::Failure { sqlstate: None, answer: ApiError::Internal(e) })
+/// One page of the tenant's changes since `since`, after `after`, and which of `tokens` (the
+/// tokens of the streams it is for) no longer authenticate, checked in the same transaction
+/// after the page was read (none checked when there are none). Errors: the statements'.
+async fn read(
+    db: &Db,
+    tenant: &str,
+    since: &str,
+    after: Option<&str>,
+    tokens: &[String],
+) -> Result<(Page, Vec<String>), work::Failure> {
+    let act = work::Act { tenant: tenant.to_string(), ..work::Act::default() };
+    let page_params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&since, &after, &PAGE_SIZE];
+    let check_params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&tokens];
+    let statements: Vec<work::Statement<'_>> = if tokens.is_empty() {
+        vec![(CHANGES, &page_params)]
+    } else {
+        vec![(CHANGES, &page_params), (DEAD_TOKENS, &check_params)]
+    };
+    let rows = work::rows(db, &act, &statements).await?;
+    let internal = |e: String| work::Failure { sqlstate: None, answer: ApiError::Internal(e) };
+    let answer: Value = rows[0].try_get(0).map_err(|e| internal(e.to_string()))?;
+    let dead: Vec<String> = match rows.get(1) {
+        Some(row) => row.try_get(0).map_err(|e| internal(e.to_string()))?,
+        None => Vec::new(),
+    };
+    Ok((page(&answer).map_err(internal)?, dead))
 }
 
 /// A failure's text, for the log.
@@ -331,13 +404,13 @@ fn failure_text(f: &work::Failure) -> String {
 
 /// A hub's task: on each wake, queue what changed since the cursor; on an error, say so and
 /// try again a second later; end when the hub closes.
-async fn run(db: Db, hub: Arc<Hub>) {
+async fn run(db: Db, streams: Arc<Streams>, hub: Arc<Hub>) {
     loop {
         tokio::select! {
             _ = hub.wake.notified() => {}
             _ = hub.closed.notified() => return,
         }
-        if let Err(e) = refresh(&db, &hub).await {
+        if let Err(e) = refresh(&db, &streams, &hub).await {
             tracing::warn!("events of tenant {:?}: {e}", hub.tenant);
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_secs(1)) => hub.wake.notify_one(),
@@ -347,17 +420,20 @@ async fn run(db: Db, hub: Arc<Hub>) {
     }
 }
 
-/// Under the hub's mutex: the changes since the cursor, a page at a time, each message queued
-/// for every live subscriber (the last of the batch with the batch's cursor, its first page's,
-/// as its id), the cursor moved on. Errors: the database's, or an answer without a cursor;
-/// the cursor stays then (what was queued comes again: harmless).
-async fn refresh(db: &Db, hub: &Hub) -> Result<(), String> {
+/// Under the hub's mutex: the changes since the cursor, a page at a time, each page's
+/// messages queued for every live subscriber whose token the page's transaction found live
+/// (the streams of the others end first), the last of the batch with the batch's cursor, its
+/// first page's, as its id; the cursor moved on. Errors: the database's, or an answer without
+/// a cursor; the cursor stays then (what was queued comes again: harmless).
+async fn refresh(db: &Db, streams: &Streams, hub: &Hub) -> Result<(), String> {
     let mut cursor = hub.cursor.lock().await;
     let Some(since) = cursor.clone() else { return Ok(()) };
     let mut round: Option<String> = None;
     let mut after: Option<String> = None;
     loop {
-        let p = read(db, &hub.tenant, &since, after.as_deref()).await.map_err(|f| failure_text(&f))?;
+        let tokens = hub.tokens();
+        let (p, dead) = read(db, &hub.tenant, &since, after.as_deref(), &tokens).await.map_err(|f| failure_text(&f))?;
+        hub.drop_revoked(streams, &dead);
         let round = round.get_or_insert(p.cursor).clone();
         let last = p.next.is_none();
         for m in messages(p.updates, last.then_some(round.as_str())) {
@@ -385,15 +461,20 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
         }
         let hub = s.subscription.hub.clone();
         let hubs = s.subscription.hubs.clone();
+        let token = [s.slot.token().to_string()];
         match &s.phase {
             Phase::CatchUp { since, round, after } => {
                 let (since, round) = (since.clone(), round.clone());
                 let p = tokio::select! {
-                    p = read(&hubs.db, &hub.tenant, &since, Some(after)) => p,
+                    p = read(&hubs.db, &hub.tenant, &since, Some(after), &token) => p,
                     _ = s.shutdown.wait_for(|down| *down) => return None,
                 };
                 let p = match p {
-                    Ok(p) => p,
+                    Ok((_, dead)) if !dead.is_empty() => {
+                        hubs.streams.revoke(&dead);
+                        return None;
+                    }
+                    Ok((p, _)) => p,
                     Err(f) => {
                         tracing::warn!("catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
                         return None;
@@ -416,8 +497,12 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                     c = hub.cursor.lock() => c,
                     _ = s.shutdown.wait_for(|down| *down) => return None,
                 };
-                let p = match read(&hubs.db, &hub.tenant, &position, None).await {
-                    Ok(p) => p,
+                let p = match read(&hubs.db, &hub.tenant, &position, None, &token).await {
+                    Ok((_, dead)) if !dead.is_empty() => {
+                        hubs.streams.revoke(&dead);
+                        return None;
+                    }
+                    Ok((p, _)) => p,
                     Err(f) => {
                         tracing::warn!("catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
                         return None;
@@ -432,7 +517,7 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                     }
                     // under the mutex: every change after this read reaches the queue
                     None => {
-                        let queue = hubs.enlist(&s.subscription);
+                        let queue = hubs.enlist(&s.subscription, s.slot.token());
                         drop(cursor);
                         s.pending.extend(messages(p.updates, Some(&p.cursor)).into_iter().map(Bytes::from));
                         s.phase = Phase::Live(queue);

@@ -12,8 +12,9 @@
 //!   anything else unexpected is 500 (`errors`).
 //! - `/v1/events` reads changes by cursor (`todo.changes_since`, a page at a time) when the
 //!   tenant's channel is notified, on one LISTEN connection for the server (`listener`,
-//!   `hub`, `events`); the streams are counted per token, per tenant and in all, and end when
-//!   their token is revoked (`streams`).
+//!   `hub`, `events`); the streams are counted per token, per tenant and in all; each batch is
+//!   read with a check of the tokens it goes to, so a revoked token's stream ends before
+//!   anything committed after the revocation reaches it (`streams`).
 //! - Connections are capped and timed (headers, idle keep-alive, a client that reads nothing:
 //!   `server`); `pg_todos serve --help` lists every limit.
 //! - Logging: `tracing` on stderr, one line per request and per event (`crate::log`,
@@ -172,9 +173,9 @@ pub async fn main(args: Vec<String>) {
         pool: pool.clone(),
         gate: crate::db::gate::Gate::new(limits.tenant_share, limits.tenant_wait),
     };
-    let hubs = hub::Hubs::new(database.clone(), listener, limits.stream_buffer, shutdown_rx.clone());
     let streams =
         streams::Streams::new(limits.max_streams, limits.max_streams_per_tenant, limits.max_streams_per_token);
+    let hubs = hub::Hubs::new(database.clone(), listener, streams.clone(), limits.stream_buffer, shutdown_rx.clone());
     tokio::spawn(streams::recheck_tokens(streams.clone(), pool, limits.token_recheck));
     let mcp = mcp::service(database.clone(), limits.max_body);
     let app = routes::router(routes::AppState { db: database, hubs, streams, limits: limits.clone(), mcp });

@@ -1,9 +1,11 @@
 //! The open event streams, counted: at most `max_per_token` per bearer token and
 //! `max_per_tenant` per tenant, whatever its tokens (past either 429), and `max_total` in all
 //! (past it 503), so that one tenant's tokens cannot take every stream of the service. Each
-//! stream holds a `Slot`; its token is checked again every `token_recheck` seconds (one
-//! statement for every token with a stream open), and the streams of a token that no longer
-//! authenticates (revoked) end.
+//! stream holds a `Slot`. Its token is checked with every batch of changes it is about to
+//! receive (`hub`), so that nothing committed after the token's revocation reaches it; and,
+//! for streams with nothing to receive, every `token_recheck` seconds (one statement for
+//! every token with a stream open). The streams of a token that no longer authenticates
+//! (revoked) end.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -42,6 +44,13 @@ pub struct Slot {
     token: String,
     /// turns true when the stream's token is found revoked
     pub revoked: watch::Receiver<bool>,
+}
+
+impl Slot {
+    /// The stream's bearer token.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
 }
 
 impl Drop for Slot {
@@ -125,8 +134,8 @@ impl Streams {
     }
 }
 
-/// Which of `tokens` no longer authenticate: one statement over all of them.
-const DEAD_TOKENS: &str =
+/// Which of `tokens` (`$1`, text[]) no longer authenticate: one statement over all of them.
+pub const DEAD_TOKENS: &str =
     "SELECT coalesce(array_agg(u.t), '{}') FROM unnest($1::text[]) AS u(t) WHERE NOT EXISTS (SELECT 1 FROM todo.authenticate(u.t))";
 
 /// Every `every`, checks the tokens of the open streams and ends the streams of those that
