@@ -326,8 +326,9 @@ def read_catch_up(s, first, timeout):
 def slow_readers(tokens, flags=()):
     """READERS streams from Last-Event-ID 1:1: that read nothing after their first bytes; the
     service's peak RSS in MB, whether each got 200, and a reader's catch-up. They are all of
-    tenant big: its share of the streams is raised to hold them."""
-    srv = Service(*flags, PG_TODOS_MAX_STREAMS_PER_TENANT=str(READERS))
+    tenant big: its share of the streams and of the catch-ups is raised to hold them all (each
+    holds at most a page; test_serve_limits.py bounds how many hold one)."""
+    srv = Service(*flags, PG_TODOS_MAX_STREAMS_PER_TENANT=str(READERS), PG_TODOS_TENANT_CATCH_UPS=str(READERS))
     socks = []
     try:
         before = srv.status("VmRSS")

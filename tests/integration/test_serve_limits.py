@@ -11,6 +11,14 @@ over 127.0.0.1 only (docs/http.md, "Limits"):
      a stream catching up from Last-Event-ID (300 conversations, its client not reading) whose
      token is revoked, then a conversation written: read to the end, it ends and never
      delivers that conversation.
+  3. catch-up memory: a tenant with one list of 10,000 todos (7 MB of JSON, the extension's
+     list limits raised); 8 readers (2 tokens) catch up from Last-Event-ID 1:1: and read
+     nothing. A catch-up holds at most one page, and at most --tenant-catch-ups (4) of the
+     tenant's streams hold one at once: 4 readers get their page (200), the other 4 wait
+     --tenant-wait (1 s here) and are refused (503, Retry-After, a JSON
+     error naming --tenant-catch-ups), the service's peak RSS (VmHWM) stays under
+     CATCH_UP_BOUND_MB; once they are closed, a reader that reads gets the whole list and the
+     catch-up's id, and another tenant's catch-up is never refused meanwhile.
 Every loop is bounded in count and time; no check asserts a speed.
 """
 import json
@@ -227,3 +235,72 @@ def test_revocation_at_once(cluster, serve):
             if s is not None:
                 s.close()
         srv.stop()
+
+
+# The service's peak RSS (MB) with 8 readers stalled on the catch-up of a 7 MB list: the 4
+# that hold a page hold about one list each (and each of their pooled connections keeps a read
+# buffer as large as the largest answer it read), the others nothing; 21 MB before. Before the
+# bound, each reader held 2 to 3 times the list: 165 MB.
+CATCH_UP_BOUND_MB = 96
+
+
+def test_catch_up_memory(cluster, serve):
+    """3. Readers stalled on a large catch-up hold at most --tenant-catch-ups pages."""
+    cluster.database(DB, tenants=["acme", "globex", "huge"])
+    # a list read is bounded by the extension (todo.max_read_todos, 1,000 todos, and
+    # todo.max_output_size, 1 MiB, since 0.9.1): an administrator may raise them, and the
+    # service must hold its bound then too
+    with admin() as c:
+        c.execute(f"ALTER DATABASE {DB} SET todo.max_read_todos = 20000")
+        c.execute(f"ALTER DATABASE {DB} SET todo.max_output_size = '64MB'")
+    # one list of about 7 MB of JSON: more than the kernel's socket buffers take from a
+    # stalled reader (4 MB at most here), so a page sent to one stays in the process
+    fill("huge", 1, 10000, subject_words=60)
+    fill("globex", 3, 5)
+    tokens = [token("huge", f"reader-{i}")[1] for i in range(2)]
+    _, other = token("globex", "globex-reader")
+    srv = serve(DB, "--tenant-wait", "1")
+    socks = []
+    try:
+        before = srv.status("VmHWM") / 1024
+        answers = []
+        for i in range(8):
+            s, first = raw_stream(srv.port, tokens[i % 2], "1:1:", rcvbuf=4096)
+            socks.append(s)
+            answers.append(first)
+        time.sleep(2)
+        hwm = srv.status("VmHWM") / 1024
+        print(f"measured: 8 readers stalled on the catch-up of a 10,000-todo list (7 MB): VmHWM {before:.0f} MB before, "
+              f"{hwm:.0f} MB after")
+        ok = [a for a in answers if a.startswith(b"HTTP/1.1 200")]
+        busy = [a for a in answers if a.startswith(b"HTTP/1.1 503")]
+        check("catch-up: 4 readers (--tenant-catch-ups) get their catch-up; the 4 others are refused with 503",
+              (len(ok), len(busy)) == (4, 4), [a[:12] for a in answers])
+        check("catch-up: the refusals have Retry-After and a JSON error naming --tenant-catch-ups",
+              busy != [] and all(b"retry-after: 1" in a.lower() and b"--tenant-catch-ups" in a for a in busy), busy[:1])
+        check(f"catch-up: the service's peak RSS stays under {CATCH_UP_BOUND_MB} MB", hwm < CATCH_UP_BOUND_MB,
+              f"{hwm:.0f} MB")
+        o, first = raw_stream(srv.port, other, "1:1:")
+        messages, _ = read_to_end(o, first, 3)
+        o.close()
+        check("catch-up: meanwhile another tenant catches up (200, its 3 lists)",
+              first.startswith(b"HTTP/1.1 200")
+              and len([d for _, d in messages if d.get("type") == "todo.updated"]) == 3, (first[:12], len(messages)))
+    finally:
+        for s in socks:
+            s.close()
+    # the stalled readers gone, their places are free: a reader that reads gets it all
+    got = None
+    for _ in range(50):
+        s, first = raw_stream(srv.port, tokens[0], "1:1:")
+        if first.startswith(b"HTTP/1.1 200"):
+            got = read_to_end(s, first, 5)
+            s.close()
+            break
+        s.close()
+        time.sleep(0.1)
+    lists = [(i, d) for i, d in (got[0] if got else []) if d.get("type") == "todo.updated"]
+    check("catch-up: once the stalled readers are gone, a reader gets the whole list of 10,000 todos and the id",
+          len(lists) == 1 and len(lists[0][1]["properties"]["todos"]) == 10000 and lists[0][0] is not None,
+          [(i, len(d["properties"]["todos"])) for i, d in lists])
+    srv.stop()

@@ -1,8 +1,10 @@
-//! Each tenant's share of the database pool: at most `share` database operations of one
-//! tenant at once (a request's statement, an event stream's read), so that one tenant's
-//! requests waiting on its own locks never hold every pooled connection while another
-//! tenant's requests wait. An operation past its tenant's share waits at most `wait`, then
-//! is answered 503 with `Retry-After`.
+//! Each tenant's share of something the service holds for all: at most `share` of one
+//! tenant's holders at once, so that one tenant never takes it all while the others wait.
+//! The database pool (`Gate::new`): at most `share` database operations of one tenant at once
+//! (a request's statement, an event stream's read), so that one tenant's requests waiting on
+//! its own locks never hold every pooled connection while another tenant's requests wait.
+//! The event streams' catch-ups (`Gate::named`, see `http::hub`). A holder past its tenant's
+//! share waits at most `wait`, then is answered 503 with `Retry-After`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,6 +18,8 @@ use super::errors::ApiError;
 pub struct Gate {
     share: usize,
     wait: Duration,
+    /// the refusal, past the share
+    busy: String,
     tenants: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
 
@@ -33,29 +37,44 @@ impl Drop for Pass {
 }
 
 impl Gate {
-    /// `share` operations per tenant at once (at least 1), waiting at most `wait` for a place.
+    /// `share` database operations per tenant at once (at least 1), waiting at most `wait` for
+    /// a place.
     pub fn new(share: usize, wait: Duration) -> Arc<Gate> {
-        Arc::new(Gate { share: share.max(1), wait, tenants: Mutex::new(HashMap::new()) })
+        Gate::named(share, wait, "database operations running already")
+    }
+
+    /// `share` holders per tenant at once (at least 1), waiting at most `wait` for a place;
+    /// past it `this tenant has <share> <what>; try again shortly`.
+    pub fn named(share: usize, wait: Duration, what: &str) -> Arc<Gate> {
+        let share = share.max(1);
+        let busy = format!("this tenant has {share} {what}; try again shortly");
+        Arc::new(Gate { share, wait, busy, tenants: Mutex::new(HashMap::new()) })
     }
 
     /// A place for one operation of `tenant`, once one of its `share` is free. Errors: 503
     /// (`ApiError::Busy`) when none frees within `wait`.
     pub async fn enter(self: &Arc<Self>, tenant: &str) -> Result<Pass, ApiError> {
+        self.enter_within(tenant, Some(self.wait)).await
+    }
+
+    /// A place for one holder of `tenant`, waiting at most `wait` (None: until one frees).
+    /// Errors: 503 (`ApiError::Busy`) when none frees in time.
+    pub async fn enter_within(self: &Arc<Self>, tenant: &str, wait: Option<Duration>) -> Result<Pass, ApiError> {
         let semaphore = {
             let mut tenants = self.tenants.lock().unwrap_or_else(|e| e.into_inner());
             tenants.entry(tenant.to_string()).or_insert_with(|| Arc::new(Semaphore::new(self.share))).clone()
         };
         // acquire_owned takes the local reference: only the map and the permit remain
-        let acquired = tokio::time::timeout(self.wait, semaphore.acquire_owned()).await;
+        let acquired = match wait {
+            Some(wait) => tokio::time::timeout(wait, semaphore.acquire_owned()).await,
+            None => Ok(semaphore.acquire_owned().await),
+        };
         if acquired.is_err() {
             drop_if_idle(self, tenant);
         }
         match acquired {
             Ok(Ok(permit)) => Ok(Pass { _permit: permit, gate: self.clone(), tenant: tenant.to_string() }),
-            _ => Err(ApiError::Busy(format!(
-                "this tenant has {} database operations running already; try again shortly",
-                self.share
-            ))),
+            _ => Err(ApiError::Busy(self.busy.clone())),
         }
     }
 
@@ -120,6 +139,26 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(20)).await;
         drop(first);
         assert!(waiting.await.unwrap().is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_named_gate_says_what_it_shares() {
+        let gate = Gate::named(1, Duration::from_millis(10), "things under way (--things)");
+        let held = gate.enter("a").await.unwrap();
+        let refused = gate.enter("a").await;
+        assert!(
+            matches!(&refused, Err(ApiError::Busy(m)) if m == "this tenant has 1 things under way (--things); try again shortly"),
+            "{:?}",
+            refused.err()
+        );
+        // without a limit, a wait ends when the place frees
+        let g = gate.clone();
+        let waiting = tokio::spawn(async move { g.enter_within("a", None).await.map(|_| ()) });
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        assert!(!waiting.is_finished());
+        drop(held);
+        assert!(waiting.await.unwrap().is_ok());
+        assert_eq!(gate.tenants(), 0);
     }
 
     #[tokio::test]

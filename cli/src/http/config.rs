@@ -85,6 +85,10 @@ struct Flags {
     /// streams end [env: PG_TODOS_TOKEN_RECHECK] [default: 3]
     #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
     token_recheck: Option<String>,
+    /// Event-stream catch-ups (Last-Event-ID) of one tenant holding a page of changes at once;
+    /// more wait --tenant-wait, then 503 [env: PG_TODOS_TENANT_CATCH_UPS] [default: 4]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
+    tenant_catch_ups: Option<String>,
     /// Database operations one tenant may run at once [env: PG_TODOS_TENANT_SHARE]
     /// [default: a quarter of --pool-size, at least 1]
     #[arg(long, value_name = "N", help_heading = "Limits")]
@@ -116,6 +120,7 @@ impl Flags {
             "max-streams-per-tenant" => self.max_streams_per_tenant.as_ref(),
             "stream-buffer" => self.stream_buffer.as_ref(),
             "token-recheck" => self.token_recheck.as_ref(),
+            "tenant-catch-ups" => self.tenant_catch_ups.as_ref(),
             "tenant-share" => self.tenant_share.as_ref(),
             "tenant-wait" => self.tenant_wait.as_ref(),
             _ => None,
@@ -172,6 +177,8 @@ pub struct Limits {
     pub stream_buffer: usize,
     /// time between checks of the tokens of open streams
     pub token_recheck: Duration,
+    /// event-stream catch-ups of one tenant holding a page at once
+    pub tenant_catch_ups: usize,
     /// database operations of one tenant at once
     pub tenant_share: usize,
     /// time an operation waits for its tenant's share
@@ -179,7 +186,7 @@ pub struct Limits {
 }
 
 /// Flags that take a value, with their environment variable.
-const VALUED: [(&str, &str); 19] = [
+const VALUED: [(&str, &str); 20] = [
     ("listen", "PG_TODOS_LISTEN"),
     ("tls-cert", "PG_TODOS_TLS_CERT"),
     ("tls-key", "PG_TODOS_TLS_KEY"),
@@ -197,6 +204,7 @@ const VALUED: [(&str, &str); 19] = [
     ("max-streams-per-tenant", "PG_TODOS_MAX_STREAMS_PER_TENANT"),
     ("stream-buffer", "PG_TODOS_STREAM_BUFFER"),
     ("token-recheck", "PG_TODOS_TOKEN_RECHECK"),
+    ("tenant-catch-ups", "PG_TODOS_TENANT_CATCH_UPS"),
     ("tenant-share", "PG_TODOS_TENANT_SHARE"),
     ("tenant-wait", "PG_TODOS_TENANT_WAIT"),
 ];
@@ -258,6 +266,7 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         max_streams_per_tenant: number("max-streams-per-tenant", (max_streams / 8).max(1), 1)? as usize,
         stream_buffer: number("stream-buffer", 4 * 1024 * 1024, 1)? as usize,
         token_recheck: seconds("token-recheck", 3, 1)?,
+        tenant_catch_ups: number("tenant-catch-ups", 4, 1)? as usize,
         tenant_share: number("tenant-share", (pool_size as u64 / 4).max(1), 1)? as usize,
         tenant_wait: seconds("tenant-wait", 5, 1)?,
     };
@@ -324,7 +333,7 @@ mod tests {
         assert_eq!(some.limits.max_streams_per_tenant, 12);
         assert_eq!((l.stream_buffer, secs(l.token_recheck)), (4 * 1024 * 1024, 3));
         // a quarter of the pool, at least one
-        assert_eq!((l.tenant_share, secs(l.tenant_wait)), (4, 5));
+        assert_eq!((l.tenant_share, secs(l.tenant_wait), l.tenant_catch_ups), (4, 5, 4));
         let small = serve(parse(&args(&["--pool-size", "3"]), &env_of(&[])).unwrap());
         assert_eq!(small.limits.tenant_share, 1);
     }
@@ -338,6 +347,7 @@ mod tests {
             ("PG_TODOS_MAX_STREAMS_PER_TENANT", "4"),
             ("PG_TODOS_STREAM_BUFFER", "65536"),
             ("PG_TODOS_TENANT_SHARE", "2"),
+            ("PG_TODOS_TENANT_CATCH_UPS", "9"),
             ("PG_TODOS_POOL_SIZE", "8"),
             ("PG_TODOS_MAX_BODY", "100"),
         ]);
@@ -370,7 +380,7 @@ mod tests {
         assert_eq!(l.send_timeout, Duration::from_secs(6));
         // the flag wins over its variable; a blank variable is no variable
         assert_eq!((l.max_streams, l.max_streams_per_token, l.max_streams_per_tenant), (5, 8, 4));
-        assert_eq!((l.max_connections, l.stream_buffer, l.max_body), (50, 65536, 100));
+        assert_eq!((l.max_connections, l.stream_buffer, l.max_body, l.tenant_catch_ups), (50, 65536, 100, 9));
         assert_eq!(
             (l.token_recheck, l.tenant_share, l.tenant_wait),
             (Duration::from_secs(1), 2, Duration::from_secs(2))

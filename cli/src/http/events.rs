@@ -2,7 +2,8 @@
 //! `{"type", "properties"}`), one `todo.updated` message per changed conversation, and the
 //! cursor of `todo.changes_since` as the event id of the last message of a batch only (a
 //! batch may span several pages), so a client cut mid-batch reconnects (`Last-Event-ID`) from
-//! the batch's start. Pure, unit-tested; `hub` sends them.
+//! the batch's start. A page of changes is read from the database's text into its messages'
+//! text directly, never as a tree of values. Pure, unit-tested; `hub` sends them.
 
 use serde_json::{json, Value};
 
@@ -29,41 +30,88 @@ pub fn connected(id: Option<&str>) -> String {
     message(id, &bus("server.connected", &json!({})))
 }
 
-/// One page of `todo.changes_since(since, after, page_size)`: its cursor, the `data` of one
-/// `todo.updated` message per change (`{"sessionID": <conversation_id>, "todos": […]}`), and
-/// the `after` of the next page (None on the last).
+/// One page of `todo.changes_since(since, after, page_size)`: its cursor, the `after` of the
+/// next page (None on the last), and its changes as SSE text, ready to send: one `todo.updated`
+/// message per change (`{"sessionID": <conversation_id>, "todos": […]}`), the last one with
+/// the batch's id when the page is the batch's last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Page {
     pub cursor: String,
-    pub updates: Vec<String>,
     pub next: Option<String>,
+    /// the messages, one after the other
+    pub text: Vec<u8>,
+    /// how many messages
+    pub messages: usize,
 }
 
-/// The page of an answer `{"cursor", "changes": [{"conversation_id", "todos"}], "next"}`.
-/// Errors: an answer without a cursor that is a snapshot (see `valid_cursor`), without a
-/// list of changes, or with a `next` that is not text or null.
-pub fn page(answer: &Value) -> Result<Page, String> {
-    let cursor = answer["cursor"]
-        .as_str()
+/// The page of `json`, the text of an answer `{"cursor", "changes": [{"conversation_id",
+/// "todos"}], "next"}`, read without building it as a tree: each change's `conversation_id`
+/// and `todos` are copied from `json` into the messages as they are (their white space left
+/// out), so the page costs about its own size once more, never a multiple of it. On the last
+/// page (`next` null) the last message carries `id: <round>`, the batch's cursor (its first
+/// page's), or this page's own cursor when `round` is None. Errors: an answer without a cursor
+/// that is a snapshot (see `valid_cursor`), without a list of changes, with a change that is
+/// not an object, or with a `next` that is not text or null.
+pub fn page(json: &str, round: Option<&str>) -> Result<Page, String> {
+    use serde_json::value::RawValue;
+    use std::collections::HashMap;
+    let shown = || json.chars().take(200).collect::<String>();
+    let top: HashMap<&str, &RawValue> =
+        serde_json::from_str(json).map_err(|e| format!("changes_since: {e} in {}", shown()))?;
+    let cursor: String = top
+        .get("cursor")
+        .and_then(|c| serde_json::from_str::<String>(c.get()).ok())
         .filter(|c| valid_cursor(c))
-        .ok_or_else(|| format!("changes_since: no cursor in {answer}"))?;
-    let changes = answer["changes"].as_array().ok_or_else(|| format!("changes_since: no changes in {answer}"))?;
-    let next = match &answer["next"] {
-        Value::Null => None,
-        Value::String(s) => Some(s.clone()),
-        other => return Err(format!("changes_since: next is {other}")),
+        .ok_or_else(|| format!("changes_since: no cursor in {}", shown()))?;
+    let changes: Vec<HashMap<&str, &RawValue>> = top
+        .get("changes")
+        .and_then(|c| serde_json::from_str(c.get()).ok())
+        .ok_or_else(|| format!("changes_since: no changes in {}", shown()))?;
+    let next = match top.get("next").map(|n| serde_json::from_str::<Option<String>>(n.get())) {
+        None => None,
+        Some(Ok(next)) => next,
+        Some(Err(_)) => return Err(format!("changes_since: next is {}", top["next"].get())),
     };
-    let updates = changes
-        .iter()
-        .map(|change| bus("todo.updated", &json!({"sessionID": change["conversation_id"], "todos": change["todos"]})))
-        .collect();
-    Ok(Page { cursor: cursor.to_string(), updates, next })
+    let id = if next.is_none() { Some(round.unwrap_or(&cursor)) } else { None };
+    let mut text = Vec::with_capacity(json.len() + changes.len() * 80);
+    let last = changes.len().saturating_sub(1);
+    for (i, change) in changes.iter().enumerate() {
+        if let Some(id) = id.filter(|_| i == last) {
+            text.extend_from_slice(b"id: ");
+            text.extend_from_slice(id.as_bytes());
+            text.push(b'\n');
+        }
+        text.extend_from_slice(b"data: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":");
+        compact(&mut text, change.get("conversation_id").map_or("null", |c| c.get()));
+        text.extend_from_slice(b",\"todos\":");
+        compact(&mut text, change.get("todos").map_or("null", |t| t.get()));
+        text.extend_from_slice(b"}}\n\n");
+    }
+    Ok(Page { cursor, next, text, messages: changes.len() })
 }
 
-/// The messages of `updates`, the last one with `id: <last_id>` when given.
-pub fn messages(updates: Vec<String>, last_id: Option<&str>) -> Vec<String> {
-    let last = updates.len().saturating_sub(1);
-    updates.into_iter().enumerate().map(|(i, data)| message(if i == last { last_id } else { None }, &data)).collect()
+/// Appends the JSON text `raw` to `out` without its white space outside strings (PostgreSQL
+/// prints jsonb with a space after each `:` and `,`): one line, as an SSE `data:` needs (a
+/// JSON string holds no line break, only `\n`).
+fn compact(out: &mut Vec<u8>, raw: &str) {
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in raw.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b.is_ascii_whitespace() {
+            continue;
+        }
+        out.push(b);
+    }
 }
 
 /// Whether `s` reads as a `pg_snapshot` (`xmin:xmax:xip,…`, e.g. `783:790:785` or `790:790:`):
@@ -90,46 +138,63 @@ mod tests {
         assert_eq!(bus("t", &json!({"a": "x\ny"})), "{\"type\":\"t\",\"properties\":{\"a\":\"x\\ny\"}}");
     }
 
+    fn text(p: &Page) -> String {
+        String::from_utf8(p.text.clone()).unwrap()
+    }
+
     #[test]
     fn only_the_last_message_of_a_batch_carries_the_cursor() {
-        let answer = json!({
-            "cursor": "790:795:",
-            "changes": [
-                {"conversation_id": "c1", "todos": [{"content": "a", "status": "pending", "priority": "medium", "id": "1"}]},
-                {"conversation_id": null, "todos": []},
-                {"conversation_id": "c3", "todos": []},
-            ],
-            "next": null
-        });
-        let p = page(&answer).unwrap();
-        assert_eq!((p.cursor.as_str(), p.next.as_deref(), p.updates.len()), ("790:795:", None, 3));
-        let m = messages(p.updates, Some(&p.cursor));
+        // as PostgreSQL prints jsonb: keys by length, a space after each colon and comma
+        let answer = r#"{"next": null, "cursor": "790:795:", "changes": [{"todos": [{"id": "1", "status": "pending", "content": "a, b: \"c\"", "priority": "medium"}], "conversation_id": "c1"}, {"todos": [], "conversation_id": null}, {"todos": [], "conversation_id": "c 3"}]}"#;
+        let p = page(answer, None).unwrap();
+        assert_eq!((p.cursor.as_str(), p.next.as_deref(), p.messages), ("790:795:", None, 3));
         assert_eq!(
-            m[0],
-            "data: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":\"c1\",\"todos\":[{\"content\":\"a\",\"id\":\"1\",\"priority\":\"medium\",\"status\":\"pending\"}]}}\n\n"
+            text(&p),
+            concat!(
+                r#"data: {"type":"todo.updated","properties":{"sessionID":"c1","todos":[{"id":"1","status":"pending","content":"a, b: \"c\"","priority":"medium"}]}}"#,
+                "\n\n",
+                r#"data: {"type":"todo.updated","properties":{"sessionID":null,"todos":[]}}"#,
+                "\n\nid: 790:795:\n",
+                r#"data: {"type":"todo.updated","properties":{"sessionID":"c 3","todos":[]}}"#,
+                "\n\n"
+            )
         );
-        assert_eq!(m[1], "data: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":null,\"todos\":[]}}\n\n");
-        assert_eq!(
-            m[2],
-            "id: 790:795:\ndata: {\"type\":\"todo.updated\",\"properties\":{\"sessionID\":\"c3\",\"todos\":[]}}\n\n"
-        );
+        // every message is JSON that reads as the change
+        for (i, event) in text(&p).split("\n\n").filter(|e| !e.is_empty()).enumerate() {
+            let data = event.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+            let v: Value = serde_json::from_str(data).unwrap();
+            assert_eq!(v["type"], "todo.updated");
+            assert_eq!(v["properties"]["sessionID"], [json!("c1"), Value::Null, json!("c 3")][i]);
+        }
+        // the last page of a batch of several: the batch's cursor, not its own
+        let last = r#"{"cursor": "800:800:", "changes": [{"conversation_id": "c", "todos": []}], "next": null}"#;
+        let p = page(last, Some("790:795:")).unwrap();
+        assert!(text(&p).starts_with("id: 790:795:\ndata: "), "{}", text(&p));
         // a page with more to come: no id on any message
-        let p = page(&json!({"cursor": "800:800:", "changes": [{"conversation_id": "c", "todos": []}], "next": "c"}))
-            .unwrap();
+        let more = r#"{"cursor": "800:800:", "changes": [{"conversation_id": "c", "todos": []}], "next": "c"}"#;
+        let p = page(more, None).unwrap();
         assert_eq!(p.next.as_deref(), Some("c"));
-        assert!(messages(p.updates, None).iter().all(|m| m.starts_with("data: ")));
+        assert!(!text(&p).contains("id: "));
         // no changes: no messages, the cursor still moves
-        let p = page(&json!({"cursor": "800:800:", "changes": [], "next": null})).unwrap();
-        assert_eq!((p.cursor.as_str(), p.updates.len()), ("800:800:", 0));
-        assert!(messages(p.updates, Some("800:800:")).is_empty());
+        let p = page(r#"{"cursor": "800:800:", "changes": [], "next": null}"#, None).unwrap();
+        assert_eq!((p.cursor.as_str(), p.messages, p.text.len()), ("800:800:", 0, 0));
+    }
+
+    #[test]
+    fn compacting_keeps_strings_whole() {
+        let mut out = Vec::new();
+        compact(&mut out, "[ {\"a b\": \" x \\\" , y \\\\\" } , 1 ,\n 2 ]");
+        assert_eq!(String::from_utf8(out).unwrap(), "[{\"a b\":\" x \\\" , y \\\\\"},1,2]");
     }
 
     #[test]
     fn answers_without_a_cursor_are_errors() {
-        assert!(page(&json!({"changes": []})).is_err());
-        assert!(page(&json!({"cursor": "1:2:\nid: x", "changes": []})).is_err());
-        assert!(page(&json!({"cursor": "1:2:"})).is_err());
-        assert!(page(&json!({"cursor": "1:2:", "changes": [], "next": 3})).is_err());
+        assert!(page(r#"{"changes": []}"#, None).is_err());
+        assert!(page("{\"cursor\": \"1:2:\\nid: x\", \"changes\": []}", None).is_err());
+        assert!(page(r#"{"cursor": "1:2:"}"#, None).is_err());
+        assert!(page(r#"{"cursor": "1:2:", "changes": [], "next": 3}"#, None).is_err());
+        assert!(page(r#"{"cursor": "1:2:", "changes": [1]}"#, None).is_err());
+        assert!(page("not json", None).is_err());
     }
 
     #[test]

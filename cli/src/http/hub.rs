@@ -10,9 +10,17 @@
 //! the live subscribers; otherwise it catches up again from there. So no older state reaches a
 //! client after a newer one, and none is missed.
 //!
-//! Memory is bounded by bytes: a subscriber's queue holds at most `--stream-buffer` bytes (or
-//! one message, whatever its size); a subscriber that falls further behind is ended, and
-//! reconnects with its last id to catch up. The last subscriber of a tenant to leave closes
+//! Memory is bounded by bytes. A page is read from the database's text straight into its
+//! messages' text (`events::page`): about its own size, never a tree of values. A page a
+//! subscriber reads for itself (its catch-up, its join) needs a place among its tenant's
+//! `--tenant-catch-ups`, taken before the read and given back only once the last byte of the
+//! page has left the process (the page's buffer owns the place, and the connection holds the
+//! buffer until it has written it): a tenant's catch-ups hold at most that many pages at once,
+//! however many of its clients reconnect. A subscriber waits for a place at most
+//! `--tenant-wait` when it opens (then 503), and as long as it takes later. The hub's pages are
+//! read once for all its live subscribers; a subscriber's queue holds at most
+//! `--stream-buffer` bytes (or one page, whatever its size); a subscriber that falls further
+//! behind is ended, and reconnects with its last id to catch up. The last subscriber of a tenant to leave closes
 //! its hub (UNLISTEN). Every stream ends at shutdown.
 //!
 //! Revocation: every read of changes is followed, in its transaction, by a check of the
@@ -29,14 +37,15 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use futures::Stream;
-use serde_json::Value;
 use tokio::sync::{watch, Notify};
 use tokio::time::{interval_at, Instant, Interval};
+use tokio_postgres::types::{FromSql, ToSql, Type};
 
-use super::events::{connected, messages, page, valid_cursor, Page, PING};
+use super::events::{connected, page, valid_cursor, Page, PING};
 use super::listener::Listener;
 use super::streams::{Slot, Streams, DEAD_TOKENS};
 use crate::db::errors::ApiError;
+use crate::db::gate::{Gate, Pass};
 use crate::db::work::{self, Db};
 
 /// Time between keep-alive comments.
@@ -44,6 +53,41 @@ const PING_EVERY: Duration = Duration::from_secs(15);
 /// Conversations per page of `todo.changes_since` (the function also stops a page at 256 KiB).
 pub const PAGE_SIZE: i32 = 32;
 const CHANGES: &str = "SELECT todo.changes_since($1::text, $2::text, $3::integer)";
+
+/// A jsonb (or json) value as the text the server sent, borrowed from the row: no copy.
+struct JsonText<'a>(&'a str);
+
+impl<'a> FromSql<'a> for JsonText<'a> {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        // jsonb's binary form is a version byte (1) and the text
+        let text =
+            if *ty == Type::JSONB { raw.strip_prefix(&[1u8]).ok_or("jsonb of an unknown version")? } else { raw };
+        Ok(JsonText(std::str::from_utf8(text)?))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::JSONB || *ty == Type::JSON
+    }
+}
+
+/// A page's text and the place among its tenant's catch-ups it holds (none for the hub's
+/// pages): the place is given back when the last `Bytes` of the page is dropped, that is once
+/// the connection has written it all, or the stream has ended.
+struct Held {
+    text: Vec<u8>,
+    _place: Option<Pass>,
+}
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.text
+    }
+}
+
+/// The page's text as bytes to send, holding `place` until they are sent.
+fn held(page: Page, place: Option<Pass>) -> Bytes {
+    Bytes::from_owner(Held { text: page.text, _place: place })
+}
 
 /// A live subscriber's queue: messages in order, their bytes counted against a budget.
 struct Queue {
@@ -169,6 +213,8 @@ pub struct Hubs {
     db: Db,
     /// the open streams, whose tokens' revocation ends them
     streams: Arc<Streams>,
+    /// each tenant's places for pages its subscribers read for themselves
+    catch_ups: Arc<Gate>,
     /// bytes a subscriber may fall behind by
     budget: usize,
     next_id: std::sync::atomic::AtomicU64,
@@ -228,12 +274,14 @@ struct Subscriber {
 
 impl Hubs {
     /// No hubs yet; they are opened by subscribers, read through `db`, LISTEN through
-    /// `listener`, end the streams of revoked tokens through `streams`, let a subscriber fall
-    /// `budget` bytes behind and end their streams when `shutdown` turns true.
+    /// `listener`, end the streams of revoked tokens through `streams`, give a tenant's
+    /// catch-ups the places of `catch_ups`, let a subscriber fall `budget` bytes behind and end
+    /// their streams when `shutdown` turns true.
     pub fn new(
         db: Db,
         listener: Listener,
         streams: Arc<Streams>,
+        catch_ups: Arc<Gate>,
         budget: usize,
         shutdown: watch::Receiver<bool>,
     ) -> Arc<Hubs> {
@@ -242,6 +290,7 @@ impl Hubs {
             listener,
             db,
             streams,
+            catch_ups,
             budget,
             next_id: std::sync::atomic::AtomicU64::new(1),
             shutdown,
@@ -256,8 +305,9 @@ impl Hubs {
     /// it commits, `: ping` every 15 s. The stream ends at shutdown, when its token is revoked,
     /// or when the subscriber falls more than the budget behind.
     /// Errors: 400 `malformed Last-Event-ID` (not a snapshot, or one the database refuses,
-    /// 22P02); 401 when the token is found revoked with the first page of its catch-up; a
-    /// database error's answer (503/500).
+    /// 22P02); 503 when the tenant's catch-ups hold every place for `--tenant-wait`; 401 when
+    /// the token is found revoked with the first page of its catch-up; a database error's
+    /// answer (503/500).
     pub async fn subscribe(
         self: &Arc<Self>,
         tenant: &str,
@@ -277,7 +327,7 @@ impl Hubs {
                     *cursor = Some(self.open(&hub).await?);
                 }
                 let queue = self.enlist(&subscription, slot.token());
-                (vec![connected(cursor.as_deref())], Phase::Live(queue))
+                (vec![Bytes::from(connected(cursor.as_deref()))], Phase::Live(queue))
             }
             Some(id) => {
                 {
@@ -286,9 +336,10 @@ impl Hubs {
                         *cursor = Some(self.open(&hub).await?);
                     }
                 }
+                let place = self.catch_ups.enter(tenant).await?;
                 let token = [slot.token().to_string()];
                 let (first, dead) =
-                    read(&self.db, tenant, id, None, &token).await.map_err(|f| match f.sqlstate.as_deref() {
+                    read(&self.db, tenant, id, None, None, &token).await.map_err(|f| match f.sqlstate.as_deref() {
                         Some("22P02") => malformed(),
                         _ => f.answer,
                     })?;
@@ -296,25 +347,26 @@ impl Hubs {
                     self.streams.revoke(&dead);
                     return Err(ApiError::Unauthorized);
                 }
-                match first.next {
-                    None if first.updates.is_empty() => {
-                        (vec![connected(Some(&first.cursor))], Phase::Join { position: first.cursor })
+                match first.next.clone() {
+                    None if first.messages == 0 => {
+                        (vec![Bytes::from(connected(Some(&first.cursor)))], Phase::Join { position: first.cursor })
                     }
                     None => {
-                        let mut m = vec![connected(None)];
-                        m.extend(messages(first.updates, Some(&first.cursor)));
-                        (m, Phase::Join { position: first.cursor })
+                        let position = first.cursor.clone();
+                        (vec![Bytes::from(connected(None)), held(first, Some(place))], Phase::Join { position })
                     }
                     Some(after) => {
-                        let mut m = vec![connected(None)];
-                        m.extend(messages(first.updates, None));
-                        (m, Phase::CatchUp { since: id.to_string(), round: first.cursor, after })
+                        let (since, round) = (id.to_string(), first.cursor.clone());
+                        (
+                            vec![Bytes::from(connected(None)), held(first, Some(place))],
+                            Phase::CatchUp { since, round, after },
+                        )
                     }
                 }
             }
         };
         let subscriber = Subscriber {
-            pending: pending.into_iter().map(Bytes::from).collect(),
+            pending: pending.into_iter().collect(),
             phase,
             ping: interval_at(Instant::now() + PING_EVERY, PING_EVERY),
             shutdown: self.shutdown.clone(),
@@ -360,25 +412,30 @@ impl Hubs {
         let channel: String = work::one(&self.db, &hub.tenant, None, "SELECT todo.channel()", &[]).await?;
         let _ = hub.channel.set(channel.clone());
         self.listener.listen(&channel, hub.wake.clone()).await;
-        let answer: Value =
-            work::one(&self.db, &hub.tenant, None, CHANGES, &[&None::<&str>, &None::<&str>, &PAGE_SIZE]).await?;
-        Ok(page(&answer).map_err(ApiError::Internal)?.cursor)
+        let act = work::Act { tenant: hub.tenant.clone(), ..work::Act::default() };
+        let params: [&(dyn ToSql + Sync); 3] = [&None::<&str>, &None::<&str>, &PAGE_SIZE];
+        let rows = work::rows(&self.db, &act, &[(CHANGES, &params)]).await?;
+        let json: JsonText = rows[0].try_get(0).map_err(|e| ApiError::Internal(e.to_string()))?;
+        Ok(page(json.0, None).map_err(ApiError::Internal)?.cursor)
     }
 }
 
-/// One page of the tenant's changes since `since`, after `after`, and which of `tokens` (the
-/// tokens of the streams it is for) no longer authenticate, checked in the same transaction
-/// after the page was read (none checked when there are none). Errors: the statements'.
+/// One page of the tenant's changes since `since`, after `after`, as messages (the last of a
+/// last page with `round`, the batch's cursor, as its id: see `events::page`), and which of
+/// `tokens` (the tokens of the streams it is for) no longer authenticate, checked in the same
+/// transaction after the page was read (none checked when there are none). The page's text is
+/// read from the row as it came, not copied first. Errors: the statements'.
 async fn read(
     db: &Db,
     tenant: &str,
     since: &str,
     after: Option<&str>,
+    round: Option<&str>,
     tokens: &[String],
 ) -> Result<(Page, Vec<String>), work::Failure> {
     let act = work::Act { tenant: tenant.to_string(), ..work::Act::default() };
-    let page_params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&since, &after, &PAGE_SIZE];
-    let check_params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&tokens];
+    let page_params: [&(dyn ToSql + Sync); 3] = [&since, &after, &PAGE_SIZE];
+    let check_params: [&(dyn ToSql + Sync); 1] = [&tokens];
     let statements: Vec<work::Statement<'_>> = if tokens.is_empty() {
         vec![(CHANGES, &page_params)]
     } else {
@@ -386,12 +443,12 @@ async fn read(
     };
     let rows = work::rows(db, &act, &statements).await?;
     let internal = |e: String| work::Failure { sqlstate: None, answer: ApiError::Internal(e) };
-    let answer: Value = rows[0].try_get(0).map_err(|e| internal(e.to_string()))?;
     let dead: Vec<String> = match rows.get(1) {
         Some(row) => row.try_get(0).map_err(|e| internal(e.to_string()))?,
         None => Vec::new(),
     };
-    Ok((page(&answer).map_err(internal)?, dead))
+    let json: JsonText = rows[0].try_get(0).map_err(|e| internal(e.to_string()))?;
+    Ok((page(json.0, round).map_err(internal)?, dead))
 }
 
 /// A failure's text, for the log.
@@ -432,18 +489,42 @@ async fn refresh(db: &Db, streams: &Streams, hub: &Hub) -> Result<(), String> {
     let mut after: Option<String> = None;
     loop {
         let tokens = hub.tokens();
-        let (p, dead) = read(db, &hub.tenant, &since, after.as_deref(), &tokens).await.map_err(|f| failure_text(&f))?;
+        let (p, dead) = read(db, &hub.tenant, &since, after.as_deref(), round.as_deref(), &tokens)
+            .await
+            .map_err(|f| failure_text(&f))?;
         hub.drop_revoked(streams, &dead);
-        let round = round.get_or_insert(p.cursor).clone();
-        let last = p.next.is_none();
-        for m in messages(p.updates, last.then_some(round.as_str())) {
-            hub.send(Bytes::from(m));
+        let first = round.get_or_insert_with(|| p.cursor.clone()).clone();
+        let next = p.next.clone();
+        if p.messages > 0 {
+            hub.send(held(p, None));
         }
-        if last {
-            *cursor = Some(round);
-            return Ok(());
+        match next {
+            None => {
+                *cursor = Some(first);
+                return Ok(());
+            }
+            Some(next) => after = Some(next),
         }
-        after = p.next;
+    }
+}
+
+impl Subscriber {
+    /// A place among the tenant's catch-ups for a page this subscriber reads for itself,
+    /// waiting as long as it takes; None when the stream ends meanwhile (shutdown, revocation).
+    async fn place(&mut self, hubs: &Hubs, tenant: &str) -> Option<Pass> {
+        let mut revoked = self.slot.revoked.clone();
+        tokio::select! {
+            place = hubs.catch_ups.enter_within(tenant, None) => place.ok(),
+            _ = self.shutdown.wait_for(|down| *down) => None,
+            _ = revoked.wait_for(|r| *r) => None,
+        }
+    }
+
+    /// Queues the page's messages (none: the place is given back at once).
+    fn push(&mut self, page: Page, place: Pass) {
+        if page.messages > 0 {
+            self.pending.push_back(held(page, Some(place)));
+        }
     }
 }
 
@@ -464,9 +545,10 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
         let token = [s.slot.token().to_string()];
         match &s.phase {
             Phase::CatchUp { since, round, after } => {
-                let (since, round) = (since.clone(), round.clone());
+                let (since, round, after) = (since.clone(), round.clone(), after.clone());
+                let place = s.place(&hubs, &hub.tenant).await?;
                 let p = tokio::select! {
-                    p = read(&hubs.db, &hub.tenant, &since, Some(after), &token) => p,
+                    p = read(&hubs.db, &hub.tenant, &since, Some(&after), Some(&round), &token) => p,
                     _ = s.shutdown.wait_for(|down| *down) => return None,
                 };
                 let p = match p {
@@ -480,24 +562,21 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                         return None;
                     }
                 };
-                match p.next {
-                    Some(after) => {
-                        s.pending.extend(messages(p.updates, None).into_iter().map(Bytes::from));
-                        s.phase = Phase::CatchUp { since, round, after };
-                    }
-                    None => {
-                        s.pending.extend(messages(p.updates, Some(&round)).into_iter().map(Bytes::from));
-                        s.phase = Phase::Join { position: round };
-                    }
-                }
+                s.phase = match p.next.clone() {
+                    Some(after) => Phase::CatchUp { since, round, after },
+                    None => Phase::Join { position: round },
+                };
+                s.push(p, place);
             }
             Phase::Join { position } => {
                 let position = position.clone();
+                // the place first: the hub's task takes the mutex and no place
+                let place = s.place(&hubs, &hub.tenant).await?;
                 let cursor = tokio::select! {
                     c = hub.cursor.lock() => c,
                     _ = s.shutdown.wait_for(|down| *down) => return None,
                 };
-                let p = match read(&hubs.db, &hub.tenant, &position, None, &token).await {
+                let p = match read(&hubs.db, &hub.tenant, &position, None, None, &token).await {
                     Ok((_, dead)) if !dead.is_empty() => {
                         hubs.streams.revoke(&dead);
                         return None;
@@ -508,21 +587,20 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                         return None;
                     }
                 };
-                match p.next {
+                match p.next.clone() {
                     // more than a page changed meanwhile: catch up again, outside the mutex
                     Some(after) => {
                         drop(cursor);
-                        s.pending.extend(messages(p.updates, None).into_iter().map(Bytes::from));
-                        s.phase = Phase::CatchUp { since: position, round: p.cursor, after };
+                        s.phase = Phase::CatchUp { since: position, round: p.cursor.clone(), after };
                     }
                     // under the mutex: every change after this read reaches the queue
                     None => {
                         let queue = hubs.enlist(&s.subscription, s.slot.token());
                         drop(cursor);
-                        s.pending.extend(messages(p.updates, Some(&p.cursor)).into_iter().map(Bytes::from));
                         s.phase = Phase::Live(queue);
                     }
                 }
+                s.push(p, place);
             }
             Phase::Live(queue) => {
                 let queue = queue.clone();

@@ -175,7 +175,19 @@ pub async fn main(args: Vec<String>) {
     };
     let streams =
         streams::Streams::new(limits.max_streams, limits.max_streams_per_tenant, limits.max_streams_per_token);
-    let hubs = hub::Hubs::new(database.clone(), listener, streams.clone(), limits.stream_buffer, shutdown_rx.clone());
+    let catch_ups = crate::db::gate::Gate::named(
+        limits.tenant_catch_ups,
+        limits.tenant_wait,
+        "event-stream catch-ups under way, as many as one tenant may (--tenant-catch-ups)",
+    );
+    let hubs = hub::Hubs::new(
+        database.clone(),
+        listener,
+        streams.clone(),
+        catch_ups,
+        limits.stream_buffer,
+        shutdown_rx.clone(),
+    );
     tokio::spawn(streams::recheck_tokens(streams.clone(), pool, limits.token_recheck));
     let mcp = mcp::service(database.clone(), limits.max_body);
     let app = routes::router(routes::AppState { db: database, hubs, streams, limits: limits.clone(), mcp });

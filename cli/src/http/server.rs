@@ -403,6 +403,7 @@ mod tests {
             max_streams_per_tenant: 1,
             stream_buffer: 1,
             token_recheck: Duration::from_secs(3),
+            tenant_catch_ups: 1,
             tenant_share: 1,
             tenant_wait: Duration::from_secs(5),
         }
