@@ -19,6 +19,13 @@ over 127.0.0.1 only (docs/http.md, "Limits"):
      error naming --tenant-catch-ups), the service's peak RSS (VmHWM) stays under
      CATCH_UP_BOUND_MB; once they are closed, a reader that reads gets the whole list and the
      catch-up's id, and another tenant's catch-up is never refused meanwhile.
+  4. /mcp and bad input: a body that is not JSON, or JSON that is not, is 400 with a JSON-RPC
+     parse error (-32700), whatever its Content-Type; JSON that is no JSON-RPC message is 400
+     (-32600); a JSON-RPC message sent as another Content-Type is 415 with a JSON-RPC error; a
+     string holding U+0000 in a tool's name or arguments, or in ?list=, is 400 saying to remove
+     it, never PostgreSQL's 22021 or 22P05; /session/<id holding U+0000>/todo is 400, not 500;
+     a tool call the database refuses for a reason that is not the caller's (a revoked
+     privilege) says "internal error", never the database's words (they are in the log).
 Every loop is bounded in count and time; no check asserts a speed.
 """
 import json
@@ -304,3 +311,85 @@ def test_catch_up_memory(cluster, serve):
           len(lists) == 1 and len(lists[0][1]["properties"]["todos"]) == 10000 and lists[0][0] is not None,
           [(i, len(d["properties"]["todos"])) for i, d in lists])
     srv.stop()
+
+
+MCP = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+       "MCP-Protocol-Version": "2025-06-18"}
+INTERNAL_WORDS = ("22021", "22P05", "invalid byte sequence", "Unicode escape", "fail to deserialize",
+                  "permission denied", ".rs:")
+
+
+def rpc(id, method, params):
+    return json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).encode()
+
+
+def test_mcp_bad_input(cluster, serve):
+    """4. /mcp answers bad input with 400 and a JSON-RPC error, never the database's words."""
+    cluster.database(DB, tenants=["acme", "globex"])
+    _, tok = token("acme", "mcp-client")
+    srv = serve(DB)
+    seen = []
+
+    def post(raw, path="/mcp", headers=MCP):
+        status, h, body, payload = srv.request("POST", path, tok=tok, headers=headers, raw=raw)
+        seen.append(payload)
+        return status, h.get("content-type"), body
+
+    def parse_error(answer):
+        status, ctype, body = answer
+        return (status == 400 and ctype == "application/json" and isinstance(body, dict)
+                and body.get("jsonrpc") == "2.0" and body.get("id") is None and body["error"]["code"] == -32700)
+    try:
+        for name, raw, headers in [("not JSON", b"hello", MCP),
+                                   ("not JSON, as text/plain", b"hello", {**MCP, "Content-Type": "text/plain"}),
+                                   ("invalid JSON", b'{"jsonrpc": "2.0", "id": 1, "method": ', MCP),
+                                   ("not UTF-8", b"\xff\xfe{}", MCP),
+                                   ("empty", b"", MCP)]:
+            answer = post(raw, headers=headers)
+            check(f"mcp: a body {name} is 400 with a JSON-RPC parse error (-32700)", parse_error(answer), answer)
+        status, ctype, body = post(b'{"a": 1}')
+        check("mcp: JSON that is no JSON-RPC message is 400 with a JSON-RPC error -32600",
+              status == 400 and body["error"]["code"] == -32600, (status, body))
+        status, ctype, body = post(rpc(7, "tools/list", {}), headers={**MCP, "Content-Type": "text/plain"})
+        check("mcp: a JSON-RPC message sent as text/plain is 415 with a JSON-RPC error naming the Content-Type",
+              status == 415 and ctype == "application/json" and "Content-Type" in body["error"]["message"],
+              (status, body))
+        status, ctype, body = post(rpc(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                         "clientInfo": {"name": "t", "version": "1"}}))
+        check("mcp: a good request is still answered", status == 200 and "result" in body, (status, body))
+
+        nul = "\u0000"
+        for where, raw in [("a tool's name", rpc(2, "tools/call", {"name": f"todo{nul}write", "arguments": {}})),
+                           ("a tool's arguments", rpc(3, "tools/call", {"name": "todowrite", "arguments": {"todos": [
+                               {"content": f"a{nul}b", "status": "pending", "priority": "low", "id": "1"}]}}))]:
+            status, ctype, body = post(raw, path="/mcp?list=nul-test")
+            message = body["error"]["message"] if isinstance(body, dict) and "error" in body else ""
+            check(f"mcp: U+0000 in {where} is 400 with a JSON-RPC error saying to remove it",
+                  status == 400 and body.get("id") in (2, 3) and "\\u0000" in message and "remove it" in message,
+                  (status, body))
+        status, ctype, body = post(rpc(4, "tools/list", {}), path="/mcp?list=a%00b")
+        check("mcp: U+0000 in ?list= is 400 saying to remove it",
+              status == 400 and "list" in body["error"] and "remove it" in body["error"], (status, body))
+        status, _, body, payload = srv.request("GET", "/session/a%00b/todo", tok=tok)
+        seen.append(payload)
+        check("a session id holding U+0000 is 400 saying to remove it, not 500",
+              status == 400 and "remove it" in body["error"], (status, body))
+
+        # a refusal that is not the caller's: the database's words stay in the log
+        with admin() as c:
+            c.execute("REVOKE EXECUTE ON FUNCTION todo.call_mcp(text, jsonb) FROM agent_login")
+        try:
+            status, ctype, body = post(rpc(5, "tools/call", {"name": "todowrite", "arguments": {"todos": []}}),
+                                       path="/mcp?list=x")
+        finally:
+            with admin() as c:
+                c.execute("GRANT EXECUTE ON FUNCTION todo.call_mcp(text, jsonb) TO agent_login")
+        text = json.dumps(body)
+        check("mcp: a tool call the database refuses for the service's own reasons says internal error, not its words",
+              status == 200 and body["result"]["isError"] and "internal error" in text, (status, body))
+        check("mcp: the database's words are in the service's log", srv.wait_log("42501", 5), srv.logtext()[-300:])
+        leaked = [p[:200] for p in seen if any(w.encode() in p for w in INTERNAL_WORDS)]
+        check("mcp: no answer holds an internal text (SQLSTATE 22021/22P05, the SDK's words, a privilege, a file)",
+              leaked == [], leaked)
+    finally:
+        srv.stop()

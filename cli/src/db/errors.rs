@@ -36,6 +36,10 @@ pub enum ApiError {
     Internal(String),
 }
 
+/// What a request holding U+0000 in a string is told: PostgreSQL stores no U+0000 in text
+/// (22021) or jsonb (22P05), whichever value holds it.
+pub const NUL_REFUSED: &str = "a string of the request holds \\u0000 (U+0000), which cannot be stored: remove it";
+
 /// What to do with a database error, by its SQLSTATE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
@@ -59,11 +63,16 @@ pub fn classify(sqlstate: &str) -> Class {
 }
 
 impl ApiError {
-    /// The answer for a database error after the retries are spent: 503 for what is not the
+    /// The answer for a database error after the retries are spent: 400 `NUL_REFUSED` for a
+    /// value holding U+0000 (22021 in text, 22P05 in jsonb: every value sent comes from the
+    /// request, and PostgreSQL's own words would name no field); 503 for what is not the
     /// caller's data (a retryable error included, since its retries ran out), and for a
     /// connection the client library saw fail (no SQLSTATE: refused, closed, timed out); 500
     /// otherwise.
     pub fn from_db(e: &tokio_postgres::Error) -> ApiError {
+        if e.code().is_some_and(|c| matches!(c.code(), "22021" | "22P05")) {
+            return ApiError::BadRequest(NUL_REFUSED.into());
+        }
         match e.code() {
             Some(code) => match classify(code.code()) {
                 Class::Retry | Class::Unavailable => ApiError::Unavailable(crate::db::error_text(e)),

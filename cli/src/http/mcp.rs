@@ -11,17 +11,25 @@
 //!   (`todo.create_token(…, default_list => …)`), else the tenant-wide pool.
 //! - Stateless: no MCP session is kept between requests (every POST carries its own scope),
 //!   so a restart of the service is invisible to a client; answers are JSON, not SSE.
+//! - A POST's body is read and checked before the SDK sees it (`check`): not JSON is 400 with
+//!   a JSON-RPC parse error (-32700), JSON that is no JSON-RPC message 400 (-32600), a string
+//!   holding U+0000 400 (-32602: PostgreSQL stores none), a JSON-RPC message of another
+//!   Content-Type 415; every error the SDK answers in plain text is sent as a JSON-RPC error
+//!   object (`errors_as_json`), the text of a 5xx only in the log.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::Query;
-use axum::http::{HeaderMap, Uri};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::response::Response;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{json, Value};
 
 use super::auth::Identity;
-use crate::db::errors::ApiError;
+use crate::db::errors::{ApiError, NUL_REFUSED};
 use crate::db::work::{Act, Db};
 use crate::mcp::{config::dialects, Origin, Scope, Tools};
 
@@ -41,8 +49,73 @@ pub fn service(db: Db, max_body: usize) -> Service {
     StreamableHttpService::new(move || Ok(tools.clone()), Arc::new(NeverSessionManager::default()), config)
 }
 
+/// A JSON-RPC error object (`{"jsonrpc": "2.0", "id", "error": {"code", "message"}}`) as a
+/// response of `status`.
+pub fn rpc_error(status: StatusCode, id: Value, code: i32, message: &str) -> Response {
+    crate::db::errors::json_response(
+        status,
+        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+    )
+}
+
+/// Whether `headers` say the body is JSON (`Content-Type: application/json`, any parameters).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Whether `body`, a POST's, is a JSON-RPC message the SDK may read, with the `headers` it
+/// came with. Errors, as (status, id, JSON-RPC code, message): 400 -32700 when it is not JSON
+/// (whatever its Content-Type: the body decides); 400 -32602 when a string or key in it holds
+/// U+0000; 400 -32600 when it is JSON but no JSON-RPC message; 415 -32600 when it is one but
+/// its Content-Type is not `application/json`. The id is the message's when it has one.
+pub fn check(body: &[u8], headers: &HeaderMap) -> Result<(), (StatusCode, Value, i32, String)> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        (StatusCode::BAD_REQUEST, Value::Null, -32700, format!("Parse error: the body is not JSON ({e})"))
+    })?;
+    let id = value.get("id").filter(|i| i.is_string() || i.is_number()).cloned().unwrap_or(Value::Null);
+    if super::routes::holds_nul(&value) {
+        return Err((StatusCode::BAD_REQUEST, id, -32602, format!("Invalid params: {NUL_REFUSED}")));
+    }
+    if let Err(e) = serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value) {
+        let message = format!("Invalid Request: not a JSON-RPC 2.0 request, notification or response ({e})");
+        return Err((StatusCode::BAD_REQUEST, id, -32600, message));
+    }
+    if !is_json(headers) {
+        let message = "Invalid Request: Content-Type must be application/json".to_string();
+        return Err((StatusCode::UNSUPPORTED_MEDIA_TYPE, id, -32600, message));
+    }
+    Ok(())
+}
+
+/// The SDK's answer, with an error it sent as plain text (406, 405, 413, 5xx …) made a
+/// JSON-RPC error object of the same status: its words for a 4xx, `internal error` for a 5xx
+/// (its words in the log).
+pub async fn errors_as_json(response: Response) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) || is_json(response.headers()) {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .map_or_else(|_| String::new(), |b| String::from_utf8_lossy(&b).into_owned());
+    let (code, message) = if status.is_server_error() {
+        tracing::error!("internal error: /mcp: {status} {text}");
+        (-32603, "internal error (the service's log has the cause)".to_string())
+    } else {
+        (-32600, text)
+    };
+    let json = json!({"jsonrpc": "2.0", "id": Value::Null, "error": {"code": code, "message": message}});
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(json.to_string()))
+}
+
 /// The value of `param` in the query, else of `header`; None when neither is given or blank.
-/// Errors: a header that is not text.
+/// Errors: a header that is not text; a value holding U+0000 (PostgreSQL stores none).
 fn pick(
     query: &HashMap<String, String>,
     headers: &HeaderMap,
@@ -50,6 +123,9 @@ fn pick(
     header: &str,
 ) -> Result<Option<String>, ApiError> {
     if let Some(v) = query.get(param).map(|v| v.trim()).filter(|v| !v.is_empty()) {
+        if v.contains('\0') {
+            return Err(ApiError::BadRequest(format!("{param}: {NUL_REFUSED}")));
+        }
         return Ok(Some(v.to_string()));
     }
     match headers.get(header) {
@@ -63,7 +139,7 @@ fn pick(
 
 /// The scope of one request of `identity` acting as `agent` (`routes::caller`), from its URL
 /// and headers. Errors: 400 (an unknown dialect, a header that is not text, a query that is
-/// not `key=value&…`).
+/// not `key=value&…`, a value holding U+0000).
 pub fn scope(identity: Identity, agent: String, headers: &HeaderMap, uri: &Uri) -> Result<Scope, ApiError> {
     let query: HashMap<String, String> = Query::try_from_uri(uri)
         .map(|Query(q)| q)
@@ -81,4 +157,47 @@ pub fn scope(identity: Identity, agent: String, headers: &HeaderMap, uri: &Uri) 
         },
         dialects,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(content_type: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_str(content_type).unwrap());
+        h
+    }
+
+    fn code(body: &[u8], content_type: &str) -> Option<(u16, Value, i32)> {
+        check(body, &headers(content_type)).err().map(|(s, id, c, _)| (s.as_u16(), id, c))
+    }
+
+    #[test]
+    fn bodies_are_checked_before_the_sdk_reads_them() {
+        let json = "application/json";
+        for not_json in [&b"hello"[..], b"", b"{\"jsonrpc\": ", b"\xff\xfe"] {
+            assert_eq!(code(not_json, json), Some((400, Value::Null, -32700)), "{not_json:?}");
+            // whatever the Content-Type says
+            assert_eq!(code(not_json, "text/plain"), Some((400, Value::Null, -32700)), "{not_json:?}");
+        }
+        assert_eq!(code(br#"{"a": 1}"#, json), Some((400, Value::Null, -32600)));
+        assert_eq!(code(br#"[1, 2]"#, json), Some((400, Value::Null, -32600)));
+        let list = br#"{"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}}"#;
+        assert_eq!(code(list, json), None);
+        assert_eq!(code(list, "application/json; charset=utf-8"), None);
+        assert_eq!(code(list, "text/plain"), Some((415, json!(7), -32600)));
+        let nul = br#"{"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "x\u0000"}}"#;
+        let (status, id, c, message) = check(nul, &headers(json)).unwrap_err();
+        assert_eq!((status.as_u16(), id, c), (400, json!("a"), -32602));
+        assert!(message.contains("\\u0000") && message.ends_with("remove it"), "{message}");
+    }
+
+    #[test]
+    fn a_value_holding_nul_in_the_url_is_refused() {
+        let uri: Uri = "/mcp?list=a%00b".parse().unwrap();
+        let query: HashMap<String, String> = Query::try_from_uri(&uri).unwrap().0;
+        let e = pick(&query, &HeaderMap::new(), "list", "x-todo-list").unwrap_err();
+        assert_eq!(e, ApiError::BadRequest(format!("list: {NUL_REFUSED}")));
+    }
 }

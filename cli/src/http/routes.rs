@@ -152,10 +152,14 @@ async fn caller(state: &AppState, headers: &HeaderMap) -> Result<(Identity, Stri
     Ok((identity, agent))
 }
 
-/// The request's body as JSON: None when empty. Errors: 413 over `max` bytes (the
-/// Content-Length alone decides when it says so), 408 when it has not all come within
-/// `time`, 400 `malformed JSON: …` otherwise.
+/// The request's body as JSON: None when empty. Errors: as `read_body`; 400 `malformed JSON: …`.
 async fn json_body(body: Body, headers: &HeaderMap, max: usize, time: Duration) -> Result<Option<Value>, ApiError> {
+    parse_body(&read_body(body, headers, max, time).await?)
+}
+
+/// The request's body. Errors: 413 over `max` bytes (the Content-Length alone decides when it
+/// says so), 408 when it has not all come within `time`, 400 when it cannot be read.
+async fn read_body(body: Body, headers: &HeaderMap, max: usize, time: Duration) -> Result<Bytes, ApiError> {
     let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > max as u64) {
         return Err(ApiError::TooLarge(max));
@@ -163,14 +167,13 @@ async fn json_body(body: Body, headers: &HeaderMap, max: usize, time: Duration) 
     let read = tokio::time::timeout(time, axum::body::to_bytes(body, max))
         .await
         .map_err(|_| ApiError::SlowBody(time.as_secs()))?;
-    let bytes: Bytes = read.map_err(|e| {
+    read.map_err(|e| {
         let over = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
         match over {
             true => ApiError::TooLarge(max),
             false => ApiError::BadRequest(format!("cannot read the request body: {e}")),
         }
-    })?;
-    parse_body(&bytes)
+    })
 }
 
 /// A body's bytes as JSON: None when empty (or only white space). Errors: 400
@@ -192,7 +195,7 @@ pub fn parse_body(bytes: &[u8]) -> Result<Option<Value>, ApiError> {
 
 /// Whether a string or key anywhere in `v` holds U+0000 (iteratively: serde_json has already
 /// bounded the nesting to 128 levels).
-fn holds_nul(v: &Value) -> bool {
+pub fn holds_nul(v: &Value) -> bool {
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
@@ -316,7 +319,9 @@ fn board_header() -> &'static HeaderValue {
 }
 
 /// `/mcp`, any method: the caller (as every route's) and the request's scope
-/// (`mcp::scope`) among its extensions for `mcp::Tools`, then rmcp's service; or the error
+/// (`mcp::scope`) among its extensions for `mcp::Tools`; a POST's body read (413, 408 as
+/// every route's) and checked (`mcp::check`: 400 or 415 with a JSON-RPC error); then rmcp's
+/// service, its plain-text errors made JSON-RPC errors (`mcp::errors_as_json`). Or the error
 /// (401, 400, 503).
 async fn mcp(State(state): State<AppState>, request: Request) -> Response {
     // the request's body is not Sync: only its headers and URI are held across the lookup
@@ -325,14 +330,25 @@ async fn mcp(State(state): State<AppState>, request: Request) -> Response {
         Ok((identity, agent)) => super::mcp::scope(identity, agent, &parts.headers, &parts.uri),
         Err(e) => Err(e),
     };
-    let mut request = Request::from_parts(parts, body);
-    match scoped {
-        Ok(scope) => {
-            request.extensions_mut().insert(scope);
-            state.mcp.handle(request).await.into_response()
+    let scope = match scoped {
+        Ok(scope) => scope,
+        Err(e) => return e.into_response(),
+    };
+    let body = if parts.method == Method::POST {
+        let bytes = match read_body(body, &parts.headers, state.limits.max_body, state.limits.body_timeout).await {
+            Ok(bytes) => bytes,
+            Err(e) => return e.into_response(),
+        };
+        if let Err((status, id, code, message)) = super::mcp::check(&bytes, &parts.headers) {
+            return super::mcp::rpc_error(status, id, code, &message);
         }
-        Err(e) => e.into_response(),
-    }
+        Body::from(bytes)
+    } else {
+        body
+    };
+    let mut request = Request::from_parts(parts, body);
+    request.extensions_mut().insert(scope);
+    super::mcp::errors_as_json(state.mcp.handle(request).await.into_response()).await
 }
 
 /// `GET /openapi.json`: the API's description; no token needed.

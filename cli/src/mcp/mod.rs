@@ -125,7 +125,9 @@ impl Tools {
 
     /// `todo.tools()`, read now (and kept, see `known`).
     async fn read_catalog(&self, scope: &Scope) -> Result<Arc<Vec<Value>>, String> {
-        let tools: Value = work::in_context(&self.db, &scope.act, "SELECT todo.tools()", &[]).await.map_err(failure)?;
+        let tools: Value = work::in_context(&self.db, &scope.act, "SELECT todo.tools()", &[])
+            .await
+            .map_err(|f| failure(f, &self.origin))?;
         let all = Arc::new(match tools {
             Value::Array(all) => all,
             _ => Vec::new(),
@@ -154,15 +156,56 @@ impl Tools {
     /// Runs one tool (`name` or `dialect/name`) through `todo.call_mcp` in the scope's
     /// context. The answer is MCP's CallToolResult as JSON.
     async fn call(&self, scope: &Scope, name: &str, args: &Value) -> Result<Value, String> {
-        work::in_context(&self.db, &scope.act, "SELECT todo.call_mcp($1, $2)", &[&name, args]).await.map_err(failure)
+        work::in_context(&self.db, &scope.act, "SELECT todo.call_mcp($1, $2)", &[&name, args])
+            .await
+            .map_err(|f| failure(f, &self.origin))
+    }
+
+    /// An error of the server's own (not the database's answer) for the client: its text over
+    /// stdio (the caller runs the server), `internal error` over HTTP, the text in the log.
+    fn internal(&self, text: String) -> McpError {
+        match self.origin.as_ref() {
+            Origin::Process { .. } => McpError::internal_error(text, None),
+            Origin::Request => {
+                tracing::error!("internal error: {text}");
+                McpError::internal_error(INTERNAL, None)
+            }
+        }
     }
 }
 
-/// A failed statement in words for the model: the database's `<SQLSTATE>: <message>` (the
-/// caller is the agent itself, not an anonymous HTTP client), or why there was no database.
-fn failure(f: work::Failure) -> String {
+/// What an HTTP client is told of a failure that is not its data; the cause is logged.
+const INTERNAL: &str = "internal error (the service's log has the cause)";
+
+/// Whether an error the extension raised, by its SQLSTATE, is about the caller's data and says
+/// what to fix in its own words: a data exception but PostgreSQL's own parse errors of a value
+/// (22P02 invalid text, 22003 a number out of range, 22007 and 22008 a date), which name no
+/// field of the request and may be about a value the service made; a constraint (23); the
+/// lifecycle or a claim (55000, 55006); no such row (P0002); a tenant not registered (42704);
+/// a request past a limit of the extension (54000).
+fn callers_own(sqlstate: &str) -> bool {
+    (sqlstate.starts_with("22") && !matches!(sqlstate, "22P02" | "22003" | "22007" | "22008"))
+        || sqlstate.starts_with("23")
+        || matches!(sqlstate, "55000" | "55006" | "P0002" | "42704" | "54000")
+}
+
+/// A failed statement in words for the model: why there was no database (a timeout, the
+/// database away, the tenant's share taken), a refusal of the request's own (400: a string
+/// holding U+0000), and the database's `<SQLSTATE>: <message>` when the error is about the
+/// caller's data (`callers_own`) or the caller runs the server (stdio). Any other error over
+/// HTTP (a privilege, an internal error, a value the client library could not read) is
+/// `internal error`, its text in the log.
+fn failure(f: work::Failure, origin: &Origin) -> String {
     match f.answer {
-        ApiError::Internal(m) | ApiError::Unavailable(m) | ApiError::Busy(m) => m,
+        ApiError::Unavailable(m) | ApiError::Busy(m) => m,
+        ApiError::Internal(m) => {
+            if matches!(origin, Origin::Process { .. }) || f.sqlstate.as_deref().is_some_and(callers_own) {
+                m
+            } else {
+                tracing::error!("internal error: {m}");
+                INTERNAL.to_string()
+            }
+        }
         other => {
             let (_, body) = other.parts();
             body["error"].as_str().map_or_else(|| body.to_string(), str::to_string)
@@ -204,12 +247,13 @@ impl ServerHandler for Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let scope = self.scope(&context)?;
+        // `catalog`'s error is already in words for the client
         let catalog = self.catalog(&scope).await.map_err(|e| McpError::internal_error(e, None))?;
         let tools = catalog
             .into_iter()
             .map(serde_json::from_value::<Tool>)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| McpError::internal_error(format!("todo.tools(): {e}"), None))?;
+            .map_err(|e| self.internal(format!("todo.tools(): {e}")))?;
         Ok(ListToolsResult::with_all_items(tools))
     }
 
