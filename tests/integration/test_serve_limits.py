@@ -26,10 +26,21 @@ over 127.0.0.1 only (docs/http.md, "Limits"):
      it, never PostgreSQL's 22021 or 22P05; /session/<id holding U+0000>/todo is 400, not 500;
      a tool call the database refuses for a reason that is not the caller's (a revoked
      privilege) says "internal error", never the database's words (they are in the log).
+  5. failed authentications per client address: with a burst of 5 and 0.01 a second (through
+     PG_TODOS_AUTH_FAIL_BURST and PG_TODOS_AUTH_FAIL_RATE), a client at 127.0.0.2 sending 20
+     bad tokens gets 401 for 5 and 429 (Retry-After, a JSON error naming the settings) for 15,
+     and its next request is 429 even with a valid token; meanwhile another client (127.0.0.3,
+     another tenant's token) gets 200 every time; the database was asked about a token only
+     for the 5 refused with 401 and the other client's requests (pg_stat_user_functions).
+     Then, with the defaults, the other client's GET latency without and during a flood of
+     bad tokens from one address is printed (a measurement, not a check).
 Every loop is bounded in count and time; no check asserts a speed.
 """
+import http.client
 import json
+import secrets
 import socket
+import threading
 import time
 
 import psycopg
@@ -393,3 +404,129 @@ def test_mcp_bad_input(cluster, serve):
               leaked == [], leaked)
     finally:
         srv.stop()
+
+
+def from_address(address, port, method, path, tok=None, conn=None):
+    """(status, headers, parsed body) of one request from the local `address` (127.0.0.2 …,
+    all loopback), on `conn` when given (keep-alive) or a new connection."""
+    c = conn or http.client.HTTPConnection(HOST, port, timeout=30, source_address=(address, 0))
+    c.request(method, path, headers={"Authorization": f"Bearer {tok}"} if tok else {})
+    r = c.getresponse()
+    payload = r.read()
+    if conn is None:
+        c.close()
+    try:
+        body = json.loads(payload) if payload else None
+    except ValueError:
+        body = payload
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+
+
+def authenticate_calls():
+    """How many times todo.authenticate has run in the database (track_functions = all)."""
+    with admin() as c:
+        row = c.execute("SELECT calls FROM pg_stat_user_functions WHERE schemaname = 'todo' "
+                        "AND funcname = 'authenticate'").fetchone()
+    return row[0] if row else 0
+
+
+# connections of the flooding address in the measurement: more than the pool's 16, so that
+# before the limit its token lookups could hold every pooled connection
+FLOODERS = 32
+
+
+def percentiles(values):
+    v = sorted(values)
+    pick = lambda p: v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]  # noqa: E731
+    return pick(50), pick(99), v[-1]
+
+
+def test_failed_authentications_per_address(cluster, serve):
+    """5. A client that fails to authenticate is refused without asking the database."""
+    cluster.database(DB, tenants=["acme", "globex"])
+    with admin() as c:
+        c.execute(f"ALTER DATABASE {DB} SET track_functions = 'all'")
+    _, mine = token("acme", "flooder-own")
+    _, theirs = token("globex", "other-client")
+    before = authenticate_calls()
+    srv = serve(DB, PG_TODOS_AUTH_FAIL_BURST="5", PG_TODOS_AUTH_FAIL_RATE="0.01")
+    bad, good = [], []
+    for i in range(20):
+        bad.append(from_address("127.0.0.2", srv.port, "GET", "/v1/todos", tok="pgt_" + secrets.token_hex(32)))
+        if i % 4 == 3:
+            good.append(from_address("127.0.0.3", srv.port, "GET", "/v1/todos", tok=theirs)[0])
+    statuses = [b[0] for b in bad]
+    check("auth failures: 20 bad tokens from one address: 401 for the burst (5), then 429 for the 15 others",
+          statuses == [401] * 5 + [429] * 15, statuses)
+    refused = [b for b in bad if b[0] == 429]
+    check("auth failures: each 429 has Retry-After (the seconds until one more try) and a JSON error naming the settings",
+          refused != [] and all(b[1].get("retry-after") == "100" and isinstance(b[2], dict)
+                                and "--auth-fail-rate" in b[2]["error"] and "--auth-fail-burst" in b[2]["error"]
+                                for b in refused), refused[:1])
+    status, _, body = from_address("127.0.0.2", srv.port, "GET", "/v1/todos", tok=mine)
+    check("auth failures: once its bucket is empty, the address is refused even with a valid token (429)",
+          status == 429, (status, body))
+    check("auth failures: meanwhile another client (another tenant's token) gets 200 every time",
+          good == [200] * 5, good)
+    srv.stop()
+    # the service's backends have exited: their statistics are in
+    for _ in range(100):
+        with admin() as c:
+            left = c.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pg_todos_serve'").fetchone()[0]
+        if left == 0:
+            break
+        time.sleep(0.1)
+    asked = authenticate_calls() - before
+    check("auth failures: the database was asked about a token only for the 5 refused with 401 and the 5 good requests",
+          asked == 10, asked)
+
+    # the measurement: the other client's latency without and during a flood, with the defaults
+    srv = serve(DB)
+    conn = http.client.HTTPConnection(HOST, srv.port, timeout=30, source_address=("127.0.0.3", 0))
+    for _ in range(20):  # warm the pool
+        from_address("127.0.0.3", srv.port, "GET", "/v1/todos", tok=theirs, conn=conn)
+
+    def timed(n):
+        took = []
+        for _ in range(n):
+            start = time.monotonic()
+            status = from_address("127.0.0.3", srv.port, "GET", "/v1/todos", tok=theirs, conn=conn)[0]
+            took.append((time.monotonic() - start) * 1000)
+            assert status in (200, 503), status
+        return took
+    quiet = timed(300)
+    stop = threading.Event()
+    counts = {}
+    lock = threading.Lock()
+
+    def flood():
+        c = http.client.HTTPConnection(HOST, srv.port, timeout=30, source_address=("127.0.0.2", 0))
+        while not stop.is_set():
+            try:
+                status = from_address("127.0.0.2", srv.port, "GET", "/v1/todos", tok="pgt_" + secrets.token_hex(32),
+                                      conn=c)[0]
+            except (OSError, http.client.HTTPException):
+                c.close()
+                c = http.client.HTTPConnection(HOST, srv.port, timeout=30, source_address=("127.0.0.2", 0))
+                continue
+            with lock:
+                counts[status] = counts.get(status, 0) + 1
+        c.close()
+    threads = [threading.Thread(target=flood) for _ in range(FLOODERS)]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    loud = timed(300)
+    stop.set()
+    for t in threads:
+        t.join(30)
+    seconds = time.monotonic() - start
+    conn.close()
+    q, l = percentiles(quiet), percentiles(loud)
+    total = sum(counts.values())
+    print(f"measured: another tenant's GET /v1/todos from another address, 300 in a row: p50 {q[0]:.1f} ms, "
+          f"p99 {q[1]:.1f} ms, max {q[2]:.1f} ms without a flood; p50 {l[0]:.1f} ms, p99 {l[1]:.1f} ms, "
+          f"max {l[2]:.1f} ms while {FLOODERS} connections of one address sent {total / seconds:.0f} bad tokens/s "
+          f"({counts.get(401, 0)} answered 401 after asking the database, {counts.get(429, 0)} 429 without)")
+    srv.stop()

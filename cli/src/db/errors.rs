@@ -26,6 +26,10 @@ pub enum ApiError {
     /// 429 `{"error": <message>}` with `Retry-After: 5`: the token has as many event streams
     /// open as it may
     TooMany(String),
+    /// 429 `{"error": "too many failed authentications from this address; …"}` with
+    /// `Retry-After: <N>`: the client's address failed to authenticate past
+    /// `--auth-fail-burst`; its token was not looked up
+    Throttled(u64),
     /// 503 `{"error": <message>}` with `Retry-After: 1`: a limit of the service (its event
     /// streams, the tenant's share of the pool) is reached; nothing was done
     Busy(String),
@@ -107,6 +111,12 @@ impl ApiError {
                 (StatusCode::REQUEST_TIMEOUT, json!({ "error": format!("request body not received within {n} s") }))
             }
             ApiError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, json!({ "error": m })),
+            ApiError::Throttled(n) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                json!({ "error": format!(
+                    "too many failed authentications from this address (--auth-fail-burst, then --auth-fail-rate a second); try again in {n} s"
+                ) }),
+            ),
             ApiError::Busy(m) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": m })),
             ApiError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": m })),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, json!({"error": "internal error"})),
@@ -147,6 +157,9 @@ impl IntoResponse for ApiError {
             }
             ApiError::TooMany(_) => {
                 r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            }
+            ApiError::Throttled(n) => {
+                r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(n));
             }
             ApiError::SlowBody(_) => {
                 r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
@@ -202,6 +215,12 @@ mod tests {
             (StatusCode::TOO_MANY_REQUESTS, &HeaderValue::from_static("5"))
         );
         assert_eq!(ApiError::Forbidden("no".into()).parts(), (StatusCode::FORBIDDEN, json!({"error": "no"})));
+        let r = ApiError::Throttled(7).into_response();
+        assert_eq!(
+            (r.status(), &r.headers()[header::RETRY_AFTER]),
+            (StatusCode::TOO_MANY_REQUESTS, &HeaderValue::from_static("7"))
+        );
+        assert!(ApiError::Throttled(7).parts().1["error"].as_str().unwrap().ends_with("try again in 7 s"));
         assert_eq!(
             ApiError::SlowBody(30).parts(),
             (StatusCode::REQUEST_TIMEOUT, json!({"error": "request body not received within 30 s"}))

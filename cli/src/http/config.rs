@@ -85,6 +85,15 @@ struct Flags {
     /// streams end [env: PG_TODOS_TOKEN_RECHECK] [default: 3]
     #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
     token_recheck: Option<String>,
+    /// Failed authentications (401) a client address may make at once; then it is refused (429
+    /// with Retry-After) before its token is looked up [env: PG_TODOS_AUTH_FAIL_BURST]
+    /// [default: 50]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
+    auth_fail_burst: Option<String>,
+    /// Failed authentications a second a client address gets back once its burst is spent (a
+    /// number, e.g. 5 or 0.5) [env: PG_TODOS_AUTH_FAIL_RATE] [default: 5]
+    #[arg(long, value_name = "PER_SECOND", help_heading = "Limits")]
+    auth_fail_rate: Option<String>,
     /// Event-stream catch-ups (Last-Event-ID) of one tenant holding a page of changes at once;
     /// more wait --tenant-wait, then 503 [env: PG_TODOS_TENANT_CATCH_UPS] [default: 4]
     #[arg(long, value_name = "N", help_heading = "Limits")]
@@ -120,6 +129,8 @@ impl Flags {
             "max-streams-per-tenant" => self.max_streams_per_tenant.as_ref(),
             "stream-buffer" => self.stream_buffer.as_ref(),
             "token-recheck" => self.token_recheck.as_ref(),
+            "auth-fail-burst" => self.auth_fail_burst.as_ref(),
+            "auth-fail-rate" => self.auth_fail_rate.as_ref(),
             "tenant-catch-ups" => self.tenant_catch_ups.as_ref(),
             "tenant-share" => self.tenant_share.as_ref(),
             "tenant-wait" => self.tenant_wait.as_ref(),
@@ -177,6 +188,11 @@ pub struct Limits {
     pub stream_buffer: usize,
     /// time between checks of the tokens of open streams
     pub token_recheck: Duration,
+    /// failed authentications of one client address at once
+    pub auth_fail_burst: usize,
+    /// failed authentications a client address gets back per 1,000 seconds (`--auth-fail-rate`
+    /// times 1,000: an integer keeps the configuration `Eq`)
+    pub auth_fail_per_ks: u64,
     /// event-stream catch-ups of one tenant holding a page at once
     pub tenant_catch_ups: usize,
     /// database operations of one tenant at once
@@ -186,7 +202,7 @@ pub struct Limits {
 }
 
 /// Flags that take a value, with their environment variable.
-const VALUED: [(&str, &str); 20] = [
+const VALUED: [(&str, &str); 22] = [
     ("listen", "PG_TODOS_LISTEN"),
     ("tls-cert", "PG_TODOS_TLS_CERT"),
     ("tls-key", "PG_TODOS_TLS_KEY"),
@@ -204,6 +220,8 @@ const VALUED: [(&str, &str); 20] = [
     ("max-streams-per-tenant", "PG_TODOS_MAX_STREAMS_PER_TENANT"),
     ("stream-buffer", "PG_TODOS_STREAM_BUFFER"),
     ("token-recheck", "PG_TODOS_TOKEN_RECHECK"),
+    ("auth-fail-burst", "PG_TODOS_AUTH_FAIL_BURST"),
+    ("auth-fail-rate", "PG_TODOS_AUTH_FAIL_RATE"),
     ("tenant-catch-ups", "PG_TODOS_TENANT_CATCH_UPS"),
     ("tenant-share", "PG_TODOS_TENANT_SHARE"),
     ("tenant-wait", "PG_TODOS_TENANT_WAIT"),
@@ -252,6 +270,16 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         }
     };
     let seconds = |flag: &str, default: u64, min: u64| number(flag, default, min).map(Duration::from_secs);
+    // a rate: a number of at most 3 decimals, more than 0, in thousandths
+    let thousandths = |flag: &str, default: u64| -> Result<u64, String> {
+        match pick(flag) {
+            None => Ok(default),
+            Some(v) => match v.trim().parse::<f64>() {
+                Ok(n) if n.is_finite() && (0.001..=1_000_000.0).contains(&n) => Ok((n * 1000.0).round() as u64),
+                _ => Err(format!("--{flag} {v:?}: use a number from 0.001 to 1000000, e.g. 5 or 0.5")),
+            },
+        }
+    };
     let pool_size = number("pool-size", 16, 1)? as usize;
     let max_streams = number("max-streams", 256, 1)?;
     let limits = Limits {
@@ -266,6 +294,8 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         max_streams_per_tenant: number("max-streams-per-tenant", (max_streams / 8).max(1), 1)? as usize,
         stream_buffer: number("stream-buffer", 4 * 1024 * 1024, 1)? as usize,
         token_recheck: seconds("token-recheck", 3, 1)?,
+        auth_fail_burst: number("auth-fail-burst", 50, 1)? as usize,
+        auth_fail_per_ks: thousandths("auth-fail-rate", 5_000)?,
         tenant_catch_ups: number("tenant-catch-ups", 4, 1)? as usize,
         tenant_share: number("tenant-share", (pool_size as u64 / 4).max(1), 1)? as usize,
         tenant_wait: seconds("tenant-wait", 5, 1)?,
@@ -334,6 +364,8 @@ mod tests {
         assert_eq!((l.stream_buffer, secs(l.token_recheck)), (4 * 1024 * 1024, 3));
         // a quarter of the pool, at least one
         assert_eq!((l.tenant_share, secs(l.tenant_wait), l.tenant_catch_ups), (4, 5, 4));
+        // 50 failed authentications of an address, then 5 a second
+        assert_eq!((l.auth_fail_burst, l.auth_fail_per_ks), (50, 5_000));
         let small = serve(parse(&args(&["--pool-size", "3"]), &env_of(&[])).unwrap());
         assert_eq!(small.limits.tenant_share, 1);
     }
@@ -348,6 +380,8 @@ mod tests {
             ("PG_TODOS_STREAM_BUFFER", "65536"),
             ("PG_TODOS_TENANT_SHARE", "2"),
             ("PG_TODOS_TENANT_CATCH_UPS", "9"),
+            ("PG_TODOS_AUTH_FAIL_RATE", "0.25"),
+            ("PG_TODOS_AUTH_FAIL_BURST", "3"),
             ("PG_TODOS_POOL_SIZE", "8"),
             ("PG_TODOS_MAX_BODY", "100"),
         ]);
@@ -381,6 +415,9 @@ mod tests {
         // the flag wins over its variable; a blank variable is no variable
         assert_eq!((l.max_streams, l.max_streams_per_token, l.max_streams_per_tenant), (5, 8, 4));
         assert_eq!((l.max_connections, l.stream_buffer, l.max_body, l.tenant_catch_ups), (50, 65536, 100, 9));
+        assert_eq!((l.auth_fail_burst, l.auth_fail_per_ks), (3, 250));
+        let c = serve(parse(&args(&["--auth-fail-rate", "0.001", "--auth-fail-burst=1"]), &env).unwrap());
+        assert_eq!((c.limits.auth_fail_burst, c.limits.auth_fail_per_ks), (1, 1));
         assert_eq!(
             (l.token_recheck, l.tenant_share, l.tenant_wait),
             (Duration::from_secs(1), 2, Duration::from_secs(2))
@@ -481,6 +518,13 @@ mod tests {
             "--max-streams \"99999999999\": use an integer from 1 to 4294967295"
         );
         assert!(e(&["--tenant-share"]).starts_with("a value is required for '--tenant-share <N>'"));
+        for rate in ["0", "-1", "fast", "0.0001", "NaN", "inf"] {
+            assert_eq!(
+                e(&["--auth-fail-rate", rate]),
+                format!("--auth-fail-rate {rate:?}: use a number from 0.001 to 1000000, e.g. 5 or 0.5")
+            );
+        }
+        assert_eq!(e(&["--auth-fail-burst", "0"]), "--auth-fail-burst \"0\": use an integer from 1 to 4294967295");
         let bad = env_of(&[("PG_TODOS_STREAM_BUFFER", "lots")]);
         assert!(parse(&[], &bad).unwrap_err().starts_with("--stream-buffer \"lots\""));
         let bad = env_of(&[("PG_TODOS_LISTEN", "nope")]);

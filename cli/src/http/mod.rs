@@ -3,7 +3,9 @@
 //! stream of every committed change.
 //!
 //! - Every route but `/`, `/healthz` and `/readyz` needs `Authorization: Bearer <token>`
-//!   (`todo.authenticate`); the tenant comes from the token alone (`auth`).
+//!   (`todo.authenticate`); the tenant comes from the token alone (`auth`). A client address
+//!   that fails to authenticate more than `--auth-fail-burst` times, then `--auth-fail-rate` a
+//!   second, is refused (429) before its token is looked up (`throttle`).
 //! - Each request runs one statement in its own transaction on a pooled connection, with a
 //!   lock timeout (10 s), a statement timeout (30 s) and the token's tenant and agent in
 //!   context, once its tenant has a place in its share of the pool (`gate`); serialization
@@ -31,6 +33,7 @@ pub mod mcp;
 pub mod routes;
 pub mod server;
 pub mod streams;
+pub mod throttle;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
 use tokio::sync::watch;
@@ -190,7 +193,12 @@ pub async fn main(args: Vec<String>) {
     );
     tokio::spawn(streams::recheck_tokens(streams.clone(), pool, limits.token_recheck));
     let mcp = mcp::service(database.clone(), limits.max_body);
-    let app = routes::router(routes::AppState { db: database, hubs, streams, limits: limits.clone(), mcp });
+    let throttle = std::sync::Arc::new(throttle::Throttle::new(
+        limits.auth_fail_per_ks as f64 / 1000.0,
+        limits.auth_fail_burst,
+        std::time::Instant::now(),
+    ));
+    let app = routes::router(routes::AppState { db: database, hubs, streams, throttle, limits: limits.clone(), mcp });
     let grace = config.shutdown_grace;
     tokio::spawn(async move {
         terminated().await;

@@ -26,6 +26,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
+use axum::Extension;
 use axum::Router;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -34,6 +35,7 @@ use super::auth::{self, Identity};
 use super::config::Limits;
 use super::hub::Hubs;
 use super::streams::Streams;
+use super::throttle::{ClientAddr, Throttle};
 use crate::db::errors::{json_response, ApiError};
 use crate::db::work::{self, Db};
 
@@ -50,6 +52,8 @@ pub struct AppState {
     pub db: Db,
     pub hubs: Arc<Hubs>,
     pub streams: Arc<Streams>,
+    /// failed authentications per client address
+    pub throttle: Arc<Throttle>,
     pub limits: Limits,
     /// `/mcp`
     pub mcp: super::mcp::Service,
@@ -134,20 +138,39 @@ async fn method_not_allowed() -> Response {
 }
 
 /// The token's identity (on a pooled connection, given back before the work) and the agent
-/// the request acts as. Errors: 401; 400 or 403 for a bad actor header; 503 `database
-/// unavailable` when the token cannot be looked up (the cause is logged: a caller not known
-/// yet never reads the database's words); 500.
-async fn caller(state: &AppState, headers: &HeaderMap) -> Result<(Identity, String), ApiError> {
-    let hidden = |e: ApiError| match e {
-        ApiError::Unavailable(cause) => {
-            tracing::warn!("looking up a token: {cause}");
-            ApiError::Unavailable("database unavailable".into())
-        }
-        other => other,
+/// the request acts as, for a request of the client at `client`. Errors: 429 with
+/// `Retry-After` when that address has failed to authenticate as often as it may (`throttle`:
+/// the token is not looked up); 401 (charged to the address); 400 or 403 for a bad actor
+/// header; 503 `database unavailable` when the token cannot be looked up (the cause is logged:
+/// a caller not known yet never reads the database's words); 500.
+async fn caller(
+    state: &AppState,
+    headers: &HeaderMap,
+    client: Option<ClientAddr>,
+) -> Result<(Identity, String), ApiError> {
+    let admitted = match client {
+        Some(ClientAddr(ip)) => Some((ip, state.throttle.admit(ip, Instant::now()).map_err(ApiError::Throttled)?)),
+        None => None,
     };
-    let db = state.db.pool.get().await.map_err(|e| hidden(ApiError::from_pool(&e)))?;
-    let identity = auth::authenticate(&db, headers).await.map_err(hidden)?;
-    drop(db);
+    let looked_up = async {
+        // no bearer token at all: refused without a connection
+        auth::bearer(headers).ok_or(ApiError::Unauthorized)?;
+        let hidden = |e: ApiError| match e {
+            ApiError::Unavailable(cause) => {
+                tracing::warn!("looking up a token: {cause}");
+                ApiError::Unavailable("database unavailable".into())
+            }
+            other => other,
+        };
+        let db = state.db.pool.get().await.map_err(|e| hidden(ApiError::from_pool(&e)))?;
+        auth::authenticate(&db, headers).await.map_err(hidden)
+    }
+    .await;
+    if let Some((ip, admitted)) = admitted {
+        let failed = matches!(looked_up, Err(ApiError::Unauthorized));
+        state.throttle.settle(ip, admitted, failed, Instant::now());
+    }
+    let identity = looked_up?;
     let agent = auth::actor(headers, &identity)?;
     Ok((identity, agent))
 }
@@ -226,12 +249,13 @@ pub fn rest_response(answer: &Value) -> Result<Response, ApiError> {
 /// `/v1/todos…`: `todo.rest(method, path?query, body)`, answered with its status and body.
 async fn rest(
     State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let (identity, agent) = caller(&state, &headers).await?;
+    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
     let body = json_body(body, &headers, state.limits.max_body, state.limits.body_timeout).await?;
     let target = uri.path_and_query().map_or_else(|| uri.path().to_string(), |pq| pq.as_str().to_string());
     let answer: Value = work::one(
@@ -255,18 +279,23 @@ async fn rest(
 /// `GET /session/:id/todo`: the conversation's list as OpenCode's todos.
 async fn session_todo(
     State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (identity, agent) = caller(&state, &headers).await?;
+    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
     let list: Value =
         work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.list_as('opencode', $1)", &[&id]).await?;
     Ok(json_response(StatusCode::OK, &list))
 }
 
 /// `GET /v1/board`: `todo.board()` of the token's tenant.
-async fn board(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let (identity, agent) = caller(&state, &headers).await?;
+async fn board(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
     let board: Value = work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board()", &[]).await?;
     Ok(json_response(StatusCode::OK, &board))
 }
@@ -274,8 +303,12 @@ async fn board(State(state): State<AppState>, headers: HeaderMap) -> Result<Resp
 /// `GET /v1/events`: the tenant's changes as Server-Sent Events (see `hub`), once the token
 /// has a place among the streams (`streams`: 429 past the token's or the tenant's cap, 503
 /// past the service's).
-async fn events(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let (identity, _) = caller(&state, &headers).await?;
+async fn events(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (identity, _) = caller(&state, &headers, client.map(|c| c.0)).await?;
     let last = match headers.get("last-event-id") {
         None => None,
         Some(v) => Some(v.to_str().map_err(|_| ApiError::BadRequest("malformed Last-Event-ID".into()))?.trim()),
@@ -326,7 +359,8 @@ fn board_header() -> &'static HeaderValue {
 async fn mcp(State(state): State<AppState>, request: Request) -> Response {
     // the request's body is not Sync: only its headers and URI are held across the lookup
     let (parts, body) = request.into_parts();
-    let scoped = match caller(&state, &parts.headers).await {
+    let client = parts.extensions.get::<ClientAddr>().copied();
+    let scoped = match caller(&state, &parts.headers, client).await {
         Ok((identity, agent)) => super::mcp::scope(identity, agent, &parts.headers, &parts.uri),
         Err(e) => Err(e),
     };

@@ -13,6 +13,7 @@
 //! the listening socket closes, idle connections close, requests in flight finish.
 
 use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -31,6 +32,7 @@ use tokio::sync::{watch, Semaphore};
 use tower::ServiceExt;
 
 use super::config::Limits;
+use super::throttle::ClientAddr;
 
 /// "Never" in the connection's clock.
 const NONE: u64 = u64::MAX;
@@ -302,8 +304,8 @@ pub async fn serve(
             a = socket.accept() => a,
             _ = shutdown.wait_for(|down| *down) => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok((stream, peer)) => (stream, peer.ip()),
             Err(e) => {
                 // out of file descriptors or the like: wait a little rather than spin
                 if !matches!(
@@ -329,7 +331,7 @@ pub async fn serve(
                 Some(acceptor) => handshake(acceptor, stream, limits.header_timeout).await,
             };
             if let Some(io) = io {
-                connection(io, app, &limits, shutdown).await;
+                connection(io, peer, app, &limits, shutdown).await;
             }
             drop(place);
         });
@@ -339,9 +341,10 @@ pub async fn serve(
     let _ = places.acquire_many(limits.max_connections as u32).await;
 }
 
-/// One connection, until the client closes it, its timer expires, or (at shutdown) it has no
+/// One connection of the client at `peer` (put among each request's extensions as
+/// `ClientAddr`), until the client closes it, its timer expires, or (at shutdown) it has no
 /// request in flight.
-async fn connection(stream: Io, app: Router, limits: &Limits, mut shutdown: watch::Receiver<bool>) {
+async fn connection(stream: Io, peer: IpAddr, app: Router, limits: &Limits, mut shutdown: watch::Receiver<bool>) {
     let watch = Arc::new(Watch::new());
     let io = TokioIo::new(Watched { inner: stream, watch: watch.clone() });
     let counter = watch.clone();
@@ -351,7 +354,9 @@ async fn connection(stream: Io, app: Router, limits: &Limits, mut shutdown: watc
         watch.in_flight.fetch_add(1, Ordering::Relaxed);
         watch.head_started.store(NONE, Ordering::Relaxed);
         async move {
-            let response: Response = app.oneshot(request.map(Body::new)).await.unwrap_or_else(|e| match e {});
+            let mut request = request.map(Body::new);
+            request.extensions_mut().insert(ClientAddr(peer));
+            let response: Response = app.oneshot(request).await.unwrap_or_else(|e| match e {});
             Ok::<_, std::convert::Infallible>(response.map(|inner| Body::new(Counted { inner, watch })))
         }
     });
@@ -403,6 +408,8 @@ mod tests {
             max_streams_per_tenant: 1,
             stream_buffer: 1,
             token_recheck: Duration::from_secs(3),
+            auth_fail_burst: 1,
+            auth_fail_per_ks: 1,
             tenant_catch_ups: 1,
             tenant_share: 1,
             tenant_wait: Duration::from_secs(5),
