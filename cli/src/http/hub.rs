@@ -20,8 +20,8 @@
 //! `--tenant-wait` when it opens (then 503), and as long as it takes later. The hub's pages are
 //! read once for all its live subscribers; a subscriber's queue holds at most
 //! `--stream-buffer` bytes (or one page, whatever its size); a subscriber that falls further
-//! behind is ended, and reconnects with its last id to catch up. The last subscriber of a tenant to leave closes
-//! its hub (UNLISTEN). Every stream ends at shutdown.
+//! behind is ended, and reconnects with its last id to catch up. The last subscriber of a
+//! tenant to leave closes its hub (UNLISTEN). Every stream ends at shutdown.
 //!
 //! Revocation: every read of changes is followed, in its transaction, by a check of the
 //! tokens of the streams it is for (the hub's live subscribers, or the one stream catching
