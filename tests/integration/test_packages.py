@@ -160,11 +160,17 @@ def test_a_clean_debian_installs_and_runs_them(cluster):
     code, out = sh(f"dpkg -i /tmp/postgresql-15-pg-todos_{VERSION}-1_amd64.deb /tmp/pg-todos_{VERSION}-1_amd64.deb",
                    check_rc=False)
     check("dpkg -i installs both packages (their dependencies met by postgresql-15)", code == 0, out[-2000:])
+    check("the extension's package says to preload the library", "shared_preload_libraries" in out, out[-2000:])
+    # as the README says: the library preloaded through a conf.d file, then a restart
+    sh("echo \"shared_preload_libraries = 'pg_todos'\" >/etc/postgresql/15/main/conf.d/pg_todos.conf")
+    sh("su postgres -c \"/usr/lib/postgresql/15/bin/pg_ctl -D /var/lib/postgresql/15/main -w -l /tmp/pg.log "
+       "-o '-c config_file=/etc/postgresql/15/main/postgresql.conf -c listen_addresses=' restart\"")
     psql("CREATE DATABASE app")
     created = psql("CREATE EXTENSION pg_todos; SELECT extversion FROM pg_extension WHERE extname = 'pg_todos';", db="app")
     took = time.monotonic() - started
     print(f"from dpkg -i to CREATE EXTENSION: {took:.1f} s")
-    check(f"CREATE EXTENSION pg_todos gives {VERSION}", created.strip() == VERSION, created)
+    check(f"CREATE EXTENSION pg_todos gives {VERSION}, with no warning (the library is preloaded)",
+          created.strip() == VERSION, created)
     # the demo, as bin/demo runs it (it shows a refused transition on purpose): to its end, with
     # the errors it has from a source build (the run's own cluster)
     with open(os.path.join(pg.REPO, "demo", "demo.sql")) as f:
