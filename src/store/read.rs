@@ -53,33 +53,29 @@ const MARKS: &str = concat!(
   FROM unnest($2::int8[]) WITH ORDINALITY AS i(id, ord) ORDER BY i.ord"
 );
 
-/// The `Row`s of a statement whose columns are `ROW_COLUMNS` (or `ROW_PLAIN`), in its order;
-/// with `positioned`, its rows have the todo's position as a ninth column, and come back in
-/// position order (then by id). Sorting the few rows of a list here costs a fraction of a
-/// sort node in the statement.
-fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>], positioned: bool) -> Vec<Row> {
+/// The `Row`s of a statement whose columns are `ROW_COLUMNS` (or `ROW_PLAIN`), in its order,
+/// with their marks.
+fn rows(tenant: &str, sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Row> {
     let mut any_marks = false;
-    let mut rows = with_plan(sql, args, false, |n| {
-        super::rows(n, |r| {
-            any_marks |= r.bool(7).unwrap_or(false) || r.bool(8).unwrap_or(false);
-            let position = if positioned { r.int(9).unwrap_or_default() } else { 0 };
-            let row = Row {
-                id: r.int(1).unwrap_or_default(),
-                subject: r.text(2).unwrap_or_default().to_string(),
-                status: r.text(3).and_then(Status::parse).unwrap_or(Status::Pending),
-                tenant_wide: r.bool(4).unwrap_or(false),
-                marks: Marks {
-                    claim: r.text(5).map(|h| (h.to_string(), r.bool(6).unwrap_or(false))),
-                    ..Marks::default()
-                },
-            };
-            (position, row)
-        })
-    });
-    if positioned {
-        rows.sort_unstable_by_key(|(position, row)| (*position, row.id));
+    let rows = with_plan(sql, args, false, |n| super::rows(n, |r| row_at(r, &mut any_marks)));
+    with_marks(tenant, rows, any_marks)
+}
+
+/// The `Row` of a statement's row whose columns are `ROW_COLUMNS` (or `ROW_PLAIN`); sets
+/// `any_marks` when the tenant has a dependency or a subtask (the marks are then read).
+fn row_at(r: &Tuple<'_>, any_marks: &mut bool) -> Row {
+    *any_marks |= r.bool(7).unwrap_or(false) || r.bool(8).unwrap_or(false);
+    Row {
+        id: r.int(1).unwrap_or_default(),
+        subject: r.text(2).unwrap_or_default().to_string(),
+        status: r.text(3).and_then(Status::parse).unwrap_or(Status::Pending),
+        tenant_wide: r.bool(4).unwrap_or(false),
+        marks: Marks { claim: r.text(5).map(|h| (h.to_string(), r.bool(6).unwrap_or(false))), ..Marks::default() },
     }
-    let mut rows: Vec<Row> = rows.into_iter().map(|(_, row)| row).collect();
+}
+
+/// `rows` with their blockers and subtask progress, when `any_marks` (one statement).
+fn with_marks(tenant: &str, mut rows: Vec<Row>, any_marks: bool) -> Vec<Row> {
     if any_marks {
         let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
         for (row, (blocked_by, progress)) in rows.iter_mut().zip(marks(tenant, ids)) {
@@ -118,34 +114,15 @@ pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Ro
     let condition =
         format!("t.{SCOPE} {}", if all { "" } else { "AND t.status IN ('pending', 'in_progress', 'blocked')" });
     let mut any_marks = false;
-    let mut rows = bounded(
+    let rows = bounded(
         tenant,
         &condition,
         || vec![tenant.into(), conversation.into()],
         ROW_COLUMNS,
-        |r| {
-            any_marks |= r.bool(7).unwrap_or(false) || r.bool(8).unwrap_or(false);
-            Row {
-                id: r.int(1).unwrap_or_default(),
-                subject: r.text(2).unwrap_or_default().to_string(),
-                status: r.text(3).and_then(Status::parse).unwrap_or(Status::Pending),
-                tenant_wide: r.bool(4).unwrap_or(false),
-                marks: Marks {
-                    claim: r.text(5).map(|h| (h.to_string(), r.bool(6).unwrap_or(false))),
-                    ..Marks::default()
-                },
-            }
-        },
+        |r| row_at(r, &mut any_marks),
         |row| row.subject.len() + 64,
     );
-    if any_marks {
-        let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-        for (row, (blocked_by, progress)) in rows.iter_mut().zip(marks(tenant, ids)) {
-            row.marks.blocked_by = blocked_by;
-            row.marks.progress = progress;
-        }
-    }
-    rows
+    with_marks(tenant, rows, any_marks)
 }
 
 /// How many rows of a list read are read in one statement: a page. The first statement reads
@@ -241,7 +218,7 @@ fn bounded<'a, T>(
 /// One todo in scope, whatever its status (without its marks).
 pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Option<Row> {
     let sql = format!("SELECT {ROW_PLAIN} FROM todo.todos t WHERE t.{SCOPE} AND t.id = $3");
-    rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()], false).pop()
+    rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()]).pop()
 }
 
 /// The columns of a `Todo`, in its order (unqualified: for statements on `todo.todos` alone,
@@ -453,7 +430,7 @@ pub(super) const CLAIM_ORDER: &str =
 /// The ready todos in scope, in claim order, at most `limit`.
 pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
     let sql = format!("SELECT {ROW_COLUMNS} FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT $3");
-    rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()], false)
+    rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()])
 }
 
 /// Which todos a read or a change finds, besides the tenant: the one scope predicate.

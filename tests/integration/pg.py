@@ -250,3 +250,17 @@ def own_cluster(name, conf=(), tcp=False):
             else:
                 os.environ[k] = v
         c.destroy()
+
+
+def peak_mb(pid):
+    """The peak resident memory (VmHWM) of process `pid` so far, in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmHWM for process {pid}")
+
+
+def backend_peak_mb(conn):
+    """The peak resident memory of `conn`'s backend so far, in MB."""
+    return peak_mb(conn.execute("SELECT pg_backend_pid()").fetchone()[0])

@@ -32,12 +32,8 @@ CONV = "huge"
 
 
 def vm_hwm_mb(conn):
-    pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM")
+    """The backend's peak resident memory so far, in MB."""
+    return pg.backend_peak_mb(conn)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -140,11 +136,7 @@ def test_whole_list_write_of_a_huge_list_is_refused(big_cluster):
 
 
 def serve_hwm_mb(proc):
-    with open(f"/proc/{proc.pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM")
+    return pg.peak_mb(proc.pid)
 
 
 def test_mcp_over_http_holds_a_bounded_answer(big_cluster, serve):

@@ -37,12 +37,7 @@ OUTPUT_LIMIT = 1024 * 1024  # todo.max_output_size's default
 
 def vm_hwm_mb(conn):
     """The backend's peak resident memory so far, in MB."""
-    pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM")
+    return pg.backend_peak_mb(conn)
 
 
 def peak_of(conversation, run, user="agent_login", before_load=None):
