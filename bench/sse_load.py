@@ -18,9 +18,9 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 from checks import check, summary  # noqa: E402
-from servers import libpq_env  # noqa: E402
+from web import libpq_env  # noqa: E402
 
 SERVER, DB, TOKEN = sys.argv[1], sys.argv[2], sys.argv[3]
 CLIENTS = int(os.environ.get("SSE_CLIENTS", 100))
@@ -102,7 +102,10 @@ def percentile(values, p):
 
 def main():
     port = free_port()
-    env = libpq_env(DB)
+    # every client streams with one token of one tenant: the per-token and per-tenant stream
+    # caps, and the tenant's catch-ups at once, raised to the load's size
+    env = libpq_env(DB, PG_TODOS_MAX_STREAMS=str(max(256, CLIENTS)), PG_TODOS_MAX_STREAMS_PER_TOKEN=str(CLIENTS),
+                    PG_TODOS_MAX_STREAMS_PER_TENANT=str(CLIENTS), PG_TODOS_TENANT_CATCH_UPS=str(CLIENTS))
     log = open("/tmp/pg_todos-sse-load-server.log", "w")
     server = subprocess.Popen([SERVER, "serve", "--listen", f"{HOST}:{port}"], env=env, stdout=log, stderr=log)
     for _ in range(200):
