@@ -103,13 +103,25 @@ pub fn plans_made() -> (i64, i64) {
 /// returned (read them with `rows`, inside `f`). A read (`write` false) runs read-only until
 /// the transaction has an xid (see `begin_write`), so it works on a standby.
 pub(crate) fn with_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: impl FnOnce(usize) -> R) -> R {
-    if !write && distribution::read_needs_block() {
-        return crate::session::isolated(|| run_plan(sql, args, write, f));
-    }
-    run_plan(sql, args, write, f)
+    with_plan_limited(sql, args, write, 0, f)
 }
 
-fn run_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: impl FnOnce(usize) -> R) -> R {
+/// `with_plan` that stops the statement once it has returned `limit` rows (0: no limit), as
+/// SPI's `tcount` does: the rows past it are never produced.
+pub(crate) fn with_plan_limited<R>(
+    sql: &str,
+    args: &[DatumWithOid<'_>],
+    write: bool,
+    limit: i64,
+    f: impl FnOnce(usize) -> R,
+) -> R {
+    if !write && distribution::read_needs_block() {
+        return crate::session::isolated(|| run_plan(sql, args, write, limit, f));
+    }
+    run_plan(sql, args, write, limit, f)
+}
+
+fn run_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, limit: i64, f: impl FnOnce(usize) -> R) -> R {
     distribution::sync_context();
     Spi::connect_mut(|_client| {
         let plan = prepared(sql, args);
@@ -133,7 +145,7 @@ fn run_plan<R>(sql: &str, args: &[DatumWithOid<'_>], write: bool, f: impl FnOnce
         let rows = unsafe {
             pg_sys::SPI_tuptable = std::ptr::null_mut();
             let read_only = !write && pg_sys::GetCurrentTransactionIdIfAny() == pg_sys::InvalidTransactionId;
-            let status = pg_sys::SPI_execute_plan(plan, values.as_mut_ptr(), nulls.as_mut_ptr(), read_only, 0);
+            let status = pg_sys::SPI_execute_plan(plan, values.as_mut_ptr(), nulls.as_mut_ptr(), read_only, limit);
             pgrx::spi::Spi::check_status(status)?;
             pg_sys::SPI_processed as usize
         };
@@ -200,6 +212,11 @@ impl<'t> Tuple<'t> {
         })
     }
 
+    /// How many columns the row has.
+    pub(crate) fn width(&self) -> usize {
+        self.types.len()
+    }
+
     pub(crate) fn int(&self, i: usize) -> Option<i64> {
         // SAFETY: an int8 datum, by value
         self.datum(i, pg_sys::INT8OID).map(|d| unsafe { i64::from_datum(d, false) }.unwrap_or_default())
@@ -234,19 +251,26 @@ impl<'t> Tuple<'t> {
 }
 
 /// `f` of each of the `len` rows of the statement just run (SPI's tuple table), in order.
-pub(crate) fn rows<R>(len: usize, mut f: impl FnMut(&Tuple<'_>) -> R) -> Vec<R> {
-    let mut out = Vec::with_capacity(len);
+pub(crate) fn rows<R>(len: usize, f: impl FnMut(&Tuple<'_>) -> R) -> Vec<R> {
+    rows_at(0..len, f)
+}
+
+/// `rows` of the statement just run, the rows at `at` (positions from 0, in that order; past
+/// the last row: none).
+pub(crate) fn rows_at<R>(at: impl IntoIterator<Item = usize>, mut f: impl FnMut(&Tuple<'_>) -> R) -> Vec<R> {
+    let mut out = Vec::new();
     // SAFETY: SPI's global tuple table holds the `len` rows of the statement just run (nothing
     // has replaced it since), of its descriptor
     unsafe {
         let spi = pg_sys::SPI_tuptable;
-        if spi.is_null() || len == 0 {
+        if spi.is_null() {
             return out;
         }
         let desc = (*spi).tupdesc;
         let types = crate::tupdesc::types(desc);
         let mut row = crate::tupdesc::Deformed::room(desc);
-        for k in 0..len.min((*spi).numvals as usize) {
+        let held = (*spi).numvals as usize;
+        for k in at.into_iter().filter(|k| *k < held) {
             row.fill(*(*spi).vals.add(k), desc);
             out.push(f(&Tuple { types: &types, row: &row }));
         }

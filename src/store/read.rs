@@ -3,7 +3,7 @@
 
 use pgrx::datum::DatumWithOid;
 
-use super::{one, with_plan, Tuple};
+use super::{one, with_plan, with_plan_limited, Tuple};
 use crate::claims;
 use crate::errors;
 use crate::open_statuses;
@@ -150,10 +150,11 @@ fn bounded<'a, T>(
     let from = format!("FROM todo.todos t WHERE t.tenant_id = $1 AND {condition}");
     let mut out: Vec<T> = Vec::new();
     let mut bytes = 0usize;
-    // a row is built only while there is room for it
-    let mut page = |n: usize, out: &mut Vec<T>| -> bool {
+    // builds the rows at `at` of the statement just run, in that order, while there is room;
+    // true once full
+    let mut page = |at: &mut dyn Iterator<Item = usize>, out: &mut Vec<T>| -> bool {
         let mut full = false;
-        super::rows(n, |r| {
+        super::rows_at(at, |r| {
             if out.len() >= max || (!out.is_empty() && bytes >= budget) {
                 full = true;
                 return;
@@ -164,21 +165,36 @@ fn bounded<'a, T>(
         });
         full
     };
-    // the first page is picked by id first, so that no row past it is built whole (a sort of
-    // whole rows would print every row's metadata before the LIMIT)
-    let (first, full) = with_plan(
-        &format!(
-            "SELECT {columns} FROM (SELECT t.id {from} ORDER BY t.position, t.id LIMIT {}) k
-               JOIN todo.todos t ON t.tenant_id = $1 AND t.id = k.id ORDER BY t.position, t.id",
-            PAGE + 1
-        ),
+    // The first page: the list's rows in any order, the statement stopped after one more than
+    // a page, so that no sort node runs and no row past it is produced. A list of up to a
+    // page, nearly every list, is then read whole in one statement: its rows are built in
+    // position order (the two last columns, sorted here) while there is room.
+    let first = with_plan_limited(
+        &format!("SELECT {columns}, t.position, t.id {from}"),
         &args(),
         false,
-        |n| (n, page(n.min(PAGE), &mut out)),
+        (PAGE + 1) as i64,
+        |n| {
+            if n > PAGE {
+                return None;
+            }
+            let mut keys: Vec<(i64, i64, usize)> = super::rows(n, |r| {
+                let w = r.width();
+                (r.int(w - 1).unwrap_or_default(), r.int(w).unwrap_or_default(), 0)
+            });
+            for (k, key) in keys.iter_mut().enumerate() {
+                key.2 = k;
+            }
+            keys.sort_unstable();
+            let full = page(&mut keys.into_iter().map(|(_, _, k)| k), &mut out);
+            Some(full)
+        },
     );
-    if first <= PAGE && !full {
-        return out;
-    }
+    let full = match first {
+        Some(false) => return out,
+        Some(true) => true,
+        None => false,
+    };
     // a long list: its ids in order (one more than the most returned, to know there are
     // more), then its rows a page at a time
     let mut listed = 0;
@@ -199,7 +215,7 @@ fn bounded<'a, T>(
                 ),
                 &[tenant.into(), chunk.to_vec().into()],
                 false,
-                |k| page(k, &mut out),
+                |k| page(&mut (0..k), &mut out),
             );
             if full {
                 break;
@@ -511,13 +527,16 @@ pub fn lock_conversation(tenant: &str, conversation: &str) -> Option<Vec<Todo>> 
     let budget = crate::limits::get(Setting::OutputSize).saturating_mul(16);
     let mut bytes = 0usize;
     let mut over = false;
-    let mut todos = with_plan(
+    // stopped after one row more than `max` (SPI's count, not a LIMIT: with one the plan
+    // walked the tenant's rows in id order instead of the list's index)
+    let mut todos = with_plan_limited(
         &format!(
             "SELECT {TODO_COLUMNS} FROM todo.todos t
-              WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id LIMIT $3 FOR UPDATE"
+              WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id FOR UPDATE"
         ),
-        &[tenant.into(), conversation.into(), ((max + 1) as i64).into()],
+        &[tenant.into(), conversation.into()],
         true,
+        (max + 1) as i64,
         |n| {
             if n > max {
                 over = true;
