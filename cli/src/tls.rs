@@ -1,4 +1,5 @@
-//! TLS to PostgreSQL with libpq's meaning, for both commands.
+//! TLS to PostgreSQL with libpq's meaning, for both commands, and the connection pool on a
+//! target.
 //!
 //! The connection string (a URL or `key=value` pairs) may hold `sslmode`, `sslrootcert`,
 //! `sslcert` and `sslkey`; `PGSSLMODE`, `PGSSLROOTCERT`, `PGSSLCERT` and `PGSSLKEY` apply when
@@ -23,6 +24,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
 use openssl::ssl::{SslConnector, SslFiletype, SslMethod, SslVerifyMode};
 use openssl::x509::store::X509StoreBuilder;
 use openssl::x509::X509;
@@ -312,6 +314,23 @@ pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<
         Ok(())
     });
     Ok(Target { config, tls, mode })
+}
+
+/// A pool on `connection` (TLS as it says): `size` connections at most, a connection waited
+/// for at most 10 s and opened in at most 5 s; a connection found closed (the database
+/// restarted) is dropped and a new one opened.
+pub fn pool(connection: &Target, size: usize) -> Result<Pool, String> {
+    let manager = Manager::from_config(
+        connection.config.clone(),
+        connection.tls.clone(),
+        ManagerConfig { recycling_method: RecyclingMethod::Fast },
+    );
+    let timeouts = Timeouts {
+        wait: Some(std::time::Duration::from_secs(10)),
+        create: Some(std::time::Duration::from_secs(5)),
+        recycle: Some(std::time::Duration::from_secs(5)),
+    };
+    Pool::builder(manager).max_size(size).timeouts(timeouts).runtime(Runtime::Tokio1).build().map_err(|e| e.to_string())
 }
 
 /// The words of a connection error, with what to check when it is the server's certificate.

@@ -44,6 +44,26 @@ pub enum ApiError {
 /// (22021) or jsonb (22P05), whichever value holds it.
 pub const NUL_REFUSED: &str = "a string of the request holds \\u0000 (U+0000), which cannot be stored: remove it";
 
+/// Whether a string or key anywhere in `v` holds U+0000 (iteratively: serde_json has already
+/// bounded the nesting to 128 levels).
+pub fn holds_nul(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if s.contains('\0') => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                if map.keys().any(|k| k.contains('\0')) {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// What to do with a database error, by its SQLSTATE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {

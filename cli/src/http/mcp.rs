@@ -29,7 +29,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde_json::{json, Value};
 
 use super::auth::Identity;
-use crate::db::errors::{ApiError, NUL_REFUSED};
+use crate::db::errors::{holds_nul, ApiError, NUL_REFUSED};
 use crate::db::work::{Act, Db};
 use crate::mcp::{config::dialects, Origin, Scope, Tools};
 
@@ -76,7 +76,7 @@ pub fn check(body: &[u8], headers: &HeaderMap) -> Result<(), (StatusCode, Value,
         (StatusCode::BAD_REQUEST, Value::Null, -32700, format!("Parse error: the body is not JSON ({e})"))
     })?;
     let id = value.get("id").filter(|i| i.is_string() || i.is_number()).cloned().unwrap_or(Value::Null);
-    if super::routes::holds_nul(&value) {
+    if holds_nul(&value) {
         return Err((StatusCode::BAD_REQUEST, id, -32602, format!("Invalid params: {NUL_REFUSED}")));
     }
     if let Err(e) = serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value) {

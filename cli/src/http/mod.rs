@@ -35,12 +35,12 @@ pub mod server;
 pub mod streams;
 pub mod throttle;
 
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
 use tokio::sync::watch;
 
 use crate::tls::Target;
 
 use crate::db::error_text;
+use crate::tls::pool;
 use config::Command;
 
 fn fail(message: String) -> ! {
@@ -92,23 +92,6 @@ async fn check(connection: &Target) -> Result<(String, String), String> {
     drop(client);
     let _ = driver.await;
     result
-}
-
-/// A pool on `connection` (TLS as it says): `size` connections at most, a connection waited
-/// for at most 10 s and opened in at most 5 s; a connection found closed (the database
-/// restarted) is dropped and a new one opened.
-pub fn pool(connection: &Target, size: usize) -> Result<Pool, String> {
-    let manager = Manager::from_config(
-        connection.config.clone(),
-        connection.tls.clone(),
-        ManagerConfig { recycling_method: RecyclingMethod::Fast },
-    );
-    let timeouts = Timeouts {
-        wait: Some(std::time::Duration::from_secs(10)),
-        create: Some(std::time::Duration::from_secs(5)),
-        recycle: Some(std::time::Duration::from_secs(5)),
-    };
-    Pool::builder(manager).max_size(size).timeouts(timeouts).runtime(Runtime::Tokio1).build().map_err(|e| e.to_string())
 }
 
 /// The HTTPS acceptor of a certificate chain and its key (PEM files): TLS 1.2 and 1.3, HTTP/1.1.

@@ -36,7 +36,7 @@ use super::config::Limits;
 use super::hub::Hubs;
 use super::streams::Streams;
 use super::throttle::{ClientAddr, Throttle};
-use crate::db::errors::{json_response, ApiError};
+use crate::db::errors::{holds_nul, json_response, ApiError};
 use crate::db::work::{self, Db};
 
 /// The OpenAPI 3.1 description of these routes, served at `/openapi.json` (checked against
@@ -214,26 +214,6 @@ pub fn parse_body(bytes: &[u8]) -> Result<Option<Value>, ApiError> {
         ));
     }
     Ok(Some(value))
-}
-
-/// Whether a string or key anywhere in `v` holds U+0000 (iteratively: serde_json has already
-/// bounded the nesting to 128 levels).
-pub fn holds_nul(v: &Value) -> bool {
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::String(s) if s.contains('\0') => return true,
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => {
-                if map.keys().any(|k| k.contains('\0')) {
-                    return true;
-                }
-                stack.extend(map.values());
-            }
-            _ => {}
-        }
-    }
-    false
 }
 
 /// `todo.rest`'s answer (`{"status", "body"}`) as a response. Errors: 500 when it is not one.

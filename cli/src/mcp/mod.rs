@@ -355,7 +355,7 @@ pub async fn main(args: Vec<String>) {
     };
     let target = crate::tls::target(&config.connection, &|k| std::env::var(k).ok()).unwrap_or_else(|e| fail(e));
     check(&config, &target).await;
-    let pool = crate::http::pool(&target, 1).unwrap_or_else(|e| fail(e));
+    let pool = crate::tls::pool(&target, 1).unwrap_or_else(|e| fail(e));
     // one call at a time; one waits for another at most as long as a call may run
     let db = Db { pool, gate: crate::db::gate::Gate::new(1, Duration::from_secs(60)) };
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
