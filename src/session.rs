@@ -362,8 +362,11 @@ pub fn note_omitted(shown: usize, omitted: u64) {
     });
 }
 
-/// What the list reads since the last take left out (None: nothing), and forgets it. A
-/// surface takes it before its reads (to forget an earlier call's) and after, to say so.
-pub fn take_omitted() -> Option<(usize, u64)> {
-    OMITTED.with(|o| o.take())
+/// Runs `f` (a surface's reads) and returns what it returned with what its list reads left
+/// out, as (todos shown, todos left out); None: nothing. What reads before it left out is
+/// forgotten first.
+pub fn with_omitted<R>(f: impl FnOnce() -> R) -> (R, Option<(usize, u64)>) {
+    OMITTED.with(|o| o.set(None));
+    let out = f();
+    (out, OMITTED.with(|o| o.take()))
 }

@@ -178,16 +178,14 @@ fn bounded<'a, T>(
             if n > PAGE {
                 return None;
             }
+            let mut k = 0;
             let mut keys: Vec<(i64, i64, usize)> = super::rows(n, |r| {
                 let w = r.width();
-                (r.int(w - 1).unwrap_or_default(), r.int(w).unwrap_or_default(), 0)
+                k += 1;
+                (r.int(w - 1).unwrap_or_default(), r.int(w).unwrap_or_default(), k - 1)
             });
-            for (k, key) in keys.iter_mut().enumerate() {
-                key.2 = k;
-            }
             keys.sort_unstable();
-            let full = page(&mut keys.into_iter().map(|(_, _, k)| k), &mut out);
-            Some(full)
+            Some(page(&mut keys.into_iter().map(|(_, _, k)| k), &mut out))
         },
     );
     let full = match first {
@@ -222,7 +220,7 @@ fn bounded<'a, T>(
             }
         }
     }
-    if full || listed > max || listed == 0 {
+    if full || listed > max {
         listed = one::<i64>(&format!("SELECT count(*) {from}"), &args(), false).unwrap_or(0) as usize;
     }
     if listed > out.len() {
@@ -320,8 +318,8 @@ fn todo_rows(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<Todo> {
     with_plan(sql, args, false, parse_todos)
 }
 
-/// The tenant's todos that `find` finds, in position order (then by id; sorted here, as
-/// `rows` does): not archived, except a turn's (the plan tools see every todo of their turn).
+/// The tenant's todos that `find` finds, in position order (then by id): not archived, except
+/// a turn's (the plan tools see every todo of their turn).
 /// A bounded read (`bounded`): at most `todo.max_read_todos` todos, fewer once their text
 /// passes `todo.max_output_size` bytes; what it leaves out is noted.
 pub fn todos(tenant: &str, find: Find<'_>) -> Vec<Todo> {
@@ -331,15 +329,10 @@ pub fn todos(tenant: &str, find: Find<'_>) -> Vec<Todo> {
         tenant,
         &format!("{} {archived}", find.condition()),
         || vec![tenant.into(), Option::<i64>::None.into(), a.into(), b.into()],
-        &todo_columns_of_t(),
+        TODO_COLUMNS,
         todo_at,
         todo_size,
     )
-}
-
-/// `TODO_COLUMNS` qualified by `t.` (for statements that join or share text with others).
-fn todo_columns_of_t() -> String {
-    TODO_COLUMNS.split(',').map(|c| format!("t.{}", c.trim())).collect::<Vec<_>>().join(", ")
 }
 
 /// The bytes of a todo's text, as a read counts them against `todo.max_output_size`.

@@ -94,9 +94,9 @@ fn run(scope: &Scope, parsed: &Parsed, id: Option<i64>, out: &mut Capped) {
     };
     match command {
         Command::List { all } => {
-            crate::session::take_omitted();
-            render::list_into(&ops::list(scope, *all), *all, out);
-            if let Some((shown, omitted)) = crate::session::take_omitted() {
+            let (rows, omitted) = crate::session::with_omitted(|| ops::list(scope, *all));
+            render::list_into(&rows, *all, out);
+            if let Some((shown, omitted)) = omitted {
                 out.line(&pg_todos_core::limits::omitted_note(shown, omitted));
             }
         }
@@ -214,9 +214,7 @@ fn gone(verb: &str) -> String {
 fn best_effort(conversation: Option<&str>, what: &str, render: fn(&[Row], usize) -> String) -> String {
     runner::best_effort(what, || {
         let tenant = store::scope::tenant_if_set().ok_or("no tenant in context: todo.tenant is not set")?;
-        crate::session::take_omitted();
-        let rows = store::read::scope_rows(&tenant, conversation, false);
-        let omitted = crate::session::take_omitted();
+        let (rows, omitted) = crate::session::with_omitted(|| store::read::scope_rows(&tenant, conversation, false));
         let limit = limits::get(Setting::OutputSize);
         let Some((shown, left_out)) = omitted else { return Ok(render(&rows, limit)) };
         // the list stopped at its limits: a last line says how many it left out (before the

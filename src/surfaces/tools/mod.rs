@@ -35,7 +35,7 @@ use crate::dialects;
 use crate::error::Error;
 use crate::jsonb::{Jsonb, Unreadable, NUMBER_OUT_OF_RANGE};
 use crate::ops::Scope;
-use crate::{limits, runner, schema};
+use crate::{limits, runner, schema, session};
 use pg_todos_core::limits::Setting;
 
 /// What a tool answers: its output object, or (`Err`) its error object — then nothing it
@@ -238,8 +238,8 @@ fn tools() -> Jsonb {
 #[search_path(pg_catalog, todo, pg_temp)]
 fn call_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
     let tool = crate::errors::required(tool, "todo.call_json: tool");
-    let out = run_text(find(tool), tool, args);
-    notice_omitted(tool);
+    let (out, omitted) = session::with_omitted(|| run_text(find(tool), tool, args));
+    notice_omitted(tool, omitted);
     Jsonb(out)
 }
 
@@ -252,16 +252,16 @@ fn call_jsonb(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let tool = crate::errors::required(tool, "todo.call: tool");
     // SAFETY: argument 1 of todo.call is its jsonb arguments (the SQL below)
     let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
-    let out = run_jsonb(find(tool), tool, args);
-    notice_omitted(tool);
+    let (out, omitted) = session::with_omitted(|| run_jsonb(find(tool), tool, args));
+    notice_omitted(tool, omitted);
     Jsonb(out)
 }
 
 /// A NOTICE, for a program reading a tool's JSON through SQL, when the tool's list read
 /// stopped at its limits (the JSON keeps the runtime's shape; `todo.call_mcp` says it in the
 /// text the model reads instead).
-pub fn notice_omitted(what: &str) {
-    if let Some((shown, omitted)) = crate::session::take_omitted() {
+pub fn notice_omitted(what: &str, omitted: Option<(usize, u64)>) {
+    if let Some((shown, omitted)) = omitted {
         pgrx::notice!("{what}: {}", pg_todos_core::limits::omitted_note(shown, omitted));
     }
 }
@@ -294,7 +294,8 @@ COMMENT ON FUNCTION todo.call(text, jsonb) IS
 fn call_mcp_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
     let tool = crate::errors::required(tool, "todo.call_mcp_json: tool");
     let found = find(tool);
-    Jsonb(mcp_result(found, run_text(found, tool, args)))
+    let (out, omitted) = session::with_omitted(|| run_text(found, tool, args));
+    Jsonb(mcp_result(found, out, omitted))
 }
 
 /// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_mcp_json`
@@ -305,7 +306,8 @@ fn call_mcp_jsonb(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb
     let found = find(tool);
     // SAFETY: argument 1 of todo.call_mcp is its jsonb arguments (the SQL below)
     let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
-    Jsonb(mcp_result(found, run_jsonb(found, tool, args)))
+    let (out, omitted) = session::with_omitted(|| run_jsonb(found, tool, args));
+    Jsonb(mcp_result(found, out, omitted))
 }
 
 extension_sql!(
@@ -343,9 +345,8 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn list_as(dialect: &str, conversation: &str) -> Jsonb {
-    crate::session::take_omitted();
-    let out = list_shape(dialect, conversation);
-    notice_omitted("todo.list_as");
+    let (out, omitted) = session::with_omitted(|| list_shape(dialect, conversation));
+    notice_omitted("todo.list_as", omitted);
     Jsonb(out)
 }
 
@@ -402,23 +403,24 @@ fn is_error(out: &Value) -> bool {
 
 /// An output as MCP's `CallToolResult` (see `call_mcp_json`); its text is cut at
 /// `todo.max_output_size` bytes, with a last line that says so.
-pub fn mcp_result(tool: Option<&Tool>, out: Value) -> Value {
-    let mut text = match (tool.and_then(|t| t.text), &out) {
+pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>) -> Value {
+    let text = match (tool.and_then(|t| t.text), &out) {
         (Some(render), _) => render(&out),
         (None, Value::String(s)) => s.clone(),
         (None, other) => other.to_string(),
     };
-    // a list read that stopped at its limits: the model reads how many it does not see, as
-    // the text's last line (kept when the text itself is cut), and a client in `_meta`
-    let omitted = crate::session::take_omitted();
+    // a list read that stopped at its limits (`omitted`): the model reads how many it does
+    // not see, as the text's last line (kept when the text itself is cut), and a client in
+    // `_meta`
     let limit = limits::get(Setting::OutputSize);
-    if let Some((shown, left_out)) = omitted {
-        let note = pg_todos_core::limits::omitted_note(shown, left_out);
-        text = pg_todos_core::limits::cap_text(&text, limit.saturating_sub(note.len() + 1));
-        text.push('\n');
-        text.push_str(&note);
-    }
-    let text = pg_todos_core::limits::cap_text(&text, limit);
+    let text = match omitted {
+        Some((shown, left_out)) => {
+            let note = pg_todos_core::limits::omitted_note(shown, left_out);
+            let text = pg_todos_core::limits::cap_text(&text, limit.saturating_sub(note.len() + 1));
+            format!("{text}\n{note}")
+        }
+        None => pg_todos_core::limits::cap_text(&text, limit),
+    };
     let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": is_error(&out) });
     if let Some((shown, left_out)) = omitted {
         result["_meta"] = json!({ "pg_todos/list": { "shown": shown, "omitted": left_out } });
@@ -505,8 +507,6 @@ pub fn dispatch(name: &str, args: &Value) -> Value {
 /// Runs `tool` (what `name` found) with `args` in the context's scope; its output or error
 /// object.
 fn answer(tool: Option<&'static Tool>, name: &str, args: &Value) -> Value {
-    // what an earlier call's reads left out is not this call's
-    crate::session::take_omitted();
     runner::call(|| {
         let Some(tool) = tool else {
             return error("unknown_tool", format!("unknown tool \"{name}\"; todo.tools() lists the tools"));

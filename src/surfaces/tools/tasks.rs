@@ -180,9 +180,8 @@ fn delete(scope: &Scope, args: &Value) -> Answer {
 #[search_path(pg_catalog, todo, pg_temp)]
 fn export_tasks(conversation: &str) -> Jsonb {
     let scope = Scope::reading(None);
-    crate::session::take_omitted();
-    let out = file(&scope, conversation);
-    super::notice_omitted("todo.export_tasks");
+    let (out, omitted) = crate::session::with_omitted(|| file(&scope, conversation));
+    super::notice_omitted("todo.export_tasks", omitted);
     Jsonb(out)
 }
 
