@@ -338,11 +338,13 @@ impl Hubs {
                 }
                 let place = self.catch_ups.enter(tenant).await?;
                 let token = [slot.token().to_string()];
-                let (first, dead) =
-                    read(&self.db, tenant, id, None, None, &token).await.map_err(|f| match f.sqlstate.as_deref() {
-                        Some("22P02") => malformed(),
-                        _ => f.answer,
-                    })?;
+                let (first, dead) = read(&self.db, tenant, Some(id), None, None, &token).await.map_err(|f| match f
+                    .sqlstate
+                    .as_deref()
+                {
+                    Some("22P02") => malformed(),
+                    _ => f.answer,
+                })?;
                 if !dead.is_empty() {
                     self.streams.revoke(&dead);
                     return Err(ApiError::Unauthorized);
@@ -412,15 +414,13 @@ impl Hubs {
         let channel: String = work::one(&self.db, &hub.tenant, None, "SELECT todo.channel()", &[]).await?;
         let _ = hub.channel.set(channel.clone());
         self.listener.listen(&channel, hub.wake.clone()).await;
-        let act = work::Act { tenant: hub.tenant.clone(), ..work::Act::default() };
-        let params: [&(dyn ToSql + Sync); 3] = [&None::<&str>, &None::<&str>, &PAGE_SIZE];
-        let rows = work::rows(&self.db, &act, &[(CHANGES, &params)]).await?;
-        let json: JsonText = rows[0].try_get(0).map_err(|e| ApiError::Internal(e.to_string()))?;
-        Ok(page(json.0, None).map_err(ApiError::Internal)?.cursor)
+        let (first, _) = read(&self.db, &hub.tenant, None, None, None, &[]).await.map_err(|f| f.answer)?;
+        Ok(first.cursor)
     }
 }
 
-/// One page of the tenant's changes since `since`, after `after`, as messages (the last of a
+/// One page of the tenant's changes since `since` (None: none, only the cursor), after
+/// `after`, as messages (the last of a
 /// last page with `round`, the batch's cursor, as its id: see `events::page`), and which of
 /// `tokens` (the tokens of the streams it is for) no longer authenticate, checked in the same
 /// transaction after the page was read (none checked when there are none). The page's text is
@@ -428,7 +428,7 @@ impl Hubs {
 async fn read(
     db: &Db,
     tenant: &str,
-    since: &str,
+    since: Option<&str>,
     after: Option<&str>,
     round: Option<&str>,
     tokens: &[String],
@@ -489,7 +489,7 @@ async fn refresh(db: &Db, streams: &Streams, hub: &Hub) -> Result<(), String> {
     let mut after: Option<String> = None;
     loop {
         let tokens = hub.tokens();
-        let (p, dead) = read(db, &hub.tenant, &since, after.as_deref(), round.as_deref(), &tokens)
+        let (p, dead) = read(db, &hub.tenant, Some(&since), after.as_deref(), round.as_deref(), &tokens)
             .await
             .map_err(|f| failure_text(&f))?;
         hub.drop_revoked(streams, &dead);
@@ -548,7 +548,7 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                 let (since, round, after) = (since.clone(), round.clone(), after.clone());
                 let place = s.place(&hubs, &hub.tenant).await?;
                 let p = tokio::select! {
-                    p = read(&hubs.db, &hub.tenant, &since, Some(&after), Some(&round), &token) => p,
+                    p = read(&hubs.db, &hub.tenant, Some(&since), Some(&after), Some(&round), &token) => p,
                     _ = s.shutdown.wait_for(|down| *down) => return None,
                 };
                 let p = match p {
@@ -576,7 +576,7 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                     c = hub.cursor.lock() => c,
                     _ = s.shutdown.wait_for(|down| *down) => return None,
                 };
-                let p = match read(&hubs.db, &hub.tenant, &position, None, None, &token).await {
+                let p = match read(&hubs.db, &hub.tenant, Some(&position), None, None, &token).await {
                     Ok((_, dead)) if !dead.is_empty() => {
                         hubs.streams.revoke(&dead);
                         return None;

@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 use super::auth::Identity;
 use crate::db::errors::{holds_nul, ApiError, NUL_REFUSED};
 use crate::db::work::{Act, Db};
-use crate::mcp::{config::dialects, Origin, Scope, Tools};
+use crate::mcp::{config::dialects, Origin, Scope, Tools, INTERNAL};
 
 /// rmcp's Streamable HTTP service with the MCP server's tools.
 pub type Service = StreamableHttpService<Tools, NeverSessionManager>;
@@ -52,10 +52,12 @@ pub fn service(db: Db, max_body: usize) -> Service {
 /// A JSON-RPC error object (`{"jsonrpc": "2.0", "id", "error": {"code", "message"}}`) as a
 /// response of `status`.
 pub fn rpc_error(status: StatusCode, id: Value, code: i32, message: &str) -> Response {
-    crate::db::errors::json_response(
-        status,
-        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
-    )
+    crate::db::errors::json_response(status, &rpc_error_object(id, code, message))
+}
+
+/// `{"jsonrpc": "2.0", "id", "error": {"code", "message"}}`.
+fn rpc_error_object(id: Value, code: i32, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
 /// Whether `headers` say the body is JSON (`Content-Type: application/json`, any parameters).
@@ -104,11 +106,11 @@ pub async fn errors_as_json(response: Response) -> Response {
         .map_or_else(|_| String::new(), |b| String::from_utf8_lossy(&b).into_owned());
     let (code, message) = if status.is_server_error() {
         tracing::error!("internal error: /mcp: {status} {text}");
-        (-32603, "internal error (the service's log has the cause)".to_string())
+        (-32603, INTERNAL.to_string())
     } else {
         (-32600, text)
     };
-    let json = json!({"jsonrpc": "2.0", "id": Value::Null, "error": {"code": code, "message": message}});
+    let json = rpc_error_object(Value::Null, code, &message);
     parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     parts.headers.remove(header::CONTENT_LENGTH);
     Response::from_parts(parts, Body::from(json.to_string()))

@@ -175,7 +175,7 @@ impl Tools {
 }
 
 /// What an HTTP client is told of a failure that is not its data; the cause is logged.
-const INTERNAL: &str = "internal error (the service's log has the cause)";
+pub const INTERNAL: &str = "internal error (the service's log has the cause)";
 
 /// Whether an error the extension raised, by its SQLSTATE, is about the caller's data and says
 /// what to fix in its own words: a data exception but PostgreSQL's own parse errors of a value
