@@ -75,6 +75,9 @@ CREATE TABLE todo.todos (
     CONSTRAINT todos_parent_fkey FOREIGN KEY (tenant_id, parent_id)
         REFERENCES todo.todos (tenant_id, id) ON DELETE SET NULL (parent_id)
 );
+-- Room on each page for a new version of its rows, so that an update that changes no indexed
+-- column (a lease renewal, todo.heartbeat) can be a HOT update: no new index entries.
+ALTER TABLE todo.todos SET (fillfactor = 80);
 COMMENT ON TABLE todo.todos IS 'Agent todos. conversation_id NULL = tenant-wide. Ids are small integers, unique per tenant.';
 COMMENT ON COLUMN todo.todos.conversation_id IS 'NULL: tenant-wide, visible from every conversation of the tenant.';
 COMMENT ON COLUMN todo.todos.position IS 'Append-order within the list (the id, unless set); ties broken by id.';
@@ -92,6 +95,14 @@ COMMENT ON COLUMN todo.todos.archived_at IS 'When a whole-list writer left this 
 -- The per-conversation list and the tenant-wide browse (seed 000).
 CREATE INDEX todos_conversation_list ON todo.todos (tenant_id, conversation_id, status, position);
 CREATE INDEX todos_tenant_browse ON todo.todos (tenant_id, status, updated_at DESC);
+-- The pending todos of each list (and of the tenant-wide pool, conversation_id NULL) in claim
+-- order: priority (high, medium or unset, low), position, id. A claim and todo.ready() read
+-- the list's and the pool's as two index scans merged, so their cost does not grow with the
+-- list (src/store/read.rs, first_ready).
+CREATE INDEX todos_claim_order ON todo.todos
+    (tenant_id, conversation_id, (CASE priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END), position, id)
+    WHERE status = 'pending';
+COMMENT ON INDEX todo.todos_claim_order IS 'The pending todos of each list in claim order (priority, position, id): what todo.claim() and todo.ready() read.';
 -- A parent's subtasks (the progress shown in the open block).
 CREATE INDEX todos_parent ON todo.todos (tenant_id, parent_id) WHERE parent_id IS NOT NULL;
 -- The caller's own ids, one per todo of a conversation.
@@ -128,6 +139,19 @@ CREATE TABLE todo.locks (
     PRIMARY KEY (tenant_id, name)
 );
 COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; a list''s row also keeps what belongs to the list rather than to a todo. No role but the owner reads it.';
+
+-- This installation's secret key for the change hints' channel names (todo.notify = hint,
+-- src/store/channel.rs): a channel is HMAC-SHA-256(key, tenant id), so no one can derive
+-- another tenant's. One row, made here from two random UUIDs (244 random bits). Not dumped:
+-- a restored database makes its own, and listeners ask todo.channel() again. Row-level
+-- security on with no policy and no grant: no role but the owner reads it.
+CREATE TABLE todo.channel_key (
+    key bytea NOT NULL CONSTRAINT channel_key_key_check CHECK (length(key) >= 16)
+);
+COMMENT ON TABLE todo.channel_key IS 'This installation''s secret key for the names of the change hints'' channels (todo.channel()); one row, read only by the extension''s owner.';
+INSERT INTO todo.channel_key (key)
+VALUES (decode(replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', ''), 'hex'));
+ALTER TABLE todo.channel_key ENABLE ROW LEVEL SECURITY;
 
 -- Roles granted by todo.grant_usage: whether each may use plain SQL on todo.todos (an app)
 -- or only the functions (an agent), and the tenant it is bound to (NULL: any tenant, for a

@@ -14,7 +14,7 @@ COMMENT ON FUNCTION todo.current_agent() IS
 COMMENT ON FUNCTION todo.current_turn() IS
     'The turn in context (todo.turn), or NULL.';
 COMMENT ON FUNCTION todo.channel() IS
-    'The LISTEN channel of the context''s tenant: todo_ || md5(tenant). Payloads: {"conversation_id", "ids"}, sent at commit. Errors: 22023 no tenant in context.';
+    'The LISTEN channel of the context''s tenant''s change hints: todo_ and 40 hex digits of an HMAC of the tenant id under this installation''s secret key, so only a role acting for the tenant learns it. Hints are sent only with todo.notify = hint: an empty payload, at commit, at most one per tenant per 100 ms per backend; read what changed with todo.changes_since. Errors: 22023 no tenant in context, 42501 a role bound to another tenant.';
 
 -- The writ and the open block
 COMMENT ON FUNCTION todo.todo_writ(text) IS
@@ -65,7 +65,7 @@ COMMENT ON COLUMN todo.todos.completion_criteria IS 'How to tell it is done, fre
 COMMENT ON COLUMN todo.todos.agent_type IS 'The kind of agent meant to do it (a sub-agent type), free text.';
 COMMENT ON COLUMN todo.todos.outcome IS 'What came of it, set when it is finished (todo.finish''s outcome).';
 COMMENT ON COLUMN todo.todos.created_at IS 'When the todo was added.';
-COMMENT ON COLUMN todo.todos.updated_at IS 'When the todo last changed (set by the row trigger).';
+COMMENT ON COLUMN todo.todos.updated_at IS 'When the todo last changed (set by the row trigger). A lease renewal (todo.heartbeat) is not a change: it keeps updated_at, so it can be a HOT update.';
 COMMENT ON COLUMN todo.todos.started_at IS 'When it first went in_progress (set by the row trigger).';
 COMMENT ON COLUMN todo.todos.completed_at IS 'When it was completed or canceled; cleared by a reopen (set by the row trigger).';
 

@@ -102,7 +102,7 @@ SELECT a.tenant_id, a.todo_id, a.conversation_id, a.subject, a.status, a.claimed
                -- at most one reason per todo; one CASE (not a union per reason), so that on a
                -- distributed store Citus runs the whole view on each worker
                CASE WHEN t.claimed_by IS NOT NULL AND t.lease_expires_at < now() THEN 'lease_lapsed'
-                    WHEN t.status = 'in_progress'
+                    WHEN t.status = 'in_progress' AND t.claimed_by IS NULL
                          AND t.updated_at < now() - coalesce(current_setting('todo.attention_idle', true), '15min')::interval
                          THEN 'no_heartbeat'
                     WHEN (t.status = 'blocked'
@@ -120,7 +120,7 @@ SELECT a.tenant_id, a.todo_id, a.conversation_id, a.subject, a.status, a.claimed
          WHERE t.archived_at IS NULL) a
  WHERE a.reason IS NOT NULL;
 COMMENT ON VIEW todo.needs_attention IS
-    'Todos that need a person: reason lease_lapsed (a claim whose lease ran out), no_heartbeat (in progress, unchanged for todo.attention_idle), blocked (blocked or waiting on open todos for todo.attention_blocked); since when and for how many seconds.';
+    'Todos that need a person: reason lease_lapsed (a claim whose lease ran out), no_heartbeat (in progress with no claim, unchanged for todo.attention_idle; a live claim is not idle, its lease says how long its holder may go without a heartbeat), blocked (blocked or waiting on open todos for todo.attention_blocked); since when and for how many seconds.';
 COMMENT ON COLUMN todo.needs_attention.reason IS 'lease_lapsed, no_heartbeat or blocked.';
 COMMENT ON COLUMN todo.needs_attention.since IS 'When the lease ran out, or the todo last changed.';
 

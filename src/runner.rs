@@ -1,10 +1,10 @@
 //! The one runner around every call that writes: the only subtransaction wrapper, the only
-//! policy for caught errors (`pg_todos_core::error::disposition`), and the change
-//! notifications, collected while the call runs and sent once per channel at its end.
+//! policy for caught errors (`pg_todos_core::error::disposition`), and the change hints
+//! (`todo.notify = hint`), sent once per tenant at the call's end.
 //!
 //! - `call(f)` wraps a whole SQL function call: operations record the todos they touch
-//!   (`touched`), and when `f` returns, one NOTIFY per tenant channel carries them all.
-//!   PostgreSQL delivers it at commit, never after a rollback.
+//!   (`touched`), and when `f` returns, each tenant touched gets one hint (none with the
+//!   default `todo.notify = off`). PostgreSQL delivers it at commit, never after a rollback.
 //! - `attempt(f)` runs one write in a subtransaction, as PL/pgSQL's `BEGIN … EXCEPTION`
 //!   does: kept when `f` succeeds; rolled back when it returns an error (a rule said no) or
 //!   raises one. A raised error about the caller's data comes back as
@@ -24,70 +24,23 @@ use crate::errors::sqlstate_text;
 use crate::session::{self, subtransaction};
 use crate::store;
 
-/// Runs one SQL function call and then sends its notifications: one per tenant channel,
-/// `{"conversation_id": <the conversation every touched todo is in, else null>, "ids":
-/// [<each touched id once, in the order touched>]}` (a call that touched so many todos that
-/// their ids pass PostgreSQL's payload limit sends them in as few notifications as fit).
-/// Nested calls send nothing of their own. When `f` raises, nothing is sent (the
-/// transaction aborts).
+/// Runs one SQL function call and then, with `todo.notify = hint`, hints the channel of each
+/// tenant it touched (`store::channel::hint`). Nested calls send nothing of their own. When
+/// `f` raises, nothing is sent (the transaction aborts).
 pub fn call<T>(f: impl FnOnce() -> T) -> T {
     let depth = session::enter_call();
     let out = f();
     if session::outermost_call() {
-        let touched = session::take_touched();
-        for (tenant, conversation, ids) in by_channel(touched) {
-            for part in payload_parts(&ids) {
-                store::channel::notify(&tenant, conversation.as_deref(), part);
+        let mut tenants: Vec<String> = Vec::new();
+        for (tenant, _, _) in session::take_touched() {
+            if !tenants.contains(&tenant) {
+                tenants.push(tenant);
             }
         }
+        tenants.iter().for_each(|t| store::channel::hint(t));
     }
     drop(depth);
     out
-}
-
-/// PostgreSQL refuses a payload of 8000 bytes or more; the ids of one notification stay well
-/// under it with the rest of the payload (a conversation id is at most this long too).
-const MAX_IDS_BYTES: usize = 3000;
-
-/// `ids` in runs whose JSON fits one notification.
-fn payload_parts(ids: &[i64]) -> Vec<&[i64]> {
-    let mut parts = Vec::new();
-    let (mut start, mut bytes) = (0, 0);
-    for (i, id) in ids.iter().enumerate() {
-        let len = id.to_string().len() + 1;
-        if bytes + len > MAX_IDS_BYTES && i > start {
-            parts.push(&ids[start..i]);
-            (start, bytes) = (i, 0);
-        }
-        bytes += len;
-    }
-    if start < ids.len() {
-        parts.push(&ids[start..]);
-    }
-    parts
-}
-
-/// Groups touched todos by tenant, in first-touched order: the common conversation (or
-/// None) and the ids, each once.
-fn by_channel(touched: Vec<(String, Option<String>, i64)>) -> Vec<(String, Option<String>, Vec<i64>)> {
-    let mut out: Vec<(String, Option<Option<String>>, Vec<i64>)> = Vec::new();
-    for (tenant, conversation, id) in touched {
-        let at = match out.iter().position(|(t, _, _)| *t == tenant) {
-            Some(at) => at,
-            None => {
-                out.push((tenant, Some(conversation.clone()), Vec::new()));
-                out.len() - 1
-            }
-        };
-        let (_, common, ids) = &mut out[at];
-        if common.as_ref().is_some_and(|c| *c != conversation) {
-            *common = Some(None);
-        }
-        if !ids.contains(&id) {
-            ids.push(id);
-        }
-    }
-    out.into_iter().map(|(t, c, ids)| (t, c.flatten(), ids)).collect()
 }
 
 /// Runs `f` in a subtransaction, with an xid taken first (so its reads see what earlier

@@ -30,6 +30,16 @@ static LEASE_MAX: GucSetting<i32> = GucSetting::<i32>::new(3600);
 static ATTENTION_IDLE: GucSetting<i32> = GucSetting::<i32>::new(900);
 static ATTENTION_BLOCKED: GucSetting<i32> = GucSetting::<i32>::new(3600);
 static GRANTING: GucSetting<bool> = GucSetting::<bool>::new(false);
+static NOTIFY: GucSetting<Notify> = GucSetting::<Notify>::new(Notify::Off);
+
+/// `todo.notify`: whether committed writes send a LISTEN hint (`store::channel`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, pgrx::PostgresGucEnum)]
+pub enum Notify {
+    #[name = c"off"]
+    Off,
+    #[name = c"hint"]
+    Hint,
+}
 
 /// Registers the four settings, so they show in `pg_settings` with a description.
 pub fn init() {
@@ -80,6 +90,14 @@ pub fn init() {
         &ATTENTION_BLOCKED,
         GucContext::Userset,
     );
+    GucRegistry::define_enum_guc(
+        c"todo.notify",
+        c"off (the default): no NOTIFY; hint: a committed write hints its tenant's private channel (todo.channel()).",
+        c"A hint carries nothing, at most one per tenant per 100 ms per backend. NOTIFY takes one lock for the whole cluster at commit: with hint, writers of every tenant commit in turn. Only a superuser sets it (ALTER DATABASE/ROLE ... SET, or postgresql.conf).",
+        &NOTIFY,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
     // on a distributed store, the coordinator's "a claim statement runs" for the row trigger
     // on the worker (store::distribution)
     GucRegistry::define_bool_guc(
@@ -90,6 +108,11 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::NO_SHOW_ALL,
     );
+}
+
+/// Whether `todo.notify` is `hint`.
+pub fn hints() -> bool {
+    NOTIFY.get() == Notify::Hint
 }
 
 /// `todo.granting` (see `init`).

@@ -562,7 +562,12 @@ fn todos_before_write<'a>(
         }
     }
     if let Some(old) = &old {
-        if !written("updated_at", &new) {
+        // a lease renewal (todo.heartbeat: a claim statement that keeps the fence) is not a
+        // change of the todo: updated_at stays, so no indexed column changes and PostgreSQL
+        // can make the update a HOT one
+        let renewal = (granting() || (shard && session::granting_setting()))
+            && get::<i64>(old, "fence") == get::<i64>(&new, "fence");
+        if !renewal && !written("updated_at", &new) {
             changed.set("updated_at", now);
         }
         let version: i32 = get(old, "version").unwrap_or(0);
@@ -830,11 +835,12 @@ fn todos_log_event<'a>(
         }
         (None, None) => return Ok(None),
     };
-    // a write by plain SQL (not through a pg_todos function, which notifies once per call
-    // when it returns) notifies the tenant's listeners itself, row by row; not on a Citus
-    // worker, where a NOTIFY would break the two-phase commit (and reach no listener)
+    // a write by plain SQL (not through a pg_todos function, which hints once per call when
+    // it returns) hints the tenant's listeners itself (with todo.notify = hint; throttled);
+    // not on a Citus worker, where a NOTIFY would break the two-phase commit (and reach no
+    // listener)
     if !session::in_call() && !on_shard(trigger) {
-        store::channel::notify(&key.tenant, key.conversation.as_deref(), &[key.id]);
+        store::channel::hint(&key.tenant);
     }
     Ok(None)
 }

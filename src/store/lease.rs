@@ -3,7 +3,7 @@
 
 use pgrx::datum::DatumWithOid;
 
-use super::read::{CLAIM_ORDER, READY};
+use super::read::{first_ready, CLAIM_ORDER, READY};
 use pgrx::datum::TimestampWithTimeZone;
 
 use super::{one, with_plan};
@@ -20,15 +20,17 @@ pub struct Granted {
 }
 
 fn granted(sql: &str, args: &[DatumWithOid<'_>]) -> Option<Granted> {
-    with_plan(sql, args, true, |n| {
-        super::rows(n.min(1), |r| Granted {
-            id: r.int(1).unwrap_or_default(),
-            subject: r.text(2).unwrap_or_default().to_string(),
-            fence: r.int(3).unwrap_or_default(),
-            expires_us: r.stamp(4).unwrap_or_default(),
-            conversation: r.text(5).map(str::to_string),
-        })
-        .pop()
+    with_plan(sql, args, true, |n| super::rows(n.min(1), granted_at).pop().flatten())
+}
+
+/// The claim a row of `CLAIM_RETURNING`'s columns shows (None: they are NULL, nothing granted).
+fn granted_at(r: &super::Tuple<'_>) -> Option<Granted> {
+    Some(Granted {
+        id: r.int(1)?,
+        subject: r.text(2).unwrap_or_default().to_string(),
+        fence: r.int(3).unwrap_or_default(),
+        expires_us: r.stamp(4).unwrap_or_default(),
+        conversation: r.text(5).map(str::to_string),
     })
 }
 
@@ -38,24 +40,69 @@ const CLAIM_SET: &str = "SET status = 'in_progress', claimed_by = $3, fence = u.
                 lease_expires_at = now() + make_interval(secs => $4)";
 const CLAIM_RETURNING: &str = "RETURNING u.id, u.subject, u.fence, u.lease_expires_at, u.conversation_id";
 
+/// How many ready todos a claim considers at first, and then (when every one of them was
+/// locked by other claimers) at most, before it considers them all.
+const CANDIDATES: [Option<i64>; 3] = [Some(32), Some(1024), None];
+
 /// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds: the
 /// candidate row is locked with SKIP LOCKED (a row another claimer is taking is passed over,
 /// never waited for or taken twice), then moved to in_progress with a new fence. None when
-/// nothing is ready. On one server, one statement (an UPDATE of the row its subquery locks);
-/// on a distributed store two, each on one tenant (so Citus sends each to the tenant's
-/// worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
+/// nothing is ready.
+///
+/// The candidates are the first 32 ready todos in claim order (`read::first_ready`: index
+/// scans that stop there), so a claim costs the same on a list of 50 and of 500,000; only
+/// when all 32 are locked by other claimers does it look further (1,024, then all). On one
+/// server, one statement per try (an UPDATE of the row its subquery locks, beside the number
+/// of candidates it had); on a distributed store two, each on one tenant (so Citus sends each
+/// to the tenant's worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
 pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64) -> Option<Granted> {
-    let candidate = format!(
-        "SELECT t.id FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED"
-    );
-    if super::distribution::distributed() {
-        let id = one::<i64>(&candidate, &[tenant.into(), conversation.into()], true)?;
-        return Some(claim_id(tenant, id, agent, lease_s));
+    let distributed = super::distribution::distributed();
+    for limit in CANDIDATES {
+        let (granted, candidates) = if distributed {
+            let ids: Vec<i64> = one(
+                &format!("SELECT {}", first_ready("$3")),
+                &[tenant.into(), conversation.into(), limit.into()],
+                false,
+            )
+            .unwrap_or_default();
+            let lock = format!(
+                "SELECT t.id FROM todo.todos t WHERE {READY} AND t.id = ANY($3)
+                  ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED"
+            );
+            let id = if ids.is_empty() {
+                None
+            } else {
+                one::<i64>(&lock, &[tenant.into(), conversation.into(), ids.clone().into()], true)
+            };
+            let candidates = ids.len() as i64;
+            (id.map(|id| claim_id(tenant, id, agent, lease_s)), candidates)
+        } else {
+            let sql = format!(
+                "WITH c AS MATERIALIZED (SELECT {} AS ids),
+                      g AS (UPDATE todo.todos u {CLAIM_SET}
+                             WHERE u.tenant_id = $1
+                               AND u.id = (SELECT t.id FROM todo.todos t
+                                            WHERE {READY} AND t.id = ANY((SELECT c.ids FROM c)::bigint[])
+                                            ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
+                             {CLAIM_RETURNING})
+                 SELECT g.*, cardinality(c.ids)::bigint FROM c LEFT JOIN g ON true",
+                first_ready("$5")
+            );
+            with_plan(
+                &sql,
+                &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into(), limit.into()],
+                true,
+                |n| super::rows(n.min(1), |r| (granted_at(r), r.int(6).unwrap_or_default())).pop().unwrap_or((None, 0)),
+            )
+        };
+        match (granted, limit) {
+            (Some(g), _) => return Some(g),
+            // fewer candidates than the limit: there is nothing more to look at
+            (None, Some(limit)) if candidates >= limit => continue,
+            (None, _) => return None,
+        }
     }
-    granted(
-        &format!("UPDATE todo.todos u {CLAIM_SET} WHERE u.tenant_id = $1 AND u.id = ({candidate}) {CLAIM_RETURNING}"),
-        &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into()],
-    )
+    None
 }
 
 /// Claims todo `id` (locked and checked by the caller) for `agent`.

@@ -412,33 +412,76 @@ pub fn exists(tenant: &str, id: i64) -> bool {
     .unwrap_or(false)
 }
 
-/// Ready: open, in scope, not held by a live claim (pending, or in progress under a lapsed
-/// claim), not waiting for an open todo, and with no open subtasks. For `todo.todos t`,
-/// `$1` tenant, `$2` conversation.
+/// Not waiting: no open todo it depends on, no open subtask. For `todo.todos t`, `$1` tenant.
 /// (The per-row checks run only when the tenant has dependencies or subtasks: a CASE over
 /// an InitPlan.)
-pub(super) const READY: &str = concat!(
-    "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
-    AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.lease_expires_at <= now()))
-    AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
+macro_rules! unblocked {
+    () => {
+        concat!(
+            "CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
         NOT EXISTS (SELECT 1 ",
-    open_blockers!("t.id"),
-    ") ELSE true END
+            open_blockers!("t.id"),
+            ") ELSE true END
     AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)) THEN
         NOT EXISTS (SELECT 1 FROM todo.todos c
                      WHERE c.tenant_id = $1 AND c.parent_id = t.id
                        AND c.status IN ",
-    open_statuses!(),
-    ") ELSE true END"
+            open_statuses!(),
+            ") ELSE true END"
+        )
+    };
+}
+
+/// Ready: open, in scope, not held by a live claim (pending, or in progress under a lapsed
+/// claim), not waiting for an open todo, and with no open subtasks. For `todo.todos t`,
+/// `$1` tenant, `$2` conversation.
+pub(super) const READY: &str = concat!(
+    "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
+    AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.lease_expires_at <= now()))
+    AND ",
+    unblocked!()
 );
 
 /// Claim order: priority (high, then medium or unset, then low), then position, then id.
+/// The index `todos_claim_order` holds the pending todos in this order, per list.
 pub(super) const CLAIM_ORDER: &str =
     "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END, t.position, t.id";
 
+/// The first ready todos in scope, in claim order, at most `$<limit>` (NULL: all), as an
+/// array of ids, for `$1` tenant and `$2` conversation. Three ordered reads, merged: the
+/// list's pending todos and the tenant-wide pool's, each an index scan of `todos_claim_order`
+/// that stops at the limit, and the in-progress todos whose claim lapsed (few: the live
+/// claims of the scope). So its cost follows the limit, not the list's length (past the
+/// todos that wait for others, which each read passes over). Not locked: a claim locks
+/// one of them (`store::lease`).
+pub(super) fn first_ready(limit: &str) -> String {
+    let branch = |scope: &str, state: &str| {
+        format!(
+            "(SELECT t.id, CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END AS rank, t.position
+                FROM todo.todos t
+               WHERE t.tenant_id = $1 AND {scope} AND {state} AND {}
+               ORDER BY {CLAIM_ORDER} LIMIT {limit})",
+            unblocked!()
+        )
+    };
+    format!(
+        "ARRAY(SELECT r.id FROM ({} UNION ALL {} UNION ALL {}) r ORDER BY r.rank, r.position, r.id LIMIT {limit})",
+        branch("t.conversation_id = $2", "t.status = 'pending'"),
+        branch("t.conversation_id IS NULL", "t.status = 'pending'"),
+        branch(
+            "(t.conversation_id = $2 OR t.conversation_id IS NULL)",
+            "t.status = 'in_progress' AND t.lease_expires_at <= now()"
+        ),
+    )
+}
+
 /// The ready todos in scope, in claim order, at most `limit`.
 pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
-    let sql = format!("SELECT {ROW_COLUMNS} FROM todo.todos t WHERE {READY} ORDER BY {CLAIM_ORDER} LIMIT $3");
+    let sql = format!(
+        "SELECT {ROW_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY({})
+          ORDER BY {CLAIM_ORDER}",
+        first_ready("$3")
+    );
     rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()])
 }
 

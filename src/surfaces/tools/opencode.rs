@@ -2,7 +2,8 @@
 //! conversation in context is the session) and `todoread` reads it; both return what
 //! OpenCode's tools return: `{"title": "<n> todos", "output": <the list as JSON, 2-space
 //! indented>, "metadata": {"todos": [...]}}`, n counting the items that are not completed.
-//! Every committed write notifies the tenant's channel. `todo.acp_plan(conversation)`
+//! Its change feed is `todo.changes_since` (the HTTP service's `todo.updated` events).
+//! `todo.acp_plan(conversation)`
 //! renders the list as Agent Client Protocol plan entries.
 
 use pgrx::prelude::*;
@@ -272,10 +273,10 @@ fn acp_plan(conversation: &str) -> Jsonb {
     Jsonb(json!({ "sessionUpdate": "plan", "entries": entries }))
 }
 
-/// The LISTEN channel of the tenant in context: `todo_` followed by the md5 of the tenant id.
-/// Every committed write through a pg_todos function sends a notification on it, with the
-/// payload `{"conversation_id": <conversation or null>, "ids": [<todo ids>]}`: ids only,
-/// listeners re-read. A rolled-back write sends nothing.
+/// The LISTEN channel of the change hints of the tenant in context (`store::channel`): keyed
+/// with this installation's secret, so only a role acting for the tenant learns it. Hints
+/// are sent only with `todo.notify = hint`, and carry nothing: a listener reads what changed
+/// with `todo.changes_since`.
 ///
 /// Errors: 22023 when no tenant is in context; 42704 when it is not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
