@@ -44,7 +44,7 @@ COMMENT ON FUNCTION todo.import_tasks(text, jsonb) IS
 COMMENT ON FUNCTION todo.todos_before_write() IS
     'Row trigger of todo.todos (BEFORE INSERT OR UPDATE): allocates the id, enforces the lifecycle (55000), the claim guard (55000, 55006) and the row rules that were CHECK constraints (23514, the constraint''s name), stamps started_at, completed_at and updated_at, bumps version.';
 COMMENT ON FUNCTION todo.todos_log_event() IS
-    'Row trigger of todo.todos (AFTER INSERT, UPDATE, DELETE): appends the change to todo.events and notifies the tenant''s channel for plain-SQL writes.';
+    'Row trigger of todo.todos (AFTER INSERT, UPDATE, DELETE): appends the change to todo.events (and, with todo.notify = hint, hints the tenant''s channel for plain-SQL writes).';
 COMMENT ON FUNCTION todo.dependencies_before_insert() IS
     'Row trigger of todo.dependencies (BEFORE INSERT): under the tenant''s dependency lock, refuses an edge that would close a cycle through dependencies or subtasks (22023); under REPEATABLE READ it refuses (0A000).';
 COMMENT ON FUNCTION todo.roles_changed() IS

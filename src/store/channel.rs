@@ -52,8 +52,8 @@ fn key() -> Vec<u8> {
     if let Some(key) = KNOWN.with(|k| k.borrow().key.clone()) {
         return key;
     }
-    let key: Vec<u8> =
-        super::roles::as_owner(|| super::one("SELECT k.key FROM todo.channel_key k", &[], false)).unwrap_or_else(|| {
+    let key: Vec<u8> = super::roles::as_owner(|| super::one("SELECT k.key FROM todo.channel_key k", &[], false))
+        .unwrap_or_else(|| {
             crate::errors::raise(
                 pgrx::PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                 "pg_todos: the channel key (todo.channel_key) is missing",

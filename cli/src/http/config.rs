@@ -45,6 +45,11 @@ struct Flags {
     /// the grace the process exits with status 1 [env: PG_TODOS_SHUTDOWN_GRACE] [default: 10]
     #[arg(long, value_name = "SECONDS")]
     shutdown_grace: Option<String>,
+    /// Milliseconds between two reads of the log for the tenants with an open event stream or
+    /// board (one statement for all of them); a change reaches a stream within about this
+    /// [env: PG_TODOS_FEED_TICK] [default: 100]
+    #[arg(long, value_name = "MS")]
+    feed_tick: Option<String>,
     /// Largest request body read, in bytes; larger: 413 [env: PG_TODOS_MAX_BODY] [default: 1048576]
     #[arg(long, value_name = "BYTES", help_heading = "Limits")]
     max_body: Option<String>,
@@ -118,6 +123,7 @@ impl Flags {
             "database-url" => self.database_url.as_ref(),
             "pool-size" => self.pool_size.as_ref(),
             "shutdown-grace" => self.shutdown_grace.as_ref(),
+            "feed-tick" => self.feed_tick.as_ref(),
             "max-body" => self.max_body.as_ref(),
             "header-timeout" => self.header_timeout.as_ref(),
             "body-timeout" => self.body_timeout.as_ref(),
@@ -163,6 +169,8 @@ pub struct Config {
     pub connection: String,
     pub pool_size: usize,
     pub shutdown_grace: Duration,
+    /// time between two reads of the log (`feed`)
+    pub feed_tick: Duration,
     pub limits: Limits,
 }
 
@@ -202,7 +210,7 @@ pub struct Limits {
 }
 
 /// Flags that take a value, with their environment variable.
-const VALUED: [(&str, &str); 22] = [
+const VALUED: [(&str, &str); 23] = [
     ("listen", "PG_TODOS_LISTEN"),
     ("tls-cert", "PG_TODOS_TLS_CERT"),
     ("tls-key", "PG_TODOS_TLS_KEY"),
@@ -210,6 +218,7 @@ const VALUED: [(&str, &str); 22] = [
     ("pool-size", "PG_TODOS_POOL_SIZE"),
     ("max-body", "PG_TODOS_MAX_BODY"),
     ("shutdown-grace", "PG_TODOS_SHUTDOWN_GRACE"),
+    ("feed-tick", "PG_TODOS_FEED_TICK"),
     ("header-timeout", "PG_TODOS_HEADER_TIMEOUT"),
     ("body-timeout", "PG_TODOS_BODY_TIMEOUT"),
     ("idle-timeout", "PG_TODOS_IDLE_TIMEOUT"),
@@ -310,6 +319,7 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         connection: pick("database-url").unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_serve")),
         pool_size,
         shutdown_grace: Duration::from_secs(number("shutdown-grace", 10, 0)?),
+        feed_tick: Duration::from_millis(number("feed-tick", 100, 10)?),
         limits,
     })))
 }

@@ -1,8 +1,8 @@
 //! The SSE hubs: one per tenant with subscribers, each with a mutex, the hub's cursor
-//! (`todo.changes_since`) and the queues of its live subscribers. On a notification of the
-//! tenant's channel the hub reads, under its mutex, what changed since its cursor, a page at a
-//! time, and puts each message on every live subscriber's queue (bursts of notifications
-//! coalesce into one read).
+//! (`todo.changes_since`) and the queues of its live subscribers. When the feed finds that the
+//! tenant changed since the hub's cursor (`feed`: one probe per tick for every hub), the hub
+//! reads, under its mutex, what changed since its cursor, a page at a time, and puts each
+//! message on every live subscriber's queue (what changed within a tick comes in one read).
 //!
 //! A subscriber with a `Last-Event-ID` first catches up on its own, a page at a time as it
 //! reads them (never the whole catch-up in memory), then joins: under the hub's mutex it reads
@@ -21,7 +21,7 @@
 //! read once for all its live subscribers; a subscriber's queue holds at most
 //! `--stream-buffer` bytes (or one page, whatever its size); a subscriber that falls further
 //! behind is ended, and reconnects with its last id to catch up. The last subscriber of a
-//! tenant to leave closes its hub (UNLISTEN). Every stream ends at shutdown.
+//! tenant to leave closes its hub (the feed stops probing it). Every stream ends at shutdown.
 //!
 //! Revocation: every read of changes is followed, in its transaction, by a check of the
 //! tokens of the streams it is for (the hub's live subscribers, or the one stream catching
@@ -32,7 +32,7 @@
 //! seconds (`streams`).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -42,7 +42,7 @@ use tokio::time::{interval_at, Instant, Interval};
 use tokio_postgres::types::{FromSql, ToSql, Type};
 
 use super::events::{connected, page, valid_cursor, Page, PING};
-use super::listener::Listener;
+use super::feed::Feed;
 use super::streams::{Slot, Streams, DEAD_TOKENS};
 use crate::db::errors::ApiError;
 use crate::db::gate::{Gate, Pass};
@@ -153,13 +153,11 @@ impl Queue {
 struct Hub {
     tenant: String,
     /// the cursor up to which changes have been queued; None until the hub's first
-    /// subscriber has opened it (LISTEN, then the current cursor)
+    /// subscriber has opened it (the current cursor, which the feed probes from)
     cursor: tokio::sync::Mutex<Option<String>>,
     /// the live subscribers' queues and tokens, by subscriber
     queues: Mutex<HashMap<u64, Live>>,
-    /// the tenant's channel, once read
-    channel: OnceLock<String>,
-    /// woken by the tenant's notifications (and by a reconnect of the LISTEN connection)
+    /// woken by the feed when the tenant changed since the cursor
     wake: Arc<Notify>,
     /// woken when the last subscriber leaves: the hub's task ends
     closed: Notify,
@@ -209,7 +207,7 @@ struct Entry {
 /// Every hub of the server, by tenant.
 pub struct Hubs {
     tenants: Mutex<HashMap<String, Entry>>,
-    listener: Listener,
+    feed: Feed,
     db: Db,
     /// the open streams, whose tokens' revocation ends them
     streams: Arc<Streams>,
@@ -241,10 +239,7 @@ impl Drop for Subscription {
         entry.subscribers -= 1;
         if entry.subscribers == 0 {
             tenants.remove(&self.hub.tenant);
-            // under the lock: this UNLISTEN is sent before a new hub of the tenant can LISTEN
-            if let Some(channel) = self.hub.channel.get() {
-                self.hubs.listener.unlisten(channel);
-            }
+            self.hubs.feed.unwatch(&self.hub.tenant, &self.hub.wake);
             self.hub.closed.notify_one();
         }
     }
@@ -273,13 +268,13 @@ struct Subscriber {
 }
 
 impl Hubs {
-    /// No hubs yet; they are opened by subscribers, read through `db`, LISTEN through
-    /// `listener`, end the streams of revoked tokens through `streams`, give a tenant's
+    /// No hubs yet; they are opened by subscribers, read through `db`, are woken by `feed`,
+    /// end the streams of revoked tokens through `streams`, give a tenant's
     /// catch-ups the places of `catch_ups`, let a subscriber fall `budget` bytes behind and end
     /// their streams when `shutdown` turns true.
     pub fn new(
         db: Db,
-        listener: Listener,
+        feed: Feed,
         streams: Arc<Streams>,
         catch_ups: Arc<Gate>,
         budget: usize,
@@ -287,7 +282,7 @@ impl Hubs {
     ) -> Arc<Hubs> {
         Arc::new(Hubs {
             tenants: Mutex::new(HashMap::new()),
-            listener,
+            feed,
             db,
             streams,
             catch_ups,
@@ -386,11 +381,10 @@ impl Hubs {
                 tenant: tenant.to_string(),
                 cursor: tokio::sync::Mutex::new(None),
                 queues: Mutex::new(HashMap::new()),
-                channel: OnceLock::new(),
                 wake: Arc::new(Notify::new()),
                 closed: Notify::new(),
             });
-            tokio::spawn(run(self.db.clone(), self.streams.clone(), hub.clone()));
+            tokio::spawn(run(self.db.clone(), self.streams.clone(), self.feed.clone(), hub.clone()));
             Entry { hub, subscribers: 0 }
         });
         entry.subscribers += 1;
@@ -407,14 +401,13 @@ impl Hubs {
         queue
     }
 
-    /// Opens a hub (its cursor's mutex held): reads the tenant's channel, LISTENs it, then
-    /// reads the current cursor, in that order, so every commit after the cursor is notified.
-    /// Returns the cursor. Errors: a database error's answer.
+    /// Opens a hub (its cursor's mutex held): reads the current cursor and has the feed
+    /// probe the tenant from there, so every commit after the cursor wakes the hub. Returns
+    /// the cursor. Errors: a database error's answer.
     async fn open(&self, hub: &Hub) -> Result<String, ApiError> {
-        let channel: String = work::one(&self.db, &hub.tenant, None, "SELECT todo.channel()", &[]).await?;
-        let _ = hub.channel.set(channel.clone());
-        self.listener.listen(&channel, hub.wake.clone()).await;
+        self.feed.watch(&hub.tenant, hub.wake.clone());
         let (first, _) = read(&self.db, &hub.tenant, None, None, None, &[]).await.map_err(|f| f.answer)?;
+        self.feed.moved(&hub.tenant, &hub.wake, &first.cursor);
         Ok(first.cursor)
     }
 }
@@ -461,13 +454,13 @@ fn failure_text(f: &work::Failure) -> String {
 
 /// A hub's task: on each wake, queue what changed since the cursor; on an error, say so and
 /// try again a second later; end when the hub closes.
-async fn run(db: Db, streams: Arc<Streams>, hub: Arc<Hub>) {
+async fn run(db: Db, streams: Arc<Streams>, feed: Feed, hub: Arc<Hub>) {
     loop {
         tokio::select! {
             _ = hub.wake.notified() => {}
             _ = hub.closed.notified() => return,
         }
-        if let Err(e) = refresh(&db, &streams, &hub).await {
+        if let Err(e) = refresh(&db, &streams, &feed, &hub).await {
             tracing::warn!("events of tenant {:?}: {e}", hub.tenant);
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_secs(1)) => hub.wake.notify_one(),
@@ -482,7 +475,7 @@ async fn run(db: Db, streams: Arc<Streams>, hub: Arc<Hub>) {
 /// (the streams of the others end first), the last of the batch with the batch's cursor, its
 /// first page's, as its id; the cursor moved on. Errors: the database's, or an answer without
 /// a cursor; the cursor stays then (what was queued comes again: harmless).
-async fn refresh(db: &Db, streams: &Streams, hub: &Hub) -> Result<(), String> {
+async fn refresh(db: &Db, streams: &Streams, feed: &Feed, hub: &Hub) -> Result<(), String> {
     let mut cursor = hub.cursor.lock().await;
     let Some(since) = cursor.clone() else { return Ok(()) };
     let mut round: Option<String> = None;
@@ -500,6 +493,7 @@ async fn refresh(db: &Db, streams: &Streams, hub: &Hub) -> Result<(), String> {
         }
         match next {
             None => {
+                feed.moved(&hub.tenant, &hub.wake, &first);
                 *cursor = Some(first);
                 return Ok(());
             }

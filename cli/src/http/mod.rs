@@ -13,8 +13,8 @@
 //!   cancels, the database away, the tenant's share taken) is 503 with `Retry-After: 1`;
 //!   anything else unexpected is 500 (`errors`).
 //! - `/v1/events` reads changes by cursor (`todo.changes_since`, a page at a time) when the
-//!   tenant's channel is notified, on one LISTEN connection for the server (`listener`,
-//!   `hub`, `events`); the streams are counted per token, per tenant and in all; each batch is
+//!   feed finds the tenant changed: it follows the log, one probe per tick for every tenant
+//!   with an open stream, on one connection for the server (`feed`, `hub`, `events`); the streams are counted per token, per tenant and in all; each batch is
 //!   read with a check of the tokens it goes to, so a revoked token's stream ends before
 //!   anything committed after the revocation reaches it (`streams`).
 //! - Connections are capped and timed (headers, idle keep-alive, a client that reads nothing:
@@ -27,8 +27,8 @@
 pub mod auth;
 pub mod config;
 pub mod events;
+pub mod feed;
 pub mod hub;
-pub mod listener;
 pub mod mcp;
 pub mod routes;
 pub mod server;
@@ -154,7 +154,7 @@ pub async fn main(args: Vec<String>) {
     tracing::info!("listening on {scheme}://{address} (pg_todos {version}, database \"{db}\")");
 
     let (shutdown, shutdown_rx) = watch::channel(false);
-    let listener = listener::Listener::start(target);
+    let feed = feed::Feed::start(target, config.feed_tick);
     let database = crate::db::work::Db {
         pool: pool.clone(),
         gate: crate::db::gate::Gate::new(limits.tenant_share, limits.tenant_wait),
@@ -166,14 +166,8 @@ pub async fn main(args: Vec<String>) {
         limits.tenant_wait,
         "event-stream catch-ups under way, as many as one tenant may (--tenant-catch-ups)",
     );
-    let hubs = hub::Hubs::new(
-        database.clone(),
-        listener,
-        streams.clone(),
-        catch_ups,
-        limits.stream_buffer,
-        shutdown_rx.clone(),
-    );
+    let hubs =
+        hub::Hubs::new(database.clone(), feed, streams.clone(), catch_ups, limits.stream_buffer, shutdown_rx.clone());
     tokio::spawn(streams::recheck_tokens(streams.clone(), pool, limits.token_recheck));
     let mcp = mcp::service(database.clone(), limits.max_body);
     let throttle = std::sync::Arc::new(throttle::Throttle::new(

@@ -117,6 +117,30 @@ pub fn changed_since(tenant: &str, since: Option<&str>) -> (String, Vec<Option<S
     (cursor, conversations)
 }
 
+/// The most tenants `changed_tenants` asks about in one call.
+pub const MAX_WATCHED: usize = 10_000;
+
+/// Which of `watched` (tenant, cursor) have an event their cursor did not see (see
+/// `changed_since`), in the order given: for each, acting for it (the tenant setting set to
+/// it, and the calling role's binding checked: 42501 for a tenant it may not act for), one
+/// index probe of its events. What a service following the log asks once per tick for every
+/// tenant it streams. Raises 22P02 for a malformed cursor.
+pub fn changed_tenants(watched: &[(&str, &str)]) -> Vec<String> {
+    const PROBE: &str = "SELECT EXISTS (SELECT 1 FROM todo.events e
+          WHERE e.tenant_id = $1 AND e.xact >= pg_catalog.pg_snapshot_xmin($2::pg_snapshot)
+            AND NOT pg_catalog.pg_visible_in_snapshot(e.xact, $2::pg_snapshot))";
+    let mut changed = Vec::new();
+    for (at, (tenant, cursor)) in watched.iter().enumerate() {
+        require_watched_cursor(at + 1, cursor);
+        crate::session::set_local(c"todo.tenant", Some(tenant));
+        let tenant = super::scope::tenant();
+        if super::one::<bool>(PROBE, &[tenant.as_str().into(), (*cursor).into()], false).unwrap_or(false) {
+            changed.push(tenant);
+        }
+    }
+    changed
+}
+
 /// Raises 22P02 unless `since` is a cursor as `changed_since` hands them out, before
 /// PostgreSQL's `pg_snapshot` input would refuse it in words about its own internals.
 fn require_cursor(since: &str) {
@@ -125,6 +149,17 @@ fn require_cursor(since: &str) {
             pgrx::PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
             "todo.changes_since: since is not a cursor this function returned",
             "pass the \"cursor\" of an earlier todo.changes_since call unchanged, or NULL to get only a cursor",
+        );
+    }
+}
+
+/// `require_cursor` for `todo.changed_tenants`' cursor number `at` (from 1).
+fn require_watched_cursor(at: usize, cursor: &str) {
+    if !crate::cursor::is_cursor(cursor) {
+        crate::errors::raise(
+            pgrx::PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+            format!("todo.changed_tenants: cursor {at} is not one todo.changes_since returned"),
+            "pass the \"cursor\" of an earlier todo.changes_since call unchanged",
         );
     }
 }

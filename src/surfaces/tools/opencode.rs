@@ -247,6 +247,60 @@ COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
     requires = [changes_since_page]
 );
 
+/// Which of `tenants` have changes their cursor (`cursors`, the same position; a cursor
+/// `changes_since` returned) did not see: what `pg_todos serve` asks once per tick, in one
+/// statement, for every tenant with an open stream or board. Each is asked acting for it:
+/// a role bound to a tenant may ask only about its own. The answer names tenants only; the
+/// changes are read with `changes_since`.
+///
+/// Errors: 22023 when the arrays differ in length or hold a NULL; 54000 past 10,000 tenants;
+/// 22P02 for a malformed cursor; 42501 for a tenant the calling role may not act for.
+#[pg_extern(stable, parallel_restricted, security_definer)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn changed_tenants(tenants: Vec<Option<String>>, cursors: Vec<Option<String>>) -> Vec<String> {
+    let bad = |message: String, hint: &str| -> ! {
+        crate::errors::raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, message, hint)
+    };
+    if tenants.len() != cursors.len() {
+        bad(
+            format!("todo.changed_tenants: {} tenants but {} cursors", tenants.len(), cursors.len()),
+            "pass one cursor per tenant, in the same order",
+        );
+    }
+    if tenants.len() > store::events::MAX_WATCHED {
+        crate::errors::raise(
+            PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+            format!(
+                "todo.changed_tenants: {} tenants, at most {} in one call",
+                tenants.len(),
+                store::events::MAX_WATCHED
+            ),
+            "ask in several calls",
+        );
+    }
+    let mut watched = Vec::with_capacity(tenants.len());
+    for (i, (t, c)) in tenants.iter().zip(&cursors).enumerate() {
+        match (t.as_deref(), c.as_deref()) {
+            (Some(t), Some(c)) if !t.trim().is_empty() => watched.push((t, c)),
+            _ => bad(
+                format!("todo.changed_tenants: tenant and cursor {} must not be NULL or blank", i + 1),
+                "pass a tenant id and the cursor changes_since returned for it",
+            ),
+        }
+    }
+    store::events::changed_tenants(&watched)
+}
+
+extension_sql!(
+    r#"
+ALTER FUNCTION todo.changed_tenants(text[], text[]) SET todo.tenant = '';
+COMMENT ON FUNCTION todo.changed_tenants(text[], text[]) IS
+    'Which of the tenants have changes their cursor (same position; one todo.changes_since returned) did not see: one statement per tick for a service following the log (pg_todos serve). Each is asked acting for it (a bound role only about its own). Errors: 22023 arrays of different lengths or a NULL, 54000 past 10,000 tenants, 22P02 a malformed cursor, 42501 a tenant the role may not act for.';
+"#,
+    name = "changed_tenants_comment",
+    requires = [changed_tenants]
+);
+
 /// The session's list as the `update` of an Agent Client Protocol v1 `session/update`
 /// notification: `{"sessionUpdate": "plan", "entries": [{"content", "priority", "status"}]}`.
 /// ACP v1 has no cancelled or blocked status: a canceled todo is shown `completed`, a
