@@ -149,6 +149,7 @@ CREATE TABLE todo.channel_key (
     key bytea NOT NULL CONSTRAINT channel_key_key_check CHECK (length(key) >= 16)
 );
 COMMENT ON TABLE todo.channel_key IS 'This installation''s secret key for the names of the change hints'' channels (todo.channel()); one row, read only by the extension''s owner.';
+COMMENT ON COLUMN todo.channel_key.key IS 'At least 16 random bytes; the HMAC key of every tenant''s channel name.';
 INSERT INTO todo.channel_key (key)
 VALUES (decode(replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', ''), 'hex'));
 ALTER TABLE todo.channel_key ENABLE ROW LEVEL SECURITY;

@@ -3,7 +3,6 @@
 exactly once, no claim held twice), a transaction writing two tenants on two workers, LISTEN on
 the coordinator, tenant isolation as a plain role, and todo.distribute()'s refusal.
 `run(db)` makes the checks (libpq's environment: the coordinator's)."""
-import json
 import threading
 from collections import Counter
 
@@ -111,28 +110,40 @@ def run(db):
                       "both-or-neither" in out and "rolled-back" not in out and ready == 1, f"{out!r} {ready}")
             except psycopg.Error as e:
                 check(f"{t}: a read as one autocommit statement sees its tenant's list", False, str(e).splitlines()[0])
-    # --- LISTEN on the coordinator hears a write on each worker, after commit
+    # --- the change feed across workers: each tenant's cursor (its worker's snapshot) finds
+    # the write on its worker (todo.changed_tenants, what pg_todos serve asks each tick), and
+    # with todo.notify = hint a LISTEN on the coordinator hears a hint of each tenant (its
+    # channel from todo.channel()), with an empty payload, after commit
     listener = connect(autocommit=True)
-    channels = {}
+    channels, cursors = {}, {}
     for t in tenants:
-        ch = listener.execute("SELECT 'todo_' || md5(%s)", (t,)).fetchone()[0]
+        ch = listener.execute("SELECT todo.channel() FROM todo.set_context(%s) s", (t,)).fetchone()[0]
+        cursors[t] = listener.execute("SELECT todo.changes_since(NULL)->>'cursor' FROM todo.set_context(%s) s",
+                                      (t,)).fetchone()[0]
         channels[ch] = t
         listener.execute(f'LISTEN "{ch}"')
-    with connect() as c:
+    quiet = listener.execute("SELECT todo.changed_tenants(%s, %s)",
+                             (tenants, [cursors[t] for t in tenants])).fetchone()[0]
+    with connect(user="postgres") as c:
+        c.execute("SET todo.notify = 'hint'")
         for t in tenants:
             with c.transaction():
-                c.execute("SELECT todo.set_context(%s, 'listen')", (t,))
+                c.execute("SELECT todo.set_context(%s, 'listen', 'agent')", (t,))
                 c.execute("SELECT todo.todo_writ('/todo add heard')")
+    changed = listener.execute("SELECT todo.changed_tenants(%s, %s)",
+                               (tenants, [cursors[t] for t in tenants])).fetchone()[0]
+    check("the feed's cursors across workers: nothing changed, then both tenants' writes found",
+          quiet == [] and sorted(changed) == sorted(tenants), f"{quiet} {changed}")
     heard = set()
     gen = listener.notifies(timeout=5)
     for n in gen:
         heard.add(channels.get(n.channel))
-        payload = json.loads(n.payload)
-        if payload.get("conversation_id") != "listen":
-            heard.add("bad payload " + n.payload)
+        if n.payload != "":
+            heard.add("a payload " + n.payload)
         if heard >= set(tenants):
             gen.close()
-    check("LISTEN on the coordinator hears both workers' tenants", heard == set(tenants), str(heard))
+    check("with todo.notify = hint, LISTEN on the coordinator hears both workers' tenants, payloads empty",
+          heard == set(tenants), str(heard))
     listener.close()
     # --- plain SQL through the triggers, as the plain role with SET LOCAL: tenant isolation
     with connect() as c:

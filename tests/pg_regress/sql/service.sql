@@ -150,9 +150,19 @@ UPDATE todo.todos SET status = 'blocked' WHERE id = 9;
 SELECT todo.block(10, 8);
 INSERT INTO todo.todos (subject, parent_id) VALUES ('child one', 11), ('child two', 11);
 UPDATE todo.todos SET status = 'completed' WHERE subject = 'child one';
--- time passes: the lease of #7 ran out, #8 has been quiet 20 minutes, #9 and #10 have waited 2 hours
+-- time passes: the lease of #7 ran out; #8's claim was taken back (a live claim is not idle:
+-- its lease says how long its holder may go quiet) and it has been quiet 20 minutes; #9 and
+-- #10 have waited 2 hours
 UPDATE todo.todos SET lease_expires_at = now() - interval '1 minute' WHERE id = 7;
+UPDATE todo.todos SET claimed_by = NULL, lease_expires_at = NULL WHERE id = 8;
 UPDATE todo.todos SET updated_at = now() - interval '20 minutes' WHERE id = 8;
+-- a live claim quiet as long is not idle
+SAVEPOINT live_claim;
+UPDATE todo.todos SET status = 'pending' WHERE id = 8;
+SELECT id FROM todo.claim(8, 600);
+UPDATE todo.todos SET updated_at = now() - interval '20 minutes' WHERE id = 8;
+SELECT count(*) AS idle_live_claims FROM todo.needs_attention WHERE tenant_id = 'svc_a' AND todo_id = 8;
+ROLLBACK TO SAVEPOINT live_claim;
 UPDATE todo.todos SET updated_at = now() - interval '2 hours' WHERE id IN (9, 10);
 SELECT todo_id, conversation_id, subject, status, claimed_by, reason, for_seconds >= 60 AS aged
   FROM todo.needs_attention WHERE tenant_id = 'svc_a' ORDER BY todo_id, reason;
