@@ -97,10 +97,7 @@ async fn connect(connection: &Target) -> Result<Client, String> {
             tracing::warn!("feed connection: {}", crate::db::error_text(&e));
         }
     });
-    client
-        .batch_execute("SET statement_timeout = '10s'; SET application_name = 'pg_todos serve (feed)'")
-        .await
-        .map_err(|e| crate::db::error_text(&e))?;
+    client.batch_execute("SET statement_timeout = '10s'").await.map_err(|e| crate::db::error_text(&e))?;
     Ok(client)
 }
 

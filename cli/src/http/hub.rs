@@ -477,6 +477,17 @@ async fn run(db: Db, streams: Arc<Streams>, feed: Feed, hub: Arc<Hub>) {
 /// a cursor; the cursor stays then (what was queued comes again: harmless).
 async fn refresh(db: &Db, streams: &Streams, feed: &Feed, hub: &Hub) -> Result<(), String> {
     let mut cursor = hub.cursor.lock().await;
+    advance(db, streams, feed, hub, &mut cursor).await
+}
+
+/// `refresh`, with the hub's mutex held by the caller (`cursor` is what it guards).
+async fn advance(
+    db: &Db,
+    streams: &Streams,
+    feed: &Feed,
+    hub: &Hub,
+    cursor: &mut Option<String>,
+) -> Result<(), String> {
     let Some(since) = cursor.clone() else { return Ok(()) };
     let mut round: Option<String> = None;
     let mut after: Option<String> = None;
@@ -566,10 +577,16 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
                 let position = position.clone();
                 // the place first: the hub's task takes the mutex and no place
                 let place = s.place(&hubs, &hub.tenant).await?;
-                let cursor = tokio::select! {
+                let mut cursor = tokio::select! {
                     c = hub.cursor.lock() => c,
                     _ = s.shutdown.wait_for(|down| *down) => return None,
                 };
+                // the hub first catches up itself (the feed wakes it up to a tick late): what
+                // it reads now goes to the live subscribers only, and this subscriber reads
+                // it below, so a change it has read never reaches it again from the hub
+                if let Err(e) = advance(&hubs.db, &hubs.streams, &hubs.feed, &hub, &mut cursor).await {
+                    tracing::warn!("events of tenant {:?}: {e}", hub.tenant);
+                }
                 let p = match read(&hubs.db, &hub.tenant, Some(&position), None, None, &token).await {
                     Ok((_, dead)) if !dead.is_empty() => {
                         hubs.streams.revoke(&dead);
