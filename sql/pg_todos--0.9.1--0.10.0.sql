@@ -32,6 +32,7 @@ COMMENT ON COLUMN todo.channel_key.key IS 'At least 16 random bytes; the HMAC ke
 INSERT INTO todo.channel_key (key)
 VALUES (decode(replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', ''), 'hex'));
 ALTER TABLE todo.channel_key ENABLE ROW LEVEL SECURITY;
+REVOKE ALL ON todo.channel_key FROM PUBLIC;
 
 -- A live claim is not idle: no_heartbeat is for in-progress todos with no claim.
 CREATE OR REPLACE VIEW todo.needs_attention WITH (security_invoker = true) AS
@@ -78,6 +79,8 @@ AS 'MODULE_PATHNAME', 'changed_tenants_wrapper';
 ALTER FUNCTION todo.changed_tenants(text[], text[]) SET todo.tenant = '';
 COMMENT ON FUNCTION todo.changed_tenants(text[], text[]) IS
     'Which of the tenants have changes their cursor (same position; one todo.changes_since returned) did not see: one statement per tick for a service following the log (pg_todos serve). Each is asked acting for it (a bound role only about its own). Errors: 22023 arrays of different lengths or a NULL, 54000 past 10,000 tenants, 22P02 a malformed cursor, 42501 a tenant the role may not act for.';
+
+REVOKE EXECUTE ON FUNCTION todo.changed_tenants(text[], text[]) FROM PUBLIC;
 
 -- The roles granted so far get the new function.
 SELECT todo.grant_usage(r.role, r.tenant_id, r.plain_sql) FROM todo.roles r ORDER BY r.role::oid;
