@@ -9,12 +9,18 @@ writers reconnect). At the end, for every stream:
 - each conversation's list only grew from one message to the next (the writers only add): no
   older state after a newer one, so changes came in commit order.
 
+Run twice: with the default feed (`--feed log`: the hubs' cursors probed every tick) and with
+`--feed logical` (todo.events decoded from a replication slot: wal_level = logical, the
+publication, the service's role with REPLICATION), whose slot is dropped mid-run (after the
+second round): the service says it follows the cursors instead, and nothing is missed.
+
 Sizes: PGTODOS_FEED=STREAMSxWRITERSxTODOS (100x8x6: todos per writer per round)."""
 import os
 import threading
 import time
 
 import psycopg
+import pytest
 
 import web
 from checks import check
@@ -56,13 +62,29 @@ def final_lists(cluster, db):
     return out
 
 
-def test_streams_under_load_miss_nothing_across_restarts(new_cluster, cli):
-    cluster = new_cluster("feed")
+def drop_slot(cluster, db):
+    """Drops the service's slot (between two of its reads: it is held only while one runs)."""
+    for _ in range(100):
+        r = cluster.psql("SELECT pg_drop_replication_slot('pg_todos_feed')", db=db, check=False)
+        if r.returncode == 0:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("source", ["log", "logical"])
+def test_streams_under_load_miss_nothing_across_restarts(new_cluster, cli, source):
+    logical = source == "logical"
+    cluster = new_cluster(f"feed-{source}", conf=["wal_level = logical", "max_replication_slots = 4"] if logical else [])
     db = cluster.database("feed", tenants=list(TENANTS))
     tokens = {t: cluster.psql(f"SELECT token FROM todo.create_token('{t}', 'watcher')", db=db).strip() for t in TENANTS}
     per = str(STREAMS)
     flags = ("--max-streams", str(max(256, STREAMS)), "--max-streams-per-tenant", per, "--max-streams-per-token", per,
              "--tenant-catch-ups", per)
+    if logical:
+        cluster.psql("CREATE PUBLICATION pg_todos_feed FOR TABLE todo.events WITH (publish = 'insert');"
+                     "ALTER ROLE agent_login REPLICATION;", db=db)
+        flags += ("--feed", "logical")
     server = web.Server(cli, db, *flags)
     port = server.port
     # each stream: its tenant and the messages of every connection it made, in order
@@ -85,13 +107,24 @@ def test_streams_under_load_miss_nothing_across_restarts(new_cluster, cli):
               [s[-1].status for _, s in streams if s[-1].status != 200][:5])
         write_round(cluster, db, 2, errors)
         time.sleep(1)
+        if logical:
+            slot = cluster.psql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'pg_todos_feed' "
+                                "AND confirmed_flush_lsn IS NOT NULL", db=db).strip()
+            check("the logical feed made its slot and reads it", slot == "1", slot)
+            check("the logical feed followed the slot, not the cursors, before it was dropped",
+                  "following the log's cursors instead" not in server.logtext(), server.logtext()[-2000:])
+            check("the slot is dropped mid-run", drop_slot(cluster, db), "")
+            write_round(cluster, db, 2, errors)
+            check("with its slot gone, the feed says it follows the cursors instead",
+                  server.wait_log("following the log's cursors instead", 10), server.logtext()[-2000:])
         # the database restarts under the open streams
         cluster.restart()
         write_round(cluster, db, 3, errors)
         want = final_lists(cluster, db)
         total = sum(len(v) for lists in want.values() for v in lists.values())
-        check(f"the writers wrote {WRITERS * TODOS * 3} todos, with no error", not errors and
-              total == WRITERS * TODOS * 3, (errors[:3], total))
+        rounds = 4 if logical else 3
+        check(f"the writers wrote {WRITERS * TODOS * rounds} todos, with no error", not errors and
+              total == WRITERS * TODOS * rounds, (errors[:3], total))
 
         def seen(s):
             """conversation -> the lists (subjects) of each todo.updated, in the order received."""

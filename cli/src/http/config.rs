@@ -50,6 +50,20 @@ struct Flags {
     /// [env: PG_TODOS_FEED_TICK] [default: 100]
     #[arg(long, value_name = "MS")]
     feed_tick: Option<String>,
+    /// Where the event streams learn what changed: log (probe each streamed tenant's events
+    /// from its cursor) or logical (decode todo.events from a replication slot; wal_level =
+    /// logical, a publication, a role with REPLICATION: docs/http.md) [env: PG_TODOS_FEED]
+    /// [default: log]
+    #[arg(long, value_name = "SOURCE")]
+    feed: Option<String>,
+    /// The replication slot of --feed logical, one per service; made when missing
+    /// [env: PG_TODOS_FEED_SLOT] [default: pg_todos_feed]
+    #[arg(long, value_name = "NAME")]
+    feed_slot: Option<String>,
+    /// The publication of todo.events that --feed logical decodes
+    /// [env: PG_TODOS_FEED_PUBLICATION] [default: pg_todos_feed]
+    #[arg(long, value_name = "NAME")]
+    feed_publication: Option<String>,
     /// Largest request body read, in bytes; larger: 413 [env: PG_TODOS_MAX_BODY] [default: 1048576]
     #[arg(long, value_name = "BYTES", help_heading = "Limits")]
     max_body: Option<String>,
@@ -124,6 +138,9 @@ impl Flags {
             "pool-size" => self.pool_size.as_ref(),
             "shutdown-grace" => self.shutdown_grace.as_ref(),
             "feed-tick" => self.feed_tick.as_ref(),
+            "feed" => self.feed.as_ref(),
+            "feed-slot" => self.feed_slot.as_ref(),
+            "feed-publication" => self.feed_publication.as_ref(),
             "max-body" => self.max_body.as_ref(),
             "header-timeout" => self.header_timeout.as_ref(),
             "body-timeout" => self.body_timeout.as_ref(),
@@ -171,6 +188,8 @@ pub struct Config {
     pub shutdown_grace: Duration,
     /// time between two reads of the log (`feed`)
     pub feed_tick: Duration,
+    /// where the feed learns what changed
+    pub feed: super::feed::Source,
     pub limits: Limits,
 }
 
@@ -210,7 +229,7 @@ pub struct Limits {
 }
 
 /// Flags that take a value, with their environment variable.
-const VALUED: [(&str, &str); 23] = [
+const VALUED: [(&str, &str); 26] = [
     ("listen", "PG_TODOS_LISTEN"),
     ("tls-cert", "PG_TODOS_TLS_CERT"),
     ("tls-key", "PG_TODOS_TLS_KEY"),
@@ -219,6 +238,9 @@ const VALUED: [(&str, &str); 23] = [
     ("max-body", "PG_TODOS_MAX_BODY"),
     ("shutdown-grace", "PG_TODOS_SHUTDOWN_GRACE"),
     ("feed-tick", "PG_TODOS_FEED_TICK"),
+    ("feed", "PG_TODOS_FEED"),
+    ("feed-slot", "PG_TODOS_FEED_SLOT"),
+    ("feed-publication", "PG_TODOS_FEED_PUBLICATION"),
     ("header-timeout", "PG_TODOS_HEADER_TIMEOUT"),
     ("body-timeout", "PG_TODOS_BODY_TIMEOUT"),
     ("idle-timeout", "PG_TODOS_IDLE_TIMEOUT"),
@@ -320,6 +342,14 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         pool_size,
         shutdown_grace: Duration::from_secs(number("shutdown-grace", 10, 0)?),
         feed_tick: Duration::from_millis(number("feed-tick", 100, 10)?),
+        feed: match pick("feed").as_deref().map(str::trim) {
+            None | Some("log") => super::feed::Source::Log,
+            Some("logical") => super::feed::Source::Logical {
+                slot: pick("feed-slot").unwrap_or_else(|| "pg_todos_feed".into()),
+                publication: pick("feed-publication").unwrap_or_else(|| "pg_todos_feed".into()),
+            },
+            Some(other) => return Err(format!("--feed {other:?}: use log or logical")),
+        },
         limits,
     })))
 }

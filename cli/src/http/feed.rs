@@ -1,15 +1,26 @@
 //! The server's one feed connection: it follows the log. Every tick (`--feed-tick`, 100 ms
-//! by default) one statement, `todo.changed_tenants`, asks which of the tenants with an open
-//! hub have changes their hub's cursor did not see, and wakes those hubs, which read them
-//! (`hub`). Nothing runs while no hub is open. No NOTIFY and no LISTEN: a write takes no lock
-//! that another tenant's write waits on, and no role learns anything of another tenant's
-//! writes.
+//! by default) it finds which of the tenants with an open hub have changes their hub's cursor
+//! did not see, and wakes those hubs, which read them (`hub`). No NOTIFY and no LISTEN: a
+//! write takes no lock that another tenant's write waits on, and no role learns anything of
+//! another tenant's writes. Two sources (`--feed`):
+//!
+//! - `log` (the default): one statement, `todo.changed_tenants`, probes every watched
+//!   tenant's events from its hub's cursor (past `PER_STATEMENT` tenants, a tick asks in
+//!   several statements). Nothing runs while no hub is open.
+//! - `logical`: `pg_logical_slot_get_binary_changes` decodes the inserts into `todo.events`
+//!   from a replication slot of this service (`--feed-slot`, pgoutput, the publication
+//!   `--feed-publication`; the slot is made when missing), and only their `tenant_id` is read
+//!   (`decode`): its cost follows what was written, not how many tenants are watched. Read
+//!   every tick even with no hub open, so the slot holds back no WAL. Decoding bypasses
+//!   row-level security, so it only says whom to wake: each hub reads its changes acting for
+//!   its tenant. When the slot cannot be read (dropped, invalidated by
+//!   `max_slot_wal_keep_size`, no REPLICATION privilege) the feed follows the cursors instead,
+//!   and tries to make the slot again every 30 s.
 //!
 //! The connection is a dedicated tokio-postgres client (not from the pool), with a statement
 //! timeout. When it fails, the next tick connects again (warning at most once per outage);
 //! meanwhile nothing is lost: the hubs' cursors stay where they were, so the first probe
-//! after reconnecting finds whatever committed meanwhile. Past `PER_STATEMENT` tenants, a
-//! tick asks in several statements.
+//! after reconnecting finds whatever committed meanwhile.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -41,11 +52,11 @@ pub struct Feed {
 }
 
 impl Feed {
-    /// Starts the feed's task, polling every `tick` through a connection to `connection`; it
-    /// runs as long as the process does.
-    pub fn start(connection: Target, tick: Duration) -> Feed {
+    /// Starts the feed's task, reading `source` every `tick` through a connection to
+    /// `connection`; it runs as long as the process does.
+    pub fn start(connection: Target, tick: Duration, source: Source) -> Feed {
         let feed = Feed { watched: Arc::new(Mutex::new(HashMap::new())) };
-        tokio::spawn(run(connection, tick, feed.clone()));
+        tokio::spawn(run(connection, tick, feed.clone(), source));
         feed
     }
 
@@ -116,16 +127,100 @@ async fn changed(client: &Client, probes: &[(String, String)]) -> Result<Vec<Str
     Ok(changed)
 }
 
-/// The task: every tick, probe the watched tenants and wake the hubs of those that changed.
-async fn run(connection: Target, tick: Duration, feed: Feed) {
+/// Where the feed learns which tenants changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// `todo.changed_tenants` with each hub's cursor (the default)
+    Log,
+    /// logical decoding of `todo.events` through the replication slot `slot` (pgoutput, the
+    /// publication `publication`), falling back to `Log` while the slot is unusable
+    Logical { slot: String, publication: String },
+}
+
+/// The most changes one tick decodes; the rest waits for the next tick.
+const MAX_DECODED: i32 = 100_000;
+const DECODE: &str = "SELECT data FROM pg_catalog.pg_logical_slot_get_binary_changes($1, NULL, $2,
+    'proto_version', '1', 'publication_names', $3)";
+/// How often a feed that fell back from a lost slot tries to make it again.
+const SLOT_RETRY: Duration = Duration::from_secs(30);
+
+/// The slot of a logical feed: whether it works now, what its messages said about the
+/// relations, and the tenants found in the previous tick.
+struct Slot {
+    slot: String,
+    publication: String,
+    usable: bool,
+    /// when the slot was last found unusable (a new one is tried `SLOT_RETRY` later)
+    failed_at: Option<tokio::time::Instant>,
+    relations: super::decode::Relations,
+    previous: Vec<String>,
+}
+
+impl Slot {
+    /// The tenants whose events were decoded since the last call (the slot moves on).
+    async fn decode(&mut self, client: &Client) -> Result<Vec<String>, String> {
+        let rows = tokio::time::timeout(TIMEOUT, client.query(DECODE, &[&self.slot, &MAX_DECODED, &self.publication]))
+            .await
+            .map_err(|_| format!("no answer in {}s", TIMEOUT.as_secs()))?
+            .map_err(|e| crate::db::error_text(&e))?;
+        let mut tenants: Vec<String> = Vec::new();
+        for row in rows {
+            let data: &[u8] = row.try_get(0).map_err(|e| e.to_string())?;
+            if let Some(t) = self.relations.tenant(data)? {
+                if !tenants.contains(&t) {
+                    tenants.push(t);
+                }
+            }
+        }
+        Ok(tenants)
+    }
+
+    /// Makes the slot when it is missing (and drops it first when PostgreSQL invalidated it).
+    async fn ensure(&self, client: &Client) -> Result<(), String> {
+        let status: Option<Option<String>> = client
+            .query_opt("SELECT wal_status FROM pg_catalog.pg_replication_slots WHERE slot_name = $1", &[&self.slot])
+            .await
+            .map_err(|e| crate::db::error_text(&e))?
+            .map(|r| r.get(0));
+        if status == Some(Some("lost".to_string())) {
+            client
+                .execute("SELECT pg_catalog.pg_drop_replication_slot($1)", &[&self.slot])
+                .await
+                .map_err(|e| crate::db::error_text(&e))?;
+        } else if status.is_some() {
+            return Ok(());
+        }
+        client
+            .execute("SELECT pg_catalog.pg_create_logical_replication_slot($1, 'pgoutput')", &[&self.slot])
+            .await
+            .map(|_| ())
+            .map_err(|e| crate::db::error_text(&e))
+    }
+}
+
+/// The task: every tick, find the tenants that changed (the hubs' cursors probed, or the slot
+/// decoded) and wake their hubs.
+async fn run(connection: Target, tick: Duration, feed: Feed, source: Source) {
     let mut ticks = tokio::time::interval(tick);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut client: Option<Client> = None;
     let mut failing = false;
+    let mut slot = match source {
+        Source::Log => None,
+        Source::Logical { slot, publication } => Some(Slot {
+            slot,
+            publication,
+            usable: false,
+            failed_at: None,
+            relations: Default::default(),
+            previous: Vec::new(),
+        }),
+    };
     loop {
         ticks.tick().await;
         let probes = feed.probes();
-        if probes.is_empty() {
+        // a slot is read even with no hub open: what it holds back is WAL kept on disk
+        if probes.is_empty() && slot.is_none() {
             continue;
         }
         if client.as_ref().is_none_or(Client::is_closed) {
@@ -141,7 +236,11 @@ async fn run(connection: Target, tick: Duration, feed: Feed) {
             };
         }
         let Some(c) = client.as_ref() else { continue };
-        match changed(c, &probes).await {
+        let found = match slot.as_mut() {
+            Some(s) => logical_tick(c, s, &probes).await,
+            None => changed(c, &probes).await,
+        };
+        match found {
             Ok(tenants) => {
                 if failing {
                     tracing::warn!("feed connection back; reading what changed meanwhile");
@@ -156,6 +255,52 @@ async fn run(connection: Target, tick: Duration, feed: Feed) {
                 }
                 client = None;
             }
+        }
+    }
+}
+
+/// One tick of a logical feed: the tenants decoded from the slot, with those of the previous
+/// tick (a hub that read just after the commit was decoded may not have seen it yet: it
+/// reads again a tick later). While the slot is unusable, the hubs' cursors are probed
+/// instead, and every `SLOT_RETRY` the slot is made again; the tick that finds it usable
+/// again also probes the cursors, for what committed meanwhile. Errors: the connection's.
+async fn logical_tick(client: &Client, s: &mut Slot, probes: &[(String, String)]) -> Result<Vec<String>, String> {
+    if !s.usable && s.failed_at.is_none_or(|at| at.elapsed() >= SLOT_RETRY) {
+        match s.ensure(client).await {
+            Ok(()) => {
+                s.usable = true;
+                if s.failed_at.is_some() {
+                    tracing::warn!("feed: replication slot {:?} usable again", s.slot);
+                }
+                s.failed_at = None;
+                s.relations = Default::default();
+                // what committed while the slot was unusable: from the cursors
+                return changed(client, probes).await;
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "feed: replication slot {:?} cannot be made ({e}); following the log's cursors instead",
+                    s.slot
+                );
+                s.failed_at = Some(tokio::time::Instant::now());
+            }
+        }
+    }
+    if !s.usable {
+        return changed(client, probes).await;
+    }
+    match s.decode(client).await {
+        Ok(tenants) => {
+            let mut wake = std::mem::replace(&mut s.previous, tenants.clone());
+            wake.extend(tenants);
+            Ok(wake)
+        }
+        Err(e) if client.is_closed() => Err(e),
+        Err(e) => {
+            tracing::warn!("feed: replication slot {:?}: {e}; following the log's cursors instead", s.slot);
+            s.usable = false;
+            s.failed_at = Some(tokio::time::Instant::now());
+            changed(client, probes).await
         }
     }
 }

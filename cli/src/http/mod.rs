@@ -26,6 +26,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod decode;
 pub mod events;
 pub mod feed;
 pub mod hub;
@@ -154,7 +155,7 @@ pub async fn main(args: Vec<String>) {
     tracing::info!("listening on {scheme}://{address} (pg_todos {version}, database \"{db}\")");
 
     let (shutdown, shutdown_rx) = watch::channel(false);
-    let feed = feed::Feed::start(target, config.feed_tick);
+    let feed = feed::Feed::start(target, config.feed_tick, config.feed.clone());
     let database = crate::db::work::Db {
         pool: pool.clone(),
         gate: crate::db::gate::Gate::new(limits.tenant_share, limits.tenant_wait),
