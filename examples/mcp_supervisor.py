@@ -2,17 +2,18 @@
 """A supervisor fans a release out to two sub-agents through pg_todos, over MCP.
 
 Three MCP clients (the official Python SDK), each with its own pg_todos_mcp server process:
-the same tenant and conversation, a different agent name each. A fourth connection LISTENs
-on the tenant's change channel and prints every notification.
+the same tenant and conversation, a different agent name each. A fourth connection follows
+the tenant's change feed and prints every list it sees change.
 
   supervisor  lays out the work with seed 004's AddTask, makes "publish" wait for "build"
               (block_todo) and gives "ship" a subtask (add_subtask);
   sub-1/sub-2 loop: claim_todo (the next ready todo: unclaimed, unblocked, no open
               subtasks), work, finish_todo with the claim's fence, until nothing is left;
-  listener    counts the notifications (one per change, delivered at commit).
+  listener    reads todo.changes_since(cursor) every 0.2 s: the lists that transactions
+              committed since its cursor changed, each whole (never a rolled-back one).
 
 Exits 1 unless every todo was finished exactly once, by a claim, "publish" after "build" and
-"ship" after its subtask. Usage:
+"ship" after its subtask, and the feed showed the release's list with every todo completed. Usage:
   examples/mcp_supervisor.py --server target/debug/pg_todos_mcp --dbname DB --user ROLE --tenant T
 (libpq environment for the host; the tenant must be registered). ROLE is what the agents'
 MCP servers connect as: hand agents a role bound to the tenant with the functions only,
@@ -67,18 +68,34 @@ class Agent:
         await self._t.__aexit__(*exc)
 
 
+def changes(conn, cursor):
+    """What changed since `cursor` (None: nothing yet, only the current cursor): the new
+    cursor and the changed lists, [{"conversation_id", "todos": [OpenCode todo items]}]."""
+    with conn.transaction():   # the context is transaction-local
+        conn.execute("SELECT todo.set_context(%s)", (opts.tenant,))
+        feed = conn.execute("SELECT todo.changes_since(%s::text)", (cursor,)).fetchone()[0]
+    return feed["cursor"], feed["changes"]
+
+
 def listen(stop, seen):
-    """The tenant's change notifications, as an app's UI would receive them."""
+    """The tenant's change feed, as an app's UI would follow it: no LISTEN (the store sends no
+    NOTIFY by default), a read of the log every 0.2 s from the previous read's cursor. Appends
+    each list of the release it sees, as {id: status}, to `seen`."""
     with psycopg.connect(dbname=opts.dbname, user=opts.user, autocommit=True) as conn:
-        with conn.transaction():   # the context is transaction-local
-            conn.execute("SELECT todo.set_context(%s)", (opts.tenant,))
-            channel = conn.execute("SELECT todo.channel()").fetchone()[0]
-        conn.execute(f'LISTEN "{channel}"')
+        cursor, _ = changes(conn, None)
         seen.append(None)  # ready
-        while not stop.is_set():
-            for n in conn.notifies(timeout=0.2, stop_after=1):
-                seen.append(n.payload)
-                print(f"  listener: {n.payload}")
+        while True:
+            stopping = stop.wait(0.2)   # one more read after the stop: nothing is left unread
+            cursor, changed = changes(conn, cursor)
+            for change in changed:
+                if change["conversation_id"] != opts.conversation:
+                    continue
+                todos = {t["id"]: t["status"] for t in change["todos"]}
+                seen.append(todos)
+                counts = {s: list(todos.values()).count(s) for s in sorted(set(todos.values()))}
+                print(f"  feed: {opts.conversation}: {counts}")
+            if stopping:
+                return
 
 
 async def worker(name, log):
@@ -92,7 +109,7 @@ async def worker(name, log):
                 continue
             idle = 0
             print(f"  {name}: claimed #{claimed['id']} {claimed['subject']!r} (fence {claimed['fence']})")
-            await asyncio.sleep(0.05)      # the work
+            await asyncio.sleep(0.3)       # the work (longer than the feed's 0.2 s: the listener sees it under way)
             done, err = await call(a.session, "finish_todo",
                                    {"id": claimed["id"], "fence": claimed["fence"], "outcome": f"done by {name}"})
             if err:
@@ -131,7 +148,7 @@ async def main():
         finished.setdefault(subject, []).append((at, name))
     print("supervisor: finished —", {s: [n for _, n in f] for s, f in finished.items()})
     print("supervisor: task list —", [(t["title"], t["done"]) for t in tasks["tasks"]])
-    print(f"listener: {len(seen) - 1} notifications")
+    print(f"listener: the release's list changed {len(seen) - 1} times in the feed it read")
     problems = []
     if sorted(finished) != sorted(ids) or any(len(v) != 1 for v in finished.values()):
         problems.append(f"each todo finished exactly once: {finished}")
@@ -141,8 +158,9 @@ async def main():
         problems.append("ship finished before its subtask")
     if not all(t["done"] for t in tasks["tasks"]):
         problems.append(f"open tasks left: {tasks}")
-    if len(seen) - 1 < 2 * len(ids):
-        problems.append(f"too few notifications: {len(seen) - 1}")
+    last = seen[-1] if len(seen) > 1 else {}
+    if sorted(last) != sorted(str(i) for i in ids.values()) or set(last.values()) != {"completed"}:
+        problems.append(f"the feed's last list of the release is not every todo completed: {last}")
     for p in problems:
         print("FAILED:", p)
     if problems:

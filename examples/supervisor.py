@@ -7,8 +7,9 @@
               runtime builds for them, then mark progress with the writ: /todo claim takes
               the next ready todo (SKIP LOCKED: never the one the other agent holds),
               /todo done finishes it;
-  listener    LISTENs on the tenant's channel (todo.channel()) and prints progress from the
-              change notifications, which arrive only after each commit.
+  listener    follows the change feed: every 0.2 s it asks todo.changes_since(cursor) for
+              the lists that transactions committed since its cursor changed (never a
+              rolled-back one; each list whole) and prints progress from them.
 
 At the end the supervisor checks the final state and exits 1 unless every todo is completed
 exactly once, by a claim, publish after build and ship after its subtask.
@@ -19,7 +20,6 @@ role (todo.grant_usage(role) for any tenant, or todo.grant_usage(role, T) bound 
 call runs in a transaction that sets the context first: the context lasts one transaction.
 """
 import argparse
-import json
 import os
 import re
 import threading
@@ -51,29 +51,40 @@ def writ(conn, agent, message):
     return as_agent(conn, agent, "SELECT todo.todo_writ(%s)", message)
 
 
+def changes(conn, cursor):
+    """What changed since `cursor` (None: nothing yet, only the current cursor): the new
+    cursor and the changed lists, [{"conversation_id", "todos": [OpenCode todo items]}]. One
+    transaction acting for the tenant: the context lasts one transaction."""
+    with conn.transaction():
+        conn.execute("SELECT todo.set_context(%s)", (opts.tenant,))
+        feed = conn.execute("SELECT todo.changes_since(%s::text)", (cursor,)).fetchone()[0]
+    return feed["cursor"], feed["changes"]
+
+
 def listener(stop, ready, lines):
+    """Follows the change feed, as an app's UI would: no LISTEN (the store sends no NOTIFY by
+    default), a read of the log every 0.2 s from the cursor of the previous one. Prints a
+    line for each todo of the release whose status changed since the last list it saw."""
     with connect() as conn:
-        with conn.transaction():
-            conn.execute("SELECT todo.set_context(%s)", (opts.tenant,))
-            channel = conn.execute("SELECT todo.channel()").fetchone()[0]
-        conn.execute(f'LISTEN "{channel}"')
+        cursor, _ = changes(conn, None)
         ready.set()
-        while not stop.is_set():
-            # collect first: the connection is busy while notifies() runs
-            for payload in [n.payload for n in conn.notifies(timeout=0.2)]:
-                with conn.transaction():
-                    conn.execute("SELECT todo.set_context(%s, %s)", (opts.tenant, CONV))
-                    rows = conn.execute(
-                        """SELECT id, subject, status, coalesce(claimed_by, ''),
-                                  count(*) FILTER (WHERE status = 'completed') OVER (),
-                                  count(*) OVER ()
-                             FROM todo.todos WHERE conversation_id = %s ORDER BY id""", (CONV,)).fetchall()
-                ids = set(json.loads(payload)["ids"])
-                for tid, subject, status, holder, done, total in rows:
-                    if tid in ids:
-                        line = f"  progress {done}/{total}: #{tid} {subject} → {status}" + (f" ({holder})" if holder else "")
+        shown = {}  # todo id -> the status last printed
+        while True:
+            stopping = stop.wait(0.2)   # one more read after the stop: nothing is left unread
+            cursor, changed = changes(conn, cursor)
+            for change in changed:
+                if change["conversation_id"] != CONV:
+                    continue
+                todos = change["todos"]
+                done = sum(t["status"] == "completed" for t in todos)
+                for t in todos:
+                    if shown.get(t["id"]) != t["status"]:
+                        shown[t["id"]] = t["status"]
+                        line = f"  progress {done}/{len(todos)}: #{t['id']} {t['content']} → {t['status']}"
                         lines.append(line)
                         print(line)
+            if stopping:
+                return
 
 
 def sub_agent(name, log):
@@ -93,7 +104,7 @@ def sub_agent(name, log):
                 continue
             idle = 0
             tid, subject = int(m[1]), m[2]
-            time.sleep(0.05)  # the work
+            time.sleep(0.3)   # the work (longer than the feed's 0.2 s: the listener sees it under way)
             out = writ(conn, name, f"I finished it.\n/todo done {tid}")
             if f"OK: completed #{tid}" not in out:
                 REFUSED.append(f"{name}: /todo done {tid} refused:\n{out}")   # seen by main()
@@ -160,7 +171,7 @@ def main():
     if problems:
         raise SystemExit(1)
     print(f"ok: {len(ids)} todos completed exactly once, by claims, in dependency order; "
-          f"{len(progress)} progress lines from notifications; who did what: "
+          f"{len(progress)} progress lines from the change feed; who did what: "
           f"{sorted((s, n) for _, n, s in log)}")
 
 

@@ -21,9 +21,10 @@ agent_login:
     exit status 2.
 Every server runs in a directory of its test's own (cwd=), under a fresh temporary directory,
 so no two tests share a project's list by accident. Seed 003 is read from fixtures/.
-And the examples: a supervisor, two sub-agents and a notification listener, with psycopg and
-the writ (examples/supervisor.py) and over MCP, each agent its own server (the old command
-name, pg_todos_mcp: examples/mcp_supervisor.py); each checks the final state.
+And the examples: a supervisor, two sub-agents and a listener that follows the change feed
+(todo.changes_since), with psycopg and the writ (examples/supervisor.py) and over MCP, each
+agent its own server (the old command name, pg_todos_mcp: examples/mcp_supervisor.py); each
+checks the final state, and that its listener read the list with every todo completed.
 """
 import asyncio
 import json
