@@ -103,6 +103,11 @@ CREATE INDEX todos_claim_order ON todo.todos
     (tenant_id, conversation_id, (CASE priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END), position, id)
     WHERE status = 'pending';
 COMMENT ON INDEX todo.todos_claim_order IS 'The pending todos of each list in claim order (priority, position, id): what todo.claim() and todo.ready() read.';
+-- The claims of each list (in progress, claimed): where a claim looks for one whose lease ran
+-- out. Not on lease_expires_at, which a renewal changes: a renewal stays a HOT update.
+CREATE INDEX todos_claims ON todo.todos (tenant_id, conversation_id)
+    WHERE status = 'in_progress' AND claimed_by IS NOT NULL;
+COMMENT ON INDEX todo.todos_claims IS 'The claimed in-progress todos of each list: where todo.claim() and todo.ready() look for a lapsed lease.';
 -- A parent's subtasks (the progress shown in the open block).
 CREATE INDEX todos_parent ON todo.todos (tenant_id, parent_id) WHERE parent_id IS NOT NULL;
 -- The caller's own ids, one per todo of a conversation.

@@ -13,6 +13,11 @@ CREATE INDEX todos_claim_order ON todo.todos
     (tenant_id, conversation_id, (CASE priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END), position, id)
     WHERE status = 'pending';
 COMMENT ON INDEX todo.todos_claim_order IS 'The pending todos of each list in claim order (priority, position, id): what todo.claim() and todo.ready() read.';
+-- The claims of each list (in progress, claimed): where a claim looks for one whose lease ran
+-- out. Not on lease_expires_at, which a renewal changes: a renewal stays a HOT update.
+CREATE INDEX todos_claims ON todo.todos (tenant_id, conversation_id)
+    WHERE status = 'in_progress' AND claimed_by IS NOT NULL;
+COMMENT ON INDEX todo.todos_claims IS 'The claimed in-progress todos of each list: where todo.claim() and todo.ready() look for a lapsed lease.';
 
 -- Room for HOT updates (a lease renewal no longer changes updated_at). Applies to pages
 -- written from now on; VACUUM FULL or pg_repack applies it to the whole table.

@@ -3,7 +3,7 @@
 
 use pgrx::datum::DatumWithOid;
 
-use super::read::{first_ready, CLAIM_ORDER, READY};
+use super::read::{first_ready, BLOCK_FLAGS, CLAIMABLE, CLAIM_ORDER};
 use pgrx::datum::TimestampWithTimeZone;
 
 use super::{one, with_plan};
@@ -42,16 +42,16 @@ const CLAIM_RETURNING: &str = "RETURNING u.id, u.subject, u.fence, u.lease_expir
 
 /// How many ready todos a claim considers at first, and then (when every one of them was
 /// locked by other claimers) at most, before it considers them all.
-const CANDIDATES: [Option<i64>; 3] = [Some(32), Some(1024), None];
+const CANDIDATES: [Option<i64>; 3] = [Some(16), Some(256), None];
 
 /// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds: the
 /// candidate row is locked with SKIP LOCKED (a row another claimer is taking is passed over,
 /// never waited for or taken twice), then moved to in_progress with a new fence. None when
 /// nothing is ready.
 ///
-/// The candidates are the first 32 ready todos in claim order (`read::first_ready`: index
+/// The candidates are the first 16 ready todos in claim order (`read::first_ready`: index
 /// scans that stop there), so a claim costs the same on a list of 50 and of 500,000; only
-/// when all 32 are locked by other claimers does it look further (1,024, then all). On one
+/// when all 16 are locked by other claimers does it look further (256, then all). On one
 /// server, one statement per try (an UPDATE of the row its subquery locks, beside the number
 /// of candidates it had); on a distributed store two, each on one tenant (so Citus sends each
 /// to the tenant's worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
@@ -60,13 +60,13 @@ pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s
     for limit in CANDIDATES {
         let (granted, candidates) = if distributed {
             let ids: Vec<i64> = one(
-                &format!("SELECT {}", first_ready("$3")),
+                &format!("WITH {BLOCK_FLAGS} SELECT {}", first_ready("$3")),
                 &[tenant.into(), conversation.into(), limit.into()],
                 false,
             )
             .unwrap_or_default();
             let lock = format!(
-                "SELECT t.id FROM todo.todos t WHERE {READY} AND t.id = ANY($3)
+                "SELECT t.id FROM todo.todos t WHERE {CLAIMABLE} AND t.id = ANY($3)
                   ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED"
             );
             let id = if ids.is_empty() {
@@ -78,11 +78,11 @@ pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s
             (id.map(|id| claim_id(tenant, id, agent, lease_s)), candidates)
         } else {
             let sql = format!(
-                "WITH c AS MATERIALIZED (SELECT {} AS ids),
+                "WITH {BLOCK_FLAGS}, c AS MATERIALIZED (SELECT {} AS ids),
                       g AS (UPDATE todo.todos u {CLAIM_SET}
                              WHERE u.tenant_id = $1
                                AND u.id = (SELECT t.id FROM todo.todos t
-                                            WHERE {READY} AND t.id = ANY((SELECT c.ids FROM c)::bigint[])
+                                            WHERE {CLAIMABLE} AND t.id = ANY((SELECT c.ids FROM c)::bigint[])
                                             ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
                              {CLAIM_RETURNING})
                  SELECT g.*, cardinality(c.ids)::bigint FROM c LEFT JOIN g ON true",

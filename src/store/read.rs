@@ -412,17 +412,22 @@ pub fn exists(tenant: &str, id: i64) -> bool {
     .unwrap_or(false)
 }
 
-/// Not waiting: no open todo it depends on, no open subtask. For `todo.todos t`, `$1` tenant.
-/// (The per-row checks run only when the tenant has dependencies or subtasks: a CASE over
-/// an InitPlan.)
+/// Whether the tenant `$1` has any dependency, any subtask: `WITH {BLOCK_FLAGS}` before a
+/// statement that reads `first_ready`, so that each is asked once per statement.
+pub(super) const BLOCK_FLAGS: &str = "flags AS MATERIALIZED (
+    SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1) AS dependencies,
+           EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL) AS subtasks)";
+
+/// Not waiting: no open todo it depends on, no open subtask. For `todo.todos t`, `$1` tenant,
+/// and `flags` (`BLOCK_FLAGS`): the per-row checks run only when the tenant has dependencies
+/// or subtasks.
 macro_rules! unblocked {
     () => {
         concat!(
-            "CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)) THEN
-        NOT EXISTS (SELECT 1 ",
+            "CASE WHEN (SELECT flags.dependencies FROM flags) THEN NOT EXISTS (SELECT 1 ",
             open_blockers!("t.id"),
             ") ELSE true END
-    AND CASE WHEN (SELECT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)) THEN
+    AND CASE WHEN (SELECT flags.subtasks FROM flags) THEN
         NOT EXISTS (SELECT 1 FROM todo.todos c
                      WHERE c.tenant_id = $1 AND c.parent_id = t.id
                        AND c.status IN ",
@@ -432,15 +437,13 @@ macro_rules! unblocked {
     };
 }
 
-/// Ready: open, in scope, not held by a live claim (pending, or in progress under a lapsed
-/// claim), not waiting for an open todo, and with no open subtasks. For `todo.todos t`,
-/// `$1` tenant, `$2` conversation.
-pub(super) const READY: &str = concat!(
-    "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
-    AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.lease_expires_at <= now()))
-    AND ",
-    unblocked!()
-);
+/// Claimable, as far as the row itself says: pending, or in progress under a claim whose lease
+/// ran out. For `todo.todos t`, `$1` tenant, `$2` conversation (the list and the tenant-wide
+/// pool). A statement that locks one of `first_ready`'s todos checks this again on the row
+/// it locks (a concurrent claim may have taken it); the rest of "ready" (no open blocker, no
+/// open subtask) was checked by `first_ready` in the same snapshot.
+pub(super) const CLAIMABLE: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
+    AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.claimed_by IS NOT NULL AND t.lease_expires_at <= now()))";
 
 /// Claim order: priority (high, then medium or unset, then low), then position, then id.
 /// The index `todos_claim_order` holds the pending todos in this order, per list.
@@ -448,12 +451,14 @@ pub(super) const CLAIM_ORDER: &str =
     "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END, t.position, t.id";
 
 /// The first ready todos in scope, in claim order, at most `$<limit>` (NULL: all), as an
-/// array of ids, for `$1` tenant and `$2` conversation. Three ordered reads, merged: the
-/// list's pending todos and the tenant-wide pool's, each an index scan of `todos_claim_order`
-/// that stops at the limit, and the in-progress todos whose claim lapsed (few: the live
-/// claims of the scope). So its cost follows the limit, not the list's length (past the
-/// todos that wait for others, which each read passes over). Not locked: a claim locks
-/// one of them (`store::lease`).
+/// array of ids, for `$1` tenant and `$2` conversation, in a statement `WITH {BLOCK_FLAGS}`.
+/// Ready: pending, or in progress under a claim whose lease ran out; not waiting for an open
+/// todo; no open subtasks. Three ordered reads, merged: the list's pending todos and the
+/// tenant-wide pool's, each an index scan of `todos_claim_order` that stops at the limit, and
+/// the claims of the list and the pool whose lease ran out (`todos_claims`: the live claims,
+/// few). So its cost follows the limit, not the list's length (past the todos that wait for
+/// others, which each read passes over). Not locked: a claim locks one of them
+/// (`store::lease`).
 pub(super) fn first_ready(limit: &str) -> String {
     let branch = |scope: &str, state: &str| {
         format!(
@@ -470,7 +475,7 @@ pub(super) fn first_ready(limit: &str) -> String {
         branch("t.conversation_id IS NULL", "t.status = 'pending'"),
         branch(
             "(t.conversation_id = $2 OR t.conversation_id IS NULL)",
-            "t.status = 'in_progress' AND t.lease_expires_at <= now()"
+            "t.status = 'in_progress' AND t.claimed_by IS NOT NULL AND t.lease_expires_at <= now()"
         ),
     )
 }
@@ -478,7 +483,8 @@ pub(super) fn first_ready(limit: &str) -> String {
 /// The ready todos in scope, in claim order, at most `limit`.
 pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
     let sql = format!(
-        "SELECT {ROW_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY({})
+        "WITH {BLOCK_FLAGS}
+         SELECT {ROW_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY({})
           ORDER BY {CLAIM_ORDER}",
         first_ready("$3")
     );

@@ -176,7 +176,29 @@ impl Slot {
     }
 
     /// Makes the slot when it is missing (and drops it first when PostgreSQL invalidated it).
+    /// Errors: on a distributed store (Citus writes the events on its workers: a slot of the
+    /// coordinator decodes none of them), the database's.
     async fn ensure(&self, client: &Client) -> Result<(), String> {
+        let citus: bool = client
+            .query_one("SELECT pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL", &[])
+            .await
+            .map_err(|e| crate::db::error_text(&e))?
+            .get(0);
+        if citus {
+            let distributed: bool = client
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = 'todo.todos'::regclass)",
+                    &[],
+                )
+                .await
+                .map_err(|e| crate::db::error_text(&e))?
+                .get(0);
+            if distributed {
+                return Err("the store is distributed (Citus): its events are written on the workers, which a slot \
+                            of this server does not decode"
+                    .into());
+            }
+        }
         let status: Option<Option<String>> = client
             .query_opt("SELECT wal_status FROM pg_catalog.pg_replication_slots WHERE slot_name = $1", &[&self.slot])
             .await
