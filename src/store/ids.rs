@@ -22,30 +22,7 @@ thread_local! {
     static RESERVED: RefCell<Option<Reserved>> = const { RefCell::new(None) };
     /// The ids given to new rows in this transaction (see `note_new_row`).
     static NEW_ROWS: RefCell<NewRows> = RefCell::new(NewRows::default());
-    /// The ids the row trigger took ahead for this transaction's next inserts (`next_todo_id`).
-    static AHEAD: RefCell<Option<Ahead>> = const { RefCell::new(None) };
 }
-
-/// Ids of one tenant taken from a range ahead of the inserts that get them, in the
-/// (sub)transaction that took them last.
-struct Ahead {
-    lxid: pg_sys::LocalTransactionId,
-    subxact: pg_sys::SubTransactionId,
-    tenant: String,
-    /// the next id to give, and the last taken (none left when next > last)
-    next: i64,
-    last: i64,
-    /// how many times this transaction took ids for this tenant's inserts
-    takes: u32,
-}
-
-/// A transaction's first inserts of a tenant take their ids one at a time (consecutive ids,
-/// from one range); past this many,
-/// each take is twice the last (at most `AHEAD_MAX`), so that an insert of many rows does not
-/// update the tenant's range once per row: each update of a row a transaction updated before
-/// adds to a chain of row versions that every later update walks (quadratic time).
-const AHEAD_AFTER: u32 = 64;
-const AHEAD_MAX: i64 = 1024;
 
 /// The ids the row trigger gave to new rows in the current transaction, and which of them came
 /// fresh from the counter: a row with such an id is the first with it ever, so it has no
@@ -123,9 +100,8 @@ struct Reserved {
     ids: std::ops::RangeInclusive<i64>,
 }
 
-/// Registered once per backend: forgets the reserved ids and the ids taken ahead when the
-/// subtransaction that took them (or one it runs in) rolls back, taking the range's or the
-/// counter's update with it.
+/// Registered once per backend: forgets the reserved ids when the subtransaction that
+/// reserved them (or one it runs in) rolls back, taking the counter's update with it.
 pub fn init() {
     // SAFETY: registers plain functions; they only touch this module's thread-locals.
     unsafe {
@@ -158,14 +134,6 @@ unsafe extern "C-unwind" fn forget_rolled_back(
             let mut r = r.borrow_mut();
             if r.as_ref().is_some_and(|res| res.subxact >= subxact) {
                 *r = None;
-            }
-        });
-        // ids taken ahead by a take that rolls back go back to the range: given out here,
-        // they could be given out again by another transaction
-        AHEAD.with(|a| {
-            let mut a = a.borrow_mut();
-            if a.as_ref().is_some_and(|x| x.subxact >= subxact) {
-                *a = None;
             }
         });
     }
@@ -257,37 +225,9 @@ pub fn reserve_todo_ids(tenant: &str, n: i64) -> i64 {
     first
 }
 
-/// The next id of `tenant` (the row trigger's, for an insert without one). A transaction's
-/// first few take one id each; later ones take more at a time and give them out in order
-/// (`AHEAD_AFTER`): a transaction that adds many rows may leave the last ids it took unused
-/// (ids may have gaps; they never repeat).
+/// The next id of `tenant` (the row trigger's, for an insert without one).
 pub fn next_todo_id(tenant: &str) -> i64 {
-    let lxid = local_xact();
-    let (given, takes) = AHEAD.with(|a| {
-        let mut a = a.borrow_mut();
-        match a.as_mut() {
-            Some(x) if x.lxid == lxid && x.tenant == tenant => {
-                if x.next <= x.last {
-                    x.next += 1;
-                    (Some(x.next - 1), x.takes)
-                } else {
-                    (None, x.takes)
-                }
-            }
-            _ => (None, 0),
-        }
-    });
-    if let Some(id) = given {
-        return id;
-    }
-    let n = if takes < AHEAD_AFTER { 1 } else { (1i64 << (takes - AHEAD_AFTER + 1).min(10)).min(AHEAD_MAX) };
-    let first = take(tenant, n, n);
-    // SAFETY: reads this backend's current subtransaction id.
-    let subxact = unsafe { pg_sys::GetCurrentSubTransactionId() };
-    let ahead =
-        Ahead { lxid, subxact, tenant: tenant.to_string(), next: first + 1, last: first + n - 1, takes: takes + 1 };
-    AHEAD.with(|a| *a.borrow_mut() = Some(ahead));
-    first
+    take(tenant, 1, 1)
 }
 
 /// Makes this transaction hold a range of `tenant` with room for `n` ids, so that a later
