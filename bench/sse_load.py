@@ -6,8 +6,12 @@ every client sees every written todo (in some todo.updated list), the server's m
 bounded (RSS from /proc/<pid>/status, sampled each second: first, last, max). Prints p50/p99
 of the time from the write's commit (when the POST returned, client side) to each client's
 receipt, as a Markdown table, then the checks' `N passed, N failed`.
+Before the writes, SSE_IDLE seconds with every client connected and nothing written: what
+following the log costs the database then (statements a second and CPU of the service's
+backends, from pg_stat_database and /proc).
 Usage: bench/sse_load.py SERVER_BINARY DBNAME TOKEN   (libpq environment of the cluster)
-Environment: SSE_CLIENTS (100), SSE_RATE (20), SSE_SECONDS (30).
+Environment: SSE_CLIENTS (100), SSE_RATE (20), SSE_SECONDS (30), SSE_IDLE (10), SSE_FEED
+(log or logical: the service's --feed).
 """
 import http.client
 import json
@@ -26,6 +30,8 @@ SERVER, DB, TOKEN = sys.argv[1], sys.argv[2], sys.argv[3]
 CLIENTS = int(os.environ.get("SSE_CLIENTS", 100))
 RATE = float(os.environ.get("SSE_RATE", 20))
 SECONDS = float(os.environ.get("SSE_SECONDS", 30))
+IDLE = float(os.environ.get("SSE_IDLE", 10))
+FEED = os.environ.get("SSE_FEED", "log")
 CONVERSATIONS = 20
 HOST = "127.0.0.1"
 
@@ -107,7 +113,8 @@ def main():
     env = libpq_env(DB, PG_TODOS_MAX_STREAMS=str(max(256, CLIENTS)), PG_TODOS_MAX_STREAMS_PER_TOKEN=str(CLIENTS),
                     PG_TODOS_MAX_STREAMS_PER_TENANT=str(CLIENTS), PG_TODOS_TENANT_CATCH_UPS=str(CLIENTS))
     log = open("/tmp/pg_todos-sse-load-server.log", "w")
-    server = subprocess.Popen([SERVER, "serve", "--listen", f"{HOST}:{port}"], env=env, stdout=log, stderr=log)
+    server = subprocess.Popen([SERVER, "serve", "--listen", f"{HOST}:{port}", "--feed", FEED], env=env, stdout=log,
+                              stderr=log)
     for _ in range(200):
         try:
             socket.create_connection((HOST, port), timeout=1).close()
@@ -121,6 +128,28 @@ def main():
     check(f"{CLIENTS} clients connected", connected and all(c.error is None for c in clients),
           [c.error for c in clients if c.error][:3])
     rss.append(rss_kib(server.pid))
+
+    # idle: every client connected, nothing written
+    def idle_sample():
+        out = subprocess.run(["psql", "-X", "-At", "-d", DB, "-c",
+                              "SELECT (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()),"
+                              " (SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE application_name = 'pg_todos_serve')"],
+                             capture_output=True, text=True).stdout.strip().split("|")
+        cpu = 0
+        for pid in (out[1].split() if len(out) > 1 else []):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                cpu += int(fields[11]) + int(fields[12])
+            except OSError:
+                pass
+        return int(out[0]), cpu
+    time.sleep(1)
+    t0, (x0, c0) = time.monotonic(), idle_sample()
+    time.sleep(IDLE)
+    t1, (x1, c1) = time.monotonic(), idle_sample()
+    idle_xacts = (x1 - x0 - 1) / (t1 - t0)  # the sample's own transaction aside
+    idle_cpu = (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0) * 100
 
     writes = []  # (id, commit time)
     failures = []
@@ -173,7 +202,7 @@ def main():
     log.close()
 
     print()
-    print(f"### SSE load: {CLIENTS} clients, {len(writes)} writes at {RATE:g}/s over {elapsed:.1f} s (loopback)")
+    print(f"### SSE load: {CLIENTS} clients, {len(writes)} writes at {RATE:g}/s over {elapsed:.1f} s (loopback), --feed {FEED}")
     print()
     print("| measure | value |")
     print("|---|---|")
@@ -182,6 +211,8 @@ def main():
     print(f"| commit → event p50 | {percentile(latencies, 50):.1f} ms |")
     print(f"| commit → event p99 | {percentile(latencies, 99):.1f} ms |")
     print(f"| commit → event max | {max(latencies, default=float('nan')):.1f} ms |")
+    print(f"| idle ({IDLE:g} s, every client connected): transactions/s of the database, CPU of the service's backends | "
+          f"{idle_xacts:.1f} /s, {idle_cpu:.2f}% of a core |")
     print(f"| server RSS first / last / max | {rss[0] / 1024:.1f} / {rss[-1] / 1024:.1f} / {max(rss) / 1024:.1f} MiB |")
     print()
     check("every write answered 201", not failures, failures[:3])

@@ -60,8 +60,8 @@ pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s
     for limit in CANDIDATES {
         let (granted, candidates) = if distributed {
             let ids: Vec<i64> = one(
-                &format!("WITH {BLOCK_FLAGS} SELECT {}", first_ready("$3")),
-                &[tenant.into(), conversation.into(), limit.into()],
+                &format!("WITH {BLOCK_FLAGS} SELECT {}", first_ready(limit)),
+                &[tenant.into(), conversation.into()],
                 false,
             )
             .unwrap_or_default();
@@ -86,14 +86,11 @@ pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s
                                             ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
                              {CLAIM_RETURNING})
                  SELECT g.*, cardinality(c.ids)::bigint FROM c LEFT JOIN g ON true",
-                first_ready("$5")
+                first_ready(limit)
             );
-            with_plan(
-                &sql,
-                &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into(), limit.into()],
-                true,
-                |n| super::rows(n.min(1), |r| (granted_at(r), r.int(6).unwrap_or_default())).pop().unwrap_or((None, 0)),
-            )
+            with_plan(&sql, &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into()], true, |n| {
+                super::rows(n.min(1), |r| (granted_at(r), r.int(6).unwrap_or_default())).pop().unwrap_or((None, 0))
+            })
         };
         match (granted, limit) {
             (Some(g), _) => return Some(g),
