@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 use tokio::time::MissedTickBehavior;
-use tokio_postgres::Client;
+use tokio_postgres::{Client, Statement};
 
 use crate::tls::Target;
 
@@ -101,7 +101,15 @@ impl Feed {
     }
 }
 
-async fn connect(connection: &Target) -> Result<Client, String> {
+/// The feed's connection and its two statements, prepared once: a statement run unprepared
+/// is two round trips and two transactions (its Parse and its Execute each end in a Sync).
+struct Conn {
+    client: Client,
+    changed: Statement,
+    decode: Statement,
+}
+
+async fn connect(connection: &Target) -> Result<Conn, String> {
     let (client, conn) = connection.connect().await.map_err(|e| crate::tls::connect_error(&e))?;
     tokio::spawn(async move {
         if let Err(e) = conn.await {
@@ -109,16 +117,18 @@ async fn connect(connection: &Target) -> Result<Client, String> {
         }
     });
     client.batch_execute("SET statement_timeout = '10s'").await.map_err(|e| crate::db::error_text(&e))?;
-    Ok(client)
+    let changed = client.prepare(CHANGED).await.map_err(|e| crate::db::error_text(&e))?;
+    let decode = client.prepare(DECODE).await.map_err(|e| crate::db::error_text(&e))?;
+    Ok(Conn { client, changed, decode })
 }
 
 /// The tenants among `probes` with changes, asked `PER_STATEMENT` at a time.
-async fn changed(client: &Client, probes: &[(String, String)]) -> Result<Vec<String>, String> {
+async fn changed(conn: &Conn, probes: &[(String, String)]) -> Result<Vec<String>, String> {
     let mut changed = Vec::new();
     for chunk in probes.chunks(PER_STATEMENT) {
         let tenants: Vec<&str> = chunk.iter().map(|(t, _)| t.as_str()).collect();
         let cursors: Vec<&str> = chunk.iter().map(|(_, c)| c.as_str()).collect();
-        let row = tokio::time::timeout(TIMEOUT, client.query_one(CHANGED, &[&tenants, &cursors]))
+        let row = tokio::time::timeout(TIMEOUT, conn.client.query_one(&conn.changed, &[&tenants, &cursors]))
             .await
             .map_err(|_| format!("no answer in {}s", TIMEOUT.as_secs()))?
             .map_err(|e| crate::db::error_text(&e))?;
@@ -158,11 +168,14 @@ struct Slot {
 
 impl Slot {
     /// The tenants whose events were decoded since the last call (the slot moves on).
-    async fn decode(&mut self, client: &Client) -> Result<Vec<String>, String> {
-        let rows = tokio::time::timeout(TIMEOUT, client.query(DECODE, &[&self.slot, &MAX_DECODED, &self.publication]))
-            .await
-            .map_err(|_| format!("no answer in {}s", TIMEOUT.as_secs()))?
-            .map_err(|e| crate::db::error_text(&e))?;
+    async fn decode(&mut self, conn: &Conn) -> Result<Vec<String>, String> {
+        let rows = tokio::time::timeout(
+            TIMEOUT,
+            conn.client.query(&conn.decode, &[&self.slot, &MAX_DECODED, &self.publication]),
+        )
+        .await
+        .map_err(|_| format!("no answer in {}s", TIMEOUT.as_secs()))?
+        .map_err(|e| crate::db::error_text(&e))?;
         let mut tenants: Vec<String> = Vec::new();
         for row in rows {
             let data: &[u8] = row.try_get(0).map_err(|e| e.to_string())?;
@@ -225,7 +238,7 @@ impl Slot {
 async fn run(connection: Target, tick: Duration, feed: Feed, source: Source) {
     let mut ticks = tokio::time::interval(tick);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    let mut client: Option<Client> = None;
+    let mut client: Option<Conn> = None;
     let mut failing = false;
     let mut slot = match source {
         Source::Log => None,
@@ -245,7 +258,7 @@ async fn run(connection: Target, tick: Duration, feed: Feed, source: Source) {
         if probes.is_empty() && slot.is_none() {
             continue;
         }
-        if client.as_ref().is_none_or(Client::is_closed) {
+        if client.as_ref().is_none_or(|c| c.client.is_closed()) {
             client = match connect(&connection).await {
                 Ok(c) => Some(c),
                 Err(e) => {
@@ -286,9 +299,9 @@ async fn run(connection: Target, tick: Duration, feed: Feed, source: Source) {
 /// reads again a tick later). While the slot is unusable, the hubs' cursors are probed
 /// instead, and every `SLOT_RETRY` the slot is made again; the tick that finds it usable
 /// again also probes the cursors, for what committed meanwhile. Errors: the connection's.
-async fn logical_tick(client: &Client, s: &mut Slot, probes: &[(String, String)]) -> Result<Vec<String>, String> {
+async fn logical_tick(client: &Conn, s: &mut Slot, probes: &[(String, String)]) -> Result<Vec<String>, String> {
     if !s.usable && s.failed_at.is_none_or(|at| at.elapsed() >= SLOT_RETRY) {
-        match s.ensure(client).await {
+        match s.ensure(&client.client).await {
             Ok(()) => {
                 s.usable = true;
                 if s.failed_at.is_some() {
@@ -317,7 +330,7 @@ async fn logical_tick(client: &Client, s: &mut Slot, probes: &[(String, String)]
             wake.extend(tenants);
             Ok(wake)
         }
-        Err(e) if client.is_closed() => Err(e),
+        Err(e) if client.client.is_closed() => Err(e),
         Err(e) => {
             tracing::warn!("feed: replication slot {:?}: {e}; following the log's cursors instead", s.slot);
             s.usable = false;
