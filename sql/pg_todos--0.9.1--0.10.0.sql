@@ -4,25 +4,26 @@
 -- grow with the list (todos_claim_order), and lease renewals that can be HOT updates.
 \echo Use "ALTER EXTENSION pg_todos UPDATE TO '0.10.0'" to load this file. \quit
 
--- Claims and todo.ready() read the pending todos in claim order from an index.
--- The pending todos of each list (and of the tenant-wide pool, conversation_id NULL) in claim
--- order: priority (high, medium or unset, low), position, id. A claim and todo.ready() read
--- the list's and the pool's as two index scans merged, so their cost does not grow with the
--- list (src/store/read.rs, first_ready).
-CREATE INDEX todos_claim_order ON todo.todos
-    (tenant_id, conversation_id, (CASE priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END), position, id)
-    WHERE status = 'pending';
-COMMENT ON INDEX todo.todos_claim_order IS 'The pending todos of each list in claim order (priority, position, id): what todo.claim() and todo.ready() read.';
--- The claims of each list (in progress, claimed): where a claim looks for one whose lease ran
--- out. Not on lease_expires_at, which a renewal changes: a renewal stays a HOT update.
-CREATE INDEX todos_claims ON todo.todos (tenant_id, conversation_id)
-    WHERE status = 'in_progress' AND claimed_by IS NOT NULL;
-COMMENT ON INDEX todo.todos_claims IS 'The claimed in-progress todos of each list: where todo.claim() and todo.ready() look for a lapsed lease.';
-
--- Room for HOT updates (a lease renewal no longer changes updated_at). Applies to pages
--- written from now on; VACUUM FULL or pg_repack applies it to the whole table.
-ALTER TABLE todo.todos SET (fillfactor = 80);
-COMMENT ON COLUMN todo.todos.updated_at IS 'When the todo last changed (set by the row trigger). A lease renewal (todo.heartbeat) is not a change: it keeps updated_at, so it can be a HOT update.';
+-- Claims and todo.ready() read the pending todos in claim order from an index; room for HOT
+-- updates (a lease renewal no longer changes updated_at; the fillfactor applies to pages
+-- written from now on: VACUUM FULL or pg_repack applies it to the whole table). Each command
+-- is run by EXECUTE, alone: on a distributed store Citus sends a command to the shards as its
+-- statement's text, and the statement of a command of an extension script is the whole script
+-- (its workers refuse it: "cannot insert multiple commands into a prepared statement"); IF NOT
+-- EXISTS, as Citus sends them to workers that have run this script already.
+DO $update$
+BEGIN
+    EXECUTE $$CREATE INDEX IF NOT EXISTS todos_claim_order ON todo.todos
+        (tenant_id, conversation_id, (CASE priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END), position, id)
+        WHERE status = 'pending'$$;
+    EXECUTE $$COMMENT ON INDEX todo.todos_claim_order IS 'The pending todos of each list in claim order (priority, position, id): what todo.claim() and todo.ready() read.'$$;
+    EXECUTE $$CREATE INDEX IF NOT EXISTS todos_claims ON todo.todos (tenant_id, conversation_id)
+        WHERE status = 'in_progress' AND claimed_by IS NOT NULL$$;
+    EXECUTE $$COMMENT ON INDEX todo.todos_claims IS 'The claimed in-progress todos of each list: where todo.claim() and todo.ready() look for a lapsed lease.'$$;
+    EXECUTE $$ALTER TABLE todo.todos SET (fillfactor = 80)$$;
+    EXECUTE $$COMMENT ON COLUMN todo.todos.updated_at IS 'When the todo last changed (set by the row trigger). A lease renewal (todo.heartbeat) is not a change: it keeps updated_at, so it can be a HOT update.'$$;
+END
+$update$;
 
 -- This installation's secret key for the change hints' channel names (todo.notify = hint,
 -- src/store/channel.rs): a channel is HMAC-SHA-256(key, tenant id), so no one can derive
