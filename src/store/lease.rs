@@ -3,7 +3,7 @@
 
 use pgrx::datum::DatumWithOid;
 
-use super::read::{first_ready, may_wait, with_flags, BLOCK_FLAGS, CLAIMABLE, CLAIM_ORDER};
+use super::read::{first_ready, BLOCK_FLAGS, CLAIMABLE, CLAIM_ORDER};
 use pgrx::datum::TimestampWithTimeZone;
 
 use super::{one, with_plan};
@@ -57,11 +57,10 @@ const CANDIDATES: [Option<i64>; 3] = [Some(16), Some(256), None];
 /// to the tenant's worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
 pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64) -> Option<Granted> {
     let distributed = super::distribution::distributed();
-    let waits = may_wait(tenant);
     for limit in CANDIDATES {
         let (granted, candidates) = if distributed {
             let ids: Vec<i64> = one(
-                &format!("{} SELECT {}", with_flags(waits), first_ready(limit, waits)),
+                &format!("WITH {BLOCK_FLAGS} SELECT {}", first_ready(limit)),
                 &[tenant.into(), conversation.into()],
                 false,
             )
@@ -79,7 +78,7 @@ pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s
             (id.map(|id| claim_id(tenant, id, agent, lease_s)), candidates)
         } else {
             let sql = format!(
-                "WITH {}c AS MATERIALIZED (SELECT {} AS ids),
+                "WITH {BLOCK_FLAGS}, c AS MATERIALIZED (SELECT {} AS ids),
                       g AS (UPDATE todo.todos u {CLAIM_SET}
                              WHERE u.tenant_id = $1
                                AND u.id = (SELECT t.id FROM todo.todos t
@@ -87,8 +86,7 @@ pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s
                                             ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
                              {CLAIM_RETURNING})
                  SELECT g.*, cardinality(c.ids)::bigint FROM c LEFT JOIN g ON true",
-                if waits { format!("{BLOCK_FLAGS}, ") } else { String::new() },
-                first_ready(limit, waits)
+                first_ready(limit)
             );
             with_plan(&sql, &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into()], true, |n| {
                 super::rows(n.min(1), |r| (granted_at(r), r.int(6).unwrap_or_default())).pop().unwrap_or((None, 0))

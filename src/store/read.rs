@@ -462,19 +462,15 @@ pub(super) const CLAIM_ORDER: &str =
 /// few). So its cost follows the limit, not the list's length (past the todos that wait for
 /// others, which each read passes over). Not locked: a claim locks one of them
 /// (`store::lease`).
-///
-/// `waits`: whether the tenant has any dependency or subtask (`may_wait`); without, the
-/// statement has no check of blockers at all (and needs no `WITH {BLOCK_FLAGS}`): a smaller
-/// plan to set up on every claim.
-pub(super) fn first_ready(limit: Option<i64>, waits: bool) -> String {
+pub(super) fn first_ready(limit: Option<i64>) -> String {
     let limit = limit.map_or_else(|| "ALL".to_string(), |n| n.max(0).to_string());
-    let unblocked = if waits { concat!(" AND ", unblocked!()) } else { "" };
     let branch = |scope: &str, state: &str| {
         format!(
             "(SELECT t.id, CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END AS rank, t.position
                 FROM todo.todos t
-               WHERE t.tenant_id = $1 AND {scope} AND {state}{unblocked}
-               ORDER BY {CLAIM_ORDER} LIMIT {limit})"
+               WHERE t.tenant_id = $1 AND {scope} AND {state} AND {}
+               ORDER BY {CLAIM_ORDER} LIMIT {limit})",
+            unblocked!()
         )
     };
     format!(
@@ -488,38 +484,15 @@ pub(super) fn first_ready(limit: Option<i64>, waits: bool) -> String {
     )
 }
 
-/// Whether any todo of `tenant` may wait for another: the tenant has a dependency or a
-/// subtask (two index probes).
-pub(super) fn may_wait(tenant: &str) -> bool {
-    one::<bool>(
-        "SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)
-             OR EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)",
-        &[tenant.into()],
-        false,
-    )
-    .unwrap_or(true)
-}
-
-/// `WITH …` before a statement that reads `first_ready(_, waits)`.
-pub(super) fn with_flags(waits: bool) -> String {
-    if waits {
-        format!("WITH {BLOCK_FLAGS}")
-    } else {
-        String::new()
-    }
-}
-
 /// The ready todos in scope, in claim order, at most `limit`. (The candidates are read up to
 /// the next power of two, so that few statements are planned whatever the limits asked.)
 pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
     let read = u64::try_from(limit.max(1)).unwrap_or(1).next_power_of_two().min(1 << 20) as i64;
-    let waits = may_wait(tenant);
     let sql = format!(
-        "{}
+        "WITH {BLOCK_FLAGS}
          SELECT {ROW_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY({})
           ORDER BY {CLAIM_ORDER} LIMIT $3",
-        with_flags(waits),
-        first_ready(Some(read), waits)
+        first_ready(Some(read))
     );
     rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()])
 }
