@@ -26,7 +26,9 @@ COMMENT ON FUNCTION todo.todo_open_preamble(text) IS
 
 -- Tool dialects
 COMMENT ON FUNCTION todo.tools() IS
-    'Every tool of every dialect as MCP tool objects {name, description, inputSchema, _meta: {"pg_todos/dialect"}}, in catalog order. Raises nothing.';
+    'Every tool of every dialect (todo.dialects() lists them) as MCP tool objects {name, description, inputSchema, _meta: {"pg_todos/dialect"}}, in catalog order. Raises nothing.';
+COMMENT ON FUNCTION todo.dialects() IS
+    'Every tool dialect, in catalog order: its name (for pg_todos mcp --tools, /mcp?tools= and todo.call(''dialect/tool'', ...)), earlier names still accepted, the runtime or tracker it speaks for, what its tools do, their names, and the shape todo.list_as reads a list in (NULL: none). Raises nothing.';
 COMMENT ON FUNCTION todo.call_json(text, text) IS
     'todo.call with its arguments as JSON text (for clients that bind text); see todo.call.';
 COMMENT ON FUNCTION todo.call_mcp_json(text, text) IS

@@ -7,7 +7,6 @@
 pub mod checklist;
 pub mod claims;
 pub mod cursor;
-pub mod dialects;
 pub mod error;
 pub mod limits;
 pub mod printed;

@@ -269,3 +269,42 @@ def test_every_sql_example_prints_what_the_page_shows(page):
         check(where, problem is None, "\n" + "\n".join("    " + line for line in problem or []))
     if changes:
         accept(path, lines, changes)
+
+
+# docs/tools.md's table of dialects is todo.dialects(), row for row, between these lines
+TABLE_START, TABLE_END = "<!-- dialects: todo.dialects(), checked by test_docs.py -->", "<!-- /dialects -->"
+
+
+def dialect_table(conn):
+    """The markdown table of the dialects, rendered from todo.dialects()."""
+    rows = conn.execute("SELECT name, aliases, runtime, description, tools, list_shape FROM todo.dialects()").fetchall()
+    out = ["| dialect | runtime | tools | what they do | `todo.list_as` shape |", "|---|---|---|---|---|"]
+    for name, aliases, runtime, description, tools, shape in rows:
+        also = "".join(f" (`{a}`)" for a in aliases)
+        names = ", ".join(f"`{t}`" for t in tools)
+        out.append(f"| `{name}`{also} | {runtime} | {names} | {description} | {shape or '–'} |")
+    return out
+
+
+def test_the_dialect_table_is_the_registry(docs_cluster):
+    """docs/tools.md's dialect table lists what todo.dialects() does; with
+    PGTODOS_DOCS_ACCEPT=docs/tools.md (or all) it is rewritten from it."""
+    path = os.path.join(REPO, "docs/tools.md")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    check("docs/tools.md has the dialect table's markers", TABLE_START in lines and TABLE_END in lines)
+    start, end = lines.index(TABLE_START), lines.index(TABLE_END)
+    db = "docs_dialects"
+    docs_cluster.database(db)
+    with docs_cluster.connect(db) as conn:
+        want = dialect_table(conn)
+    docs_cluster.psql(f"DROP DATABASE {db}")
+    accepting = {"all", "docs/tools.md"} & set(os.environ.get("PGTODOS_DOCS_ACCEPT", "").split())
+    if accepting and lines[start + 1:end] != want:
+        lines[start + 1:end] = want
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+        print("accepted: docs/tools.md's dialect table")
+        return
+    diff = list(difflib.unified_diff(lines[start + 1:end], want, "docs/tools.md", "todo.dialects()", lineterm="", n=0))
+    check("docs/tools.md's dialect table is todo.dialects(), row for row", not diff, "\n" + "\n".join(diff[:40]))

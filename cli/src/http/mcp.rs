@@ -17,8 +17,9 @@
 //!   Content-Type 415; every error the SDK answers in plain text is sent as a JSON-RPC error
 //!   object (`errors_as_json`), the text of a 5xx only in the log.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::Query;
@@ -30,8 +31,9 @@ use serde_json::{json, Value};
 
 use super::auth::Identity;
 use crate::db::errors::{holds_nul, ApiError, NUL_REFUSED};
-use crate::db::work::{Act, Db};
-use crate::mcp::{config::dialects, Origin, Scope, Tools, INTERNAL};
+use crate::db::work::{self, Act, Db};
+use crate::mcp::config::{self, dialects};
+use crate::mcp::{Origin, Scope, Tools, INTERNAL};
 
 /// rmcp's Streamable HTTP service with the MCP server's tools.
 pub type Service = StreamableHttpService<Tools, NeverSessionManager>;
@@ -159,6 +161,42 @@ pub fn scope(identity: Identity, agent: String, headers: &HeaderMap, uri: &Uri) 
         },
         dialects,
     })
+}
+
+/// The dialects there are (`config::KNOWN_DIALECTS`), as last read, and when.
+static KNOWN: Mutex<Option<(Instant, Arc<Value>)>> = Mutex::new(None);
+
+/// How long a name none of the known dialects has waits before the list is read again (a
+/// dialect an update of the extension added is found then).
+const KNOWN_FOR: Duration = Duration::from_secs(10);
+
+/// `scope` with its dialects by their names (an alias made the name), checked against the
+/// dialects there are (read once, and again for an unknown name at most every 10 s).
+/// Errors: 400 for an unknown dialect, naming it and the dialects there are; the database's
+/// (503) when the list cannot be read.
+pub async fn resolve(db: &Db, mut scope: Scope) -> Result<Scope, ApiError> {
+    let Some(names) = scope.dialects.take() else {
+        return Ok(scope);
+    };
+    let cached = KNOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let fresh = cached.as_ref().is_some_and(|(at, _)| at.elapsed() < KNOWN_FOR);
+    let found = match &cached {
+        Some((_, known)) => config::resolve(&names, known),
+        None => Err(String::new()),
+    };
+    let resolved: Result<BTreeSet<String>, String> = match found {
+        Ok(set) => Ok(set),
+        Err(e) if fresh => Err(e),
+        Err(_) => {
+            let known: Value = work::in_context(db, &scope.act, config::KNOWN_DIALECTS, &[]).await?;
+            let known = Arc::new(known);
+            *KNOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some((Instant::now(), Arc::clone(&known)));
+            config::resolve(&names, &known)
+        }
+    };
+    scope.dialects = Some(resolved.map_err(|e| ApiError::BadRequest(format!("tools: {e}")))?);
+    Ok(scope)
 }
 
 #[cfg(test)]

@@ -345,7 +345,10 @@ async fn mcp(State(state): State<AppState>, request: Request) -> Response {
         Err(e) => Err(e),
     };
     let scope = match scoped {
-        Ok(scope) => scope,
+        Ok(scope) => match super::mcp::resolve(&state.db, scope).await {
+            Ok(scope) => scope,
+            Err(e) => return e.into_response(),
+        },
         Err(e) => return e.into_response(),
     };
     let body = if parts.method == Method::POST {

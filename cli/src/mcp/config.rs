@@ -54,11 +54,10 @@ struct Flags {
     /// server process
     #[arg(long, value_name = "ID")]
     turn: Option<String>,
-    /// all (default), or a comma-separated list of plan, opencode, todolist, tasks, coord,
-    /// claude-tasks, claude-todowrite, codex, gemini, cursor, roo, copilot, langchain,
-    /// openhands, qwen, goose, hermes, crush, kimi, vibe, zed, continue (the seed numbers
-    /// 001-004 are accepted as aliases). A name several dialects share is offered once, as
-    /// the first of them in this order has it: name one runtime to get its own
+    /// all (default), or a comma-separated list of dialects, by name (the seed numbers
+    /// 001-004 too): `SELECT name FROM todo.dialects()` lists them, and the server checks
+    /// the names against it when it starts. A name several dialects share is offered once,
+    /// as the first of them in that order has it: name one runtime to get its own
     /// [env: PG_TODOS_TOOLS]
     #[arg(long, value_name = "DIALECTS")]
     tools: Option<String>,
@@ -101,8 +100,6 @@ fn read(args: &[String]) -> Result<Result<Flags, String>, String> {
         }
     }
 }
-
-use pg_todos_core::dialects;
 
 /// The prefix of a project's list: `project:` and the directory's canonical absolute path.
 pub const PROJECT_PREFIX: &str = "project:";
@@ -179,21 +176,48 @@ fn conversation(
     Ok(Some(format!("{PROJECT_PREFIX}{path}")))
 }
 
-/// The dialects of a `--tools` value: None for `all`, else the set named (aliases made
-/// canonical). Errors: an unknown name, and the names there are.
+/// The dialects a `--tools` value names: None for `all`, else the names, as given (checked
+/// against the database's, `resolve`, when the server starts). Errors: an empty name.
 pub fn dialects(list: &str) -> Result<Option<BTreeSet<String>>, String> {
     if list.trim() == "all" {
         return Ok(None);
     }
     let mut set = BTreeSet::new();
     for d in list.split(',').map(str::trim) {
-        let Some(name) = dialects::canonical(d) else {
-            let names: Vec<&str> = dialects::DIALECTS.iter().map(|(n, _, _)| *n).collect();
-            return Err(format!("unknown dialect {d:?}; use all or a list of {}", names.join(", ")));
-        };
-        set.insert(name.to_string());
+        if d.is_empty() {
+            return Err(format!("an empty dialect name in {list:?}; use all or a comma-separated list of dialects"));
+        }
+        set.insert(d.to_string());
     }
     Ok(Some(set))
+}
+
+/// The query that reads the dialects there are, as `resolve` takes them: one JSON array of
+/// `{"name", "aliases"}`, in catalog order.
+pub const KNOWN_DIALECTS: &str =
+    "SELECT coalesce(jsonb_agg(jsonb_build_object('name', name, 'aliases', aliases)), '[]') \
+     FROM todo.dialects()";
+
+/// The dialects' names for `names` (each a name or an alias of one in `known`, as
+/// `KNOWN_DIALECTS` reads them). Errors: a name none has, with the names there are.
+pub fn resolve(names: &BTreeSet<String>, known: &serde_json::Value) -> Result<BTreeSet<String>, String> {
+    let known = known.as_array().map(Vec::as_slice).unwrap_or_default();
+    let means = |wanted: &str| {
+        known.iter().find_map(|d| {
+            let name = d["name"].as_str()?;
+            let alias = d["aliases"].as_array().is_some_and(|a| a.iter().any(|a| a == wanted));
+            (name == wanted || alias).then(|| name.to_string())
+        })
+    };
+    names
+        .iter()
+        .map(|wanted| {
+            means(wanted).ok_or_else(|| {
+                let there: Vec<&str> = known.iter().filter_map(|d| d["name"].as_str()).collect();
+                format!("unknown dialect {wanted:?}; use all or a list of {}", there.join(", "))
+            })
+        })
+        .collect()
 }
 
 /// The configuration from the arguments (without the program's name), the environment and
@@ -364,22 +388,19 @@ mod tests {
         let env = env_of(&[]);
         let c = parse(&args(&["--tenant", "t", "--tools", "todolist, coord"]), &env, app()).unwrap();
         assert_eq!(c.dialects, Some(["todolist".to_string(), "coord".to_string()].into()));
-        // the seed numbers of earlier releases still work, as aliases
-        let c = parse(&args(&["--tenant", "t", "--tools", "003,001"]), &env, app()).unwrap();
-        assert_eq!(c.dialects, Some(["todolist".to_string(), "plan".to_string()].into()));
-        // the runtimes' dialects
-        let c = parse(
-            &args(&["--tenant", "t", "--tools", "claude-tasks,claude-todowrite,codex,gemini,cursor,roo,qwen,continue"]),
-            &env,
-            app(),
-        )
-        .unwrap();
-        let want = ["claude-tasks", "claude-todowrite", "codex", "gemini", "cursor", "roo", "qwen", "continue"]
-            .map(String::from);
-        assert_eq!(c.dialects, Some(want.into()));
         assert_eq!(parse(&args(&["--tenant", "t", "--tools", "all"]), &env, app()).unwrap().dialects, None);
-        let e = parse(&args(&["--tenant", "t", "--tools", "005"]), &env, app()).unwrap_err();
-        assert!(e.contains("unknown dialect \"005\""), "{e}");
+        let e = parse(&args(&["--tenant", "t", "--tools", "codex,,zed"]), &env, app()).unwrap_err();
+        assert!(e.contains("an empty dialect name"), "{e}");
+        // checked against the database's list: names and the seed numbers of earlier releases
+        let known = serde_json::json!([
+            {"name": "plan", "aliases": ["001"]},
+            {"name": "todolist", "aliases": ["003"]},
+            {"name": "codex", "aliases": []}
+        ]);
+        let set = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<BTreeSet<String>>();
+        assert_eq!(resolve(&set(&["003", "001", "codex"]), &known), Ok(set(&["todolist", "plan", "codex"])));
+        let e = resolve(&set(&["codex", "005"]), &known).unwrap_err();
+        assert_eq!(e, "unknown dialect \"005\"; use all or a list of plan, todolist, codex");
     }
 
     #[test]

@@ -309,10 +309,11 @@ fn fail(message: String) -> ! {
     std::process::exit(2)
 }
 
-/// Checks, on a connection of its own, that the extension is there and the tenant
-/// registered; a clear message and exit status 2 otherwise. The calls then run on a pool of
-/// one connection, opened again whenever the database comes back.
-async fn check(config: &Config, target: &crate::tls::Target) {
+/// Checks, on a connection of its own, that the extension is there, the tenant registered
+/// and the dialects of `--tools` there; a clear message and exit status 2 otherwise. Returns
+/// the dialects by their names (an alias made the name). The calls then run on a pool of one
+/// connection, opened again whenever the database comes back.
+async fn check(config: &Config, target: &crate::tls::Target) -> Option<BTreeSet<String>> {
     let (client, connection) = target
         .connect()
         .await
@@ -332,8 +333,20 @@ async fn check(config: &Config, target: &crate::tls::Target) {
     if let Err(e) = check.await {
         fail(format!("tenant \"{}\": {}", config.tenant, db_error(&e)));
     }
+    let dialects = match &config.dialects {
+        None => None,
+        Some(names) => {
+            let known: Value = client
+                .query_one(config::KNOWN_DIALECTS, &[])
+                .await
+                .map(|r| r.get(0))
+                .unwrap_or_else(|e| fail(format!("todo.dialects(): {}", db_error(&e))));
+            Some(config::resolve(names, &known).unwrap_or_else(|e| fail(format!("--tools: {e}"))))
+        }
+    };
     drop(client);
     let _ = driver.await;
+    dialects
 }
 
 /// Runs the MCP server with the command line's arguments (after `mcp`) until the client
@@ -354,7 +367,7 @@ pub async fn main(args: Vec<String>) {
         Err(e) => fail(format!("{e}\n\n{}", config::usage())),
     };
     let target = crate::tls::target(&config.connection, &|k| std::env::var(k).ok()).unwrap_or_else(|e| fail(e));
-    check(&config, &target).await;
+    let dialects = check(&config, &target).await;
     let pool = crate::tls::pool(&target, 1).unwrap_or_else(|e| fail(e));
     // one call at a time; one waits for another at most as long as a call may run
     let db = Db { pool, gate: crate::db::gate::Gate::new(1, Duration::from_secs(60)) };
@@ -367,7 +380,7 @@ pub async fn main(args: Vec<String>) {
             agent: config.agent.clone(),
             turn: Some(config.turn.clone().unwrap_or_else(|| session.clone())),
         },
-        dialects: config.dialects.clone(),
+        dialects,
     };
     let server = Tools::new(db, Origin::Process { scope, session });
     let service = server

@@ -17,8 +17,6 @@ use crate::status::Status;
 use crate::store;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&CREATE, &GET, &LIST, &UPDATE];
-
 static CREATE: Tool = Tool {
     name: "TaskCreate",
     description: "Create a task in the task list. Use it to plan and track multi-step work; a new task is pending, with no owner and no dependencies.",
@@ -398,3 +396,18 @@ fn update_text(out: &Value) -> String {
         format!("{head} {}", fields.join(", "))
     }
 }
+
+/// A conversation's list as Claude Code's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    task_list(scope, conv)
+}
+
+/// The claude-tasks dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "claude-tasks",
+    aliases: &[],
+    runtime: "Claude Code",
+    description: "task tools: a shared task list with owners and dependencies",
+    tools: &[&CREATE, &GET, &LIST, &UPDATE],
+    list_as: Some(super::ListAs { shape: "TaskList's `{\"tasks\"}`", read: list_as }),
+};

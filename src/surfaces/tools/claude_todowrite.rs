@@ -13,8 +13,6 @@ use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&WRITE];
-
 /// What Claude Code's TodoWrite tells the model after a write.
 const WRITTEN: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
 
@@ -86,3 +84,18 @@ fn text(out: &Value) -> String {
         None => WRITTEN.to_string(),
     }
 }
+
+/// A conversation's list as Claude Code's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    json!({ "todos": todos(&whole_list::stored(scope, conv, Kept::Uncanceled)) })
+}
+
+/// The claude-todowrite dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "claude-todowrite",
+    aliases: &[],
+    runtime: "Claude Code",
+    description: "TodoWrite: the whole list each time",
+    tools: &[&WRITE],
+    list_as: Some(super::ListAs { shape: "`{\"todos\": [{content, status, activeForm}]}`", read: list_as }),
+};

@@ -13,8 +13,6 @@ use crate::ops::Scope;
 use crate::status::Status;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&UPDATE_PLAN];
-
 const STATUSES: [&str; 3] = ["pending", "in_progress", "completed"];
 
 static UPDATE_PLAN: Tool = Tool {
@@ -94,3 +92,18 @@ pub fn plan(rows: &[Todo]) -> Value {
         .collect();
     json!({"explanation": null, "plan": steps})
 }
+
+/// A conversation's list as OpenAI Codex CLI's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    plan(&whole_list::stored(scope, conv, Kept::Uncanceled))
+}
+
+/// The codex dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "codex",
+    aliases: &[],
+    runtime: "OpenAI Codex CLI",
+    description: "update_plan: the whole plan each time",
+    tools: &[&UPDATE_PLAN],
+    list_as: Some(super::ListAs { shape: "the `turn/plan/updated` notification's `{\"explanation\", \"plan\"}`", read: list_as }),
+};

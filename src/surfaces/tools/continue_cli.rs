@@ -12,8 +12,6 @@ use super::{error_message, failed, session, str_arg, Answer, Tool};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 
-pub static TOOLS: &[&Tool] = &[&CHECKLIST];
-
 static CHECKLIST: Tool = Tool {
     name: "Checklist",
     description: "Create or update a task checklist. Send the complete checklist in markdown each time: one task a line, - [ ] for open and - [x] for done; other lines are kept as notes.",
@@ -48,3 +46,18 @@ fn text(out: &Value) -> String {
 pub fn checklist(scope: &Scope, conv: &str) -> Value {
     json!(whole_list::document(scope, conv, Kept::Uncanceled))
 }
+
+/// A conversation's list as Continue CLI's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    checklist(scope, conv)
+}
+
+/// The continue dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "continue",
+    aliases: &[],
+    runtime: "Continue CLI",
+    description: "Checklist: the list as one markdown checklist",
+    tools: &[&CHECKLIST],
+    list_as: Some(super::ListAs { shape: "the checklist as last written, with its todos as they are now, as a JSON string", read: list_as }),
+};

@@ -14,8 +14,6 @@ use crate::ops::{self, claiming, dependencies, Scope};
 use crate::status::Status;
 use crate::time::iso8601;
 
-pub static TOOLS: &[&Tool] = &[&CLAIM, &HEARTBEAT, &RELEASE, &FINISH, &BLOCK, &UNBLOCK, &READY, &SUBTASK];
-
 fn id_prop(what: &str) -> Value {
     json!({"type": "integer", "minimum": 1, "description": what})
 }
@@ -234,3 +232,13 @@ fn subtask(scope: &Scope, args: &Value) -> Answer {
     let t = single::add(scope, new).map_err(failed)?;
     Ok(json!({"id": t.id, "parent": parent}))
 }
+
+/// The coord dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "coord",
+    aliases: &[],
+    runtime: "pg_todos",
+    description: "multi-agent coordination: claims, leases, dependencies, the ready queue, subtasks",
+    tools: &[&CLAIM, &HEARTBEAT, &RELEASE, &FINISH, &BLOCK, &UNBLOCK, &READY, &SUBTASK],
+    list_as: None,
+};

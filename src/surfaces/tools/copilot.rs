@@ -19,8 +19,6 @@ use crate::ops::Scope;
 use crate::status::Status;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&MANAGE_TODO_LIST];
-
 static MANAGE_TODO_LIST: Tool = Tool {
     name: "manage_todo_list",
     description: "Manage a structured todo list to track progress and plan tasks throughout your coding session. Use this tool VERY frequently to ensure task visibility and proper planning.\n\nCRITICAL workflow:\n1. Plan tasks by writing todo list with specific, actionable items\n2. Mark ONE todo as in-progress before starting work\n3. Complete the work for that specific todo\n4. Mark that todo as completed IMMEDIATELY\n5. Move to next todo and repeat\n\nTodo states:\n- not-started: Todo not yet begun\n- in-progress: Currently working (limit ONE at a time)\n- completed: Finished successfully\n\nIMPORTANT: Mark todos completed as soon as they are done. Do not batch completions.",
@@ -140,3 +138,18 @@ fn text(out: &Value) -> String {
         format!("Successfully wrote todo list\n\n{}", warnings.join("\n"))
     }
 }
+
+/// A conversation's list as GitHub Copilot (VS Code)'s tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    todo_list(&whole_list::stored(scope, conv, Kept::Uncanceled))
+}
+
+/// The copilot dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "copilot",
+    aliases: &[],
+    runtime: "GitHub Copilot (VS Code)",
+    description: "manage_todo_list: the whole list with numeric ids",
+    tools: &[&MANAGE_TODO_LIST],
+    list_as: Some(super::ListAs { shape: "`{\"todoList\": [{id, title, status}]}`", read: list_as }),
+};

@@ -15,8 +15,6 @@ use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&TODOS];
-
 /// What Crush tells the model after the status line.
 const WRITTEN: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable.";
 
@@ -131,3 +129,18 @@ fn text(out: &Value) -> String {
         count("completed")
     )
 }
+
+/// A conversation's list as Charm Crush's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    json!({ "todos": todos(&whole_list::stored(scope, conv, Kept::Uncanceled)) })
+}
+
+/// The crush dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "crush",
+    aliases: &[],
+    runtime: "Charm Crush",
+    description: "todos: the whole list with status counts",
+    tools: &[&TODOS],
+    list_as: Some(super::ListAs { shape: "`{\"todos\": [{content, status, active_form}]}`", read: list_as }),
+};

@@ -21,8 +21,6 @@ use crate::ops::{Find, Scope};
 use crate::status::Status;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&TODO_WRITE];
-
 const STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "cancelled"];
 
 static TODO_WRITE: Tool = Tool {
@@ -152,3 +150,18 @@ fn write(scope: &Scope, args: &Value) -> Answer {
     }
     Ok(todos(&whole_list::stored(scope, conv, Kept::All)))
 }
+
+/// A conversation's list as Cursor's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    todos(&whole_list::stored(scope, conv, Kept::All))
+}
+
+/// The cursor dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "cursor",
+    aliases: &[],
+    runtime: "Cursor",
+    description: "todo_write: caller ids, merged or replaced",
+    tools: &[&TODO_WRITE],
+    list_as: Some(super::ListAs { shape: "`{\"todos\": [{id, content, status}]}`", read: list_as }),
+};

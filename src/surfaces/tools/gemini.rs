@@ -13,8 +13,6 @@ use crate::ops::Scope;
 use crate::status::Status;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&WRITE_TODOS];
-
 const STATUSES: [&str; 5] = ["pending", "in_progress", "completed", "cancelled", "blocked"];
 
 static WRITE_TODOS: Tool = Tool {
@@ -111,3 +109,18 @@ fn text(out: &Value) -> String {
         .collect();
     format!("Successfully updated the todo list. The current list is now:\n{}", lines.join("\n"))
 }
+
+/// A conversation's list as Gemini CLI's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    todos(&whole_list::stored(scope, conv, Kept::All))
+}
+
+/// The gemini dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "gemini",
+    aliases: &[],
+    runtime: "Gemini CLI",
+    description: "write_todos: the whole list, five statuses",
+    tools: &[&WRITE_TODOS],
+    list_as: Some(super::ListAs { shape: "`{\"todos\": [{description, status}]}`", read: list_as }),
+};

@@ -13,8 +13,6 @@ use super::{session, str_arg, Answer, Tool};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 
-pub static TOOLS: &[&Tool] = &[&TODO_WRITE];
-
 /// Goose's limit on the text, in characters.
 const MAX_CHARS: usize = 50_000;
 
@@ -56,3 +54,18 @@ fn write(scope: &Scope, args: &Value) -> Answer {
 pub fn text(scope: &Scope, conv: &str) -> Value {
     json!(whole_list::document(scope, conv, Kept::Uncanceled))
 }
+
+/// A conversation's list as Block Goose's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    text(scope, conv)
+}
+
+/// The goose dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "goose",
+    aliases: &[],
+    runtime: "Block Goose",
+    description: "todo__todo_write: the list as one markdown text",
+    tools: &[&TODO_WRITE],
+    list_as: Some(super::ListAs { shape: "the markdown text as last written, with its todos as they are now, as a JSON string", read: list_as }),
+};

@@ -21,8 +21,6 @@ use crate::status::Status;
 use crate::todo::Todo;
 use pg_todos_core::printed::python_dumps;
 
-pub static TOOLS: &[&Tool] = &[&TODO];
-
 const STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "cancelled"];
 
 /// The keys of the answer, in the order Hermes writes them.
@@ -178,3 +176,18 @@ fn todo(scope: &Scope, args: &Value) -> Answer {
 fn text(out: &Value) -> String {
     error_message(out).map_or_else(|| python_dumps(out, ORDER), str::to_string)
 }
+
+/// A conversation's list as Nous Hermes agent's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    answer(&whole_list::stored(scope, conv, Kept::All))
+}
+
+/// The hermes dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "hermes",
+    aliases: &[],
+    runtime: "Nous Hermes agent",
+    description: "todo: read, replace or merge the list",
+    tools: &[&TODO],
+    list_as: Some(super::ListAs { shape: "its answer `{\"todos\", \"summary\"}`", read: list_as }),
+};

@@ -13,8 +13,6 @@ use crate::ops::Scope;
 use crate::status::Status;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&SET_TODO_LIST];
-
 static SET_TODO_LIST: Tool = Tool {
     name: "SetTodoList",
     description: "Update the whole todo list: send every item, each with its title and status (pending, in_progress or done). Omit todos (or send null) to read the current list; send [] to clear it.",
@@ -92,3 +90,18 @@ fn text(out: &Value) -> String {
         list.iter().map(|t| format!("- [{}] {}", str_arg(t, "status"), str_arg(t, "title"))).collect();
     format!("Current todo list:\n{}", lines.join("\n"))
 }
+
+/// A conversation's list as Moonshot Kimi CLI's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    todos(&whole_list::stored(scope, conv, Kept::Uncanceled))
+}
+
+/// The kimi dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "kimi",
+    aliases: &[],
+    runtime: "Moonshot Kimi CLI",
+    description: "SetTodoList: read or replace the whole list",
+    tools: &[&SET_TODO_LIST],
+    list_as: Some(super::ListAs { shape: "`{\"todos\": [{title, status}]}`", read: list_as }),
+};

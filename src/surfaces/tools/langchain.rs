@@ -17,8 +17,6 @@ use crate::ops::Scope;
 use crate::todo::Todo;
 use pg_todos_core::printed::python_repr;
 
-pub static TOOLS: &[&Tool] = &[&WRITE_TODOS];
-
 /// LangChain's refusal of a second write in one model turn.
 const TWICE: &str = "Error: The `write_todos` tool should never be called multiple times in parallel. Please call it only once per model invocation to update the todo list.";
 
@@ -79,3 +77,18 @@ fn text(out: &Value) -> String {
         _ => format!("Updated todo list to {}", python_repr(&out["todos"], &["content", "status"])),
     }
 }
+
+/// A conversation's list as LangChain and deepagents's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    todos(&whole_list::stored(scope, conv, Kept::Uncanceled))
+}
+
+/// The langchain dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "langchain",
+    aliases: &[],
+    runtime: "LangChain and deepagents",
+    description: "write_todos of the TodoListMiddleware",
+    tools: &[&WRITE_TODOS],
+    list_as: Some(super::ListAs { shape: "`{\"todos\": [{content, status}]}`", read: list_as }),
+};

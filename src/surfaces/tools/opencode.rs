@@ -18,8 +18,6 @@ use crate::status::Status;
 use crate::store::{self, read::Find};
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&WRITE, &READ];
-
 fn todo_item_schema() -> Value {
     json!({
         "type": "object",
@@ -338,3 +336,18 @@ fn acp_plan(conversation: &str) -> Jsonb {
 fn channel() -> String {
     store::channel::channel(&Scope::reading(None).tenant)
 }
+
+/// A conversation's list as OpenCode's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    super::opencode::list(&scope.tenant, Some(conv))
+}
+
+/// The opencode dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "opencode",
+    aliases: &["002"],
+    runtime: "OpenCode",
+    description: "a session's todo list, written whole and read back",
+    tools: &[&WRITE, &READ],
+    list_as: Some(super::ListAs { shape: "OpenCode's todos `[{content, status, priority, id}]` (its `GET /session/:id/todo`)", read: list_as }),
+};

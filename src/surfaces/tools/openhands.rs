@@ -14,8 +14,6 @@ use crate::ops::Scope;
 use crate::status::Status;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&TASK_TRACKER];
-
 static TASK_TRACKER: Tool = Tool {
     name: "task_tracker",
     description: "This tool provides structured task management for development workflows: view shows the task list, plan replaces it with task_list (every task with its title, notes and status: todo, in_progress or done). Keep one task in_progress while working and mark tasks done as soon as they are finished.",
@@ -138,3 +136,18 @@ fn text(out: &Value) -> String {
         .collect();
     format!("# Task List\n\n{}", items.join("\n\n"))
 }
+
+/// A conversation's list as OpenHands's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    task_list(&whole_list::stored(scope, conv, Kept::Uncanceled))
+}
+
+/// The openhands dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "openhands",
+    aliases: &[],
+    runtime: "OpenHands",
+    description: "task_tracker: view or plan the task list",
+    tools: &[&TASK_TRACKER],
+    list_as: Some(super::ListAs { shape: "`{\"task_list\": [{title, notes, status}]}`", read: list_as }),
+};

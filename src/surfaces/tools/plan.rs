@@ -15,8 +15,6 @@ use crate::store;
 use crate::time::iso8601;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&CREATE, &LIST, &COMPLETE];
-
 static CREATE: Tool = Tool {
     name: "create_todo",
     description: "Creates one or more TODO items for the current turn. Use it to lay out a plan of several steps in one call; `order` is a 1-indexed position (default: append).",
@@ -224,3 +222,13 @@ fn complete(scope: &Scope, args: &Value) -> Answer {
         "remaining": remaining,
     }))
 }
+
+/// The plan dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "plan",
+    aliases: &["001"],
+    runtime: "seed 001",
+    description: "a supervisor's per-turn plan",
+    tools: &[&CREATE, &LIST, &COMPLETE],
+    list_as: None,
+};

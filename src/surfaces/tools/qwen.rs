@@ -23,8 +23,6 @@ use crate::status::Status;
 use crate::todo::Todo;
 use pg_todos_core::printed::js_stringify;
 
-pub static TOOLS: &[&Tool] = &[&TODO_WRITE];
-
 const WRITTEN: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
 
 /// The keys of an item, in the order Qwen Code writes them.
@@ -240,3 +238,18 @@ fn text(out: &Value) -> String {
         js_stringify(&out["todos"], ORDER)
     )
 }
+
+/// A conversation's list as Qwen Code's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    json!({ "todos": todos(scope, &whole_list::stored(scope, conv, Kept::Uncanceled)) })
+}
+
+/// The qwen dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "qwen",
+    aliases: &[],
+    runtime: "Qwen Code",
+    description: "todo_write: the whole list with ids and dependencies",
+    tools: &[&TODO_WRITE],
+    list_as: Some(super::ListAs { shape: "`{\"todos\": [{content, status, id, blockedBy}]}`", read: list_as }),
+};

@@ -16,8 +16,6 @@ use crate::ops::Scope;
 use crate::status::Status;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&UPDATE_TODO_LIST];
-
 static UPDATE_TODO_LIST: Tool = Tool {
     name: "update_todo_list",
     description: "Replace the entire TODO list with an updated checklist reflecting the current state. Always provide the full list; the system will overwrite the previous one. One item a line, in execution order: [ ] pending, [x] completed, [-] in progress. Status moves only forward: pending, then in progress, then completed.",
@@ -70,3 +68,18 @@ fn update(scope: &Scope, args: &Value) -> Answer {
         Err(e) => Err(failed(e)),
     }
 }
+
+/// A conversation's list as Roo Code's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    json!(checklist(&whole_list::stored(scope, conv, Kept::Uncanceled)))
+}
+
+/// The roo dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "roo",
+    aliases: &[],
+    runtime: "Roo Code",
+    description: "update_todo_list: a markdown checklist",
+    tools: &[&UPDATE_TODO_LIST],
+    list_as: Some(super::ListAs { shape: "the markdown checklist, as a JSON string", read: list_as }),
+};

@@ -18,8 +18,6 @@ use crate::status::Status;
 use crate::todo::Todo;
 use crate::{errors, runner};
 
-pub static TOOLS: &[&Tool] = &[&LIST, &ADD, &COMPLETE, &UNCOMPLETE, &DELETE];
-
 const NO_CONVERSATION: &str = "Error: Task list is not available (no conversation context).";
 
 fn task_id_schema() -> Value {
@@ -233,3 +231,13 @@ fn import_tasks(conversation: &str, file_json: JsonB) -> Jsonb {
         Jsonb(file(&scope, conversation))
     })
 }
+
+/// The tasks dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "tasks",
+    aliases: &["004"],
+    runtime: "seed 004",
+    description: "a conversation's task list, one task at a time",
+    tools: &[&LIST, &ADD, &COMPLETE, &UNCOMPLETE, &DELETE],
+    list_as: None,
+};

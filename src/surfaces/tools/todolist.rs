@@ -10,8 +10,6 @@ use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
 
-pub static TOOLS: &[&Tool] = &[&GET, &SET];
-
 const STATUSES: [&str; 3] = ["pending", "in_progress", "completed"];
 
 static GET: Tool = Tool {
@@ -134,3 +132,13 @@ fn set(scope: &Scope, args: &Value) -> Answer {
     // the session's list is now exactly the list written
     Ok(json!({ "summary": summary(&items.iter().map(|i| i.status).collect::<Vec<_>>()) }))
 }
+
+/// The todolist dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "todolist",
+    aliases: &["003"],
+    runtime: "the todolist MCP toolset",
+    description: "a session's checklist, read and written whole",
+    tools: &[&GET, &SET],
+    list_as: None,
+};

@@ -20,8 +20,6 @@ use crate::status::Status;
 use crate::todo::Todo;
 use pg_todos_core::printed::python_dumps;
 
-pub static TOOLS: &[&Tool] = &[&TODO];
-
 /// Vibe's limit on the list.
 const MAX_TODOS: usize = 100;
 
@@ -132,3 +130,18 @@ fn text(out: &Value) -> String {
         out["total_count"]
     )
 }
+
+/// A conversation's list as Mistral Vibe's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    json!({ "todos": todos(&whole_list::stored(scope, conv, Kept::All)) })
+}
+
+/// The vibe dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "vibe",
+    aliases: &[],
+    runtime: "Mistral Vibe",
+    description: "todo: read or write the list with ids and priorities",
+    tools: &[&TODO],
+    list_as: Some(super::ListAs { shape: "`{\"todos\": [{id, content, status, priority}]}`", read: list_as }),
+};

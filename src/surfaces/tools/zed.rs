@@ -12,8 +12,6 @@ use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::todo::Todo;
 
-pub static TOOLS: &[&Tool] = &[&UPDATE_PLAN];
-
 static UPDATE_PLAN: Tool = Tool {
     name: "update_plan",
     description: "Updates the plan for the current task. Send the whole plan each time: every step with its status (pending, in_progress or completed) and, optionally, its priority (high, medium or low; medium when left out). Keep at most one step in_progress.",
@@ -73,3 +71,18 @@ pub fn plan(rows: &[Todo]) -> Value {
         .collect();
     json!({ "plan": steps })
 }
+
+/// A conversation's list as Zed agent's tools show it (`todo.list_as`).
+fn list_as(scope: &Scope, conv: &str) -> Value {
+    plan(&whole_list::stored(scope, conv, Kept::Uncanceled))
+}
+
+/// The zed dialect.
+pub static DIALECT: super::Dialect = super::Dialect {
+    name: "zed",
+    aliases: &[],
+    runtime: "Zed agent",
+    description: "update_plan: the whole plan with priorities",
+    tools: &[&UPDATE_PLAN],
+    list_as: Some(super::ListAs { shape: "`{\"plan\": [{step, status, priority}]}`", read: list_as }),
+};

@@ -7,6 +7,17 @@ SELECT todo.set_context('acme', 'conv-1', 'agent', 'turn-1') \gset
 SELECT t->>'name' AS name, jsonb_typeof(t->'inputSchema') AS schema, length(t->>'description') > 20 AS described,
        t->>'name' ~ '^[A-Za-z0-9_.-]{1,128}$' AS mcp_name, t->'_meta'->>'pg_todos/dialect' AS dialect
   FROM jsonb_array_elements(todo.tools()) t;
+-- the dialects, one row each, in catalog order: every tool of todo.tools() is listed under
+-- its dialect, in the same order, and no dialect lists a tool todo.tools() does not have
+SELECT name, aliases, runtime, description, array_length(tools, 1) AS tools, list_shape FROM todo.dialects();
+SELECT (SELECT array_agg(d.name || '/' || t ORDER BY d.ord, tool.ord)
+          FROM todo.dialects() WITH ORDINALITY d(name, aliases, runtime, description, tools, list_shape, ord),
+               unnest(d.tools) WITH ORDINALITY tool(t, ord))
+     = (SELECT array_agg((t->'_meta'->>'pg_todos/dialect') || '/' || (t->>'name') ORDER BY ord)
+          FROM jsonb_array_elements(todo.tools()) WITH ORDINALITY x(t, ord)) AS dialects_list_the_catalog;
+-- a dialect's tool by its qualified name, the seed number too; an unknown dialect is an unknown tool
+SELECT todo.call('kimi/SetTodoList', '{}') AS kimi, todo.call('003/todolist__get', '{}') AS by_alias,
+       todo.call('nope/SetTodoList', '{}') -> 'error' ->> 'code' AS unknown;
 -- nothing but MCP's tool fields
 SELECT DISTINCT k FROM jsonb_array_elements(todo.tools()) t, jsonb_object_keys(t) k ORDER BY 1;
 -- every tool's schema is an object schema; every call by name reaches that tool

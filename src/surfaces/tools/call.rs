@@ -1,0 +1,263 @@
+//! Running a tool: `todo.call` (the tool's output object), `todo.call_mcp` (MCP's
+//! `CallToolResult`) and their text-argument twins. Arguments are measured before they are
+//! parsed, checked against the tool's schema, and a tool that writes runs through
+//! `runner::attempt` (one per call), inside `runner::call`.
+
+use pgrx::prelude::*;
+use pgrx::JsonB;
+use serde_json::{json, Value};
+
+use super::catalog::{find, Tool};
+use super::helpers::{error, failed};
+use crate::error::Error;
+use crate::jsonb::{Jsonb, Unreadable, NUMBER_OUT_OF_RANGE};
+use crate::ops::Scope;
+use crate::{limits, runner, schema, session};
+use pg_todos_core::limits::Setting;
+
+/// Runs one tool by name with its input object, in the context's tenant, conversation and
+/// turn, and returns the tool's output object. SQL: `todo.call(tool text, args jsonb
+/// DEFAULT '{}') → jsonb` (`call_jsonb`), which hands the arguments over as text, so that
+/// arguments nested too deeply to convert still get an error object. An unknown tool gives
+/// `{"error": {"code": "unknown_tool", …}}`; arguments that break the tool's schema give
+/// `{"error": {"code": "invalid_arguments", …}}` (the todolist dialect: its own codes); a
+/// value the database refuses (a column over its limit too) gives `{"error": {"code":
+/// "rejected", …}}`; arguments over `todo.max_arguments_size` bytes (as JSON text) give
+/// `{"error": {"code": "too_large", …}}`, before they are parsed. In every error case
+/// nothing is written.
+///
+/// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered; and
+/// every error that is not about the arguments' data (a cancel or timeout, a deadlock, a
+/// serialization failure, a lock timeout, out of memory or disk), raised as it is with
+/// nothing of the call committed, so the caller can retry.
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn call_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call_json: tool");
+    let (out, omitted) = session::with_omitted(|| run_text(find(tool), tool, args));
+    notice_omitted(tool, omitted);
+    Jsonb(out)
+}
+
+/// `todo.call(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_json` with the
+/// arguments measured as JSON text before they are printed (over `todo.max_arguments_size`:
+/// `too_large`), so that a number like `1e131071` (131,072 digits from a few bytes of jsonb)
+/// is refused, not printed.
+#[pg_extern(sql = false)]
+fn call_jsonb(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call: tool");
+    // SAFETY: argument 1 of todo.call is its jsonb arguments (the SQL below)
+    let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
+    let (out, omitted) = session::with_omitted(|| run_jsonb(find(tool), tool, args));
+    notice_omitted(tool, omitted);
+    Jsonb(out)
+}
+
+/// A NOTICE, for a program reading a tool's JSON through SQL, when the tool's list read
+/// stopped at its limits (the JSON keeps the runtime's shape; `todo.call_mcp` says it in the
+/// text the model reads instead).
+pub fn notice_omitted(what: &str, omitted: Option<(usize, u64)>) {
+    if let Some((shown, omitted)) = omitted {
+        pgrx::notice!("{what}: {}", pg_todos_core::limits::omitted_note(shown, omitted));
+    }
+}
+
+extension_sql!(
+    r#"
+CREATE FUNCTION todo.call(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
+LANGUAGE c VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'call_jsonb_wrapper';
+COMMENT ON FUNCTION todo.call(text, jsonb) IS
+    'Runs one tool of todo.tools() by name with its input object and returns its output object.';
+"#,
+    name = "call",
+    requires = [call_json]
+);
+
+/// Runs one tool like `todo.call` and returns its answer as an MCP `CallToolResult`:
+/// `{"content": [{"type": "text", "text"}], "structuredContent"?, "isError"}`. The text is
+/// what the tool's runtime shows its model (Claude Code's `Task #1 created successfully: …`,
+/// Codex's `Plan updated`, Gemini's list); for the seeds' dialects, the output's JSON. An
+/// output object is also the structured content. `isError` marks the catalog's error shapes
+/// (`{"error": {…}}`, `{"ok": false, …}`, seed 004's `Error: …` text); a result a runtime
+/// gives as a normal answer (Claude Code's `Task not found`) is not one. SQL:
+/// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (`call_mcp_jsonb`).
+///
+/// Errors (SQL): those of `todo.call`.
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn call_mcp_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call_mcp_json: tool");
+    let found = find(tool);
+    let (out, omitted) = session::with_omitted(|| run_text(found, tool, args));
+    Jsonb(mcp_result(found, out, omitted))
+}
+
+/// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_mcp_json`
+/// with the arguments measured before they are printed, as `call_jsonb`.
+#[pg_extern(sql = false)]
+fn call_mcp_jsonb(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call_mcp: tool");
+    let found = find(tool);
+    // SAFETY: argument 1 of todo.call_mcp is its jsonb arguments (the SQL below)
+    let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
+    let (out, omitted) = session::with_omitted(|| run_jsonb(found, tool, args));
+    Jsonb(mcp_result(found, out, omitted))
+}
+
+extension_sql!(
+    r#"
+CREATE FUNCTION todo.call_mcp(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
+LANGUAGE c VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'call_mcp_jsonb_wrapper';
+COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
+    'Runs one tool of todo.tools() like todo.call and returns an MCP CallToolResult: the text its runtime shows the model, the output object as structured content, and isError.';
+"#,
+    name = "call_mcp",
+    requires = [call_mcp_json]
+);
+
+/// Whether an output is one of the catalog's error shapes.
+fn is_error(out: &Value) -> bool {
+    out.get("error").is_some_and(Value::is_object)
+        || out.get("ok") == Some(&Value::Bool(false))
+        || out.as_str().is_some_and(|s| s.starts_with("Error:"))
+}
+
+/// An output as MCP's `CallToolResult` (see `call_mcp_json`); its text is cut at
+/// `todo.max_output_size` bytes, with a last line that says so.
+pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>) -> Value {
+    let text = match (tool.and_then(|t| t.text), &out) {
+        (Some(render), _) => render(&out),
+        (None, Value::String(s)) => s.clone(),
+        (None, other) => other.to_string(),
+    };
+    // a list read that stopped at its limits (`omitted`): the model reads how many it does
+    // not see, as the text's last line (kept when the text itself is cut), and a client in
+    // `_meta`
+    let limit = limits::get(Setting::OutputSize);
+    let text = match omitted {
+        Some((shown, left_out)) => {
+            let note = pg_todos_core::limits::omitted_note(shown, left_out);
+            let text = pg_todos_core::limits::cap_text(&text, limit.saturating_sub(note.len() + 1));
+            format!("{text}\n{note}")
+        }
+        None => pg_todos_core::limits::cap_text(&text, limit),
+    };
+    let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": is_error(&out) });
+    if let Some((shown, left_out)) = omitted {
+        result["_meta"] = json!({ "pg_todos/list": { "shown": shown, "omitted": left_out } });
+    }
+    if out.is_object() {
+        result["structuredContent"] = out;
+    }
+    result
+}
+
+/// 0.1.0's `todo.call(text, jsonb)` was this C function (symbol `call_wrapper`). Kept, with
+/// no SQL of its own, so that a database still at 0.1.0 keeps working with this library until
+/// `ALTER EXTENSION pg_todos UPDATE` replaces it with the wrapper above.
+#[pg_extern(sql = false)]
+fn call(tool: &str, args: Option<JsonB>) -> Jsonb {
+    Jsonb(dispatch(tool, &args.map(|a| a.0).unwrap_or(Value::Null)))
+}
+
+/// A JSON argument handed over as text (NULL: JSON null). The text is valid JSON (it came
+/// from jsonb); the only way to fail is nesting beyond serde_json's recursion limit.
+fn parse_args(tool: &str, text: Option<&str>) -> Result<Value, Value> {
+    match text {
+        None => Ok(Value::Null),
+        Some(t) => serde_json::from_str(t).map_err(|e| unreadable(tool, Unreadable::of(&e))),
+    }
+}
+
+/// The error object of arguments serde_json does not read: nested past its limit (the
+/// schema's bound of `schema::MAX_DEPTH` levels is the one to name), or a number out of its
+/// range.
+fn unreadable(tool: &str, why: Unreadable) -> Value {
+    let what = match why {
+        Unreadable::TooDeep => format!("are nested more than {} levels deep", schema::MAX_DEPTH),
+        Unreadable::Number => format!("hold {NUMBER_OUT_OF_RANGE}"),
+    };
+    error("invalid_arguments", format!("{tool}: arguments {what}"))
+}
+
+/// Runs tool `name` (found as `tool`) with jsonb arguments read in place; its output or
+/// error object, as `run_text` gives for their text.
+fn run_jsonb(
+    tool: Option<&'static Tool>,
+    name: &str,
+    args: Result<limits::JsonArg, pg_todos_core::limits::Exceeded>,
+) -> Value {
+    match args {
+        Err(e) => error("too_large", e.to_string()),
+        Ok(limits::JsonArg::Null) => answer(tool, name, &Value::Null),
+        Ok(limits::JsonArg::Value(args)) => answer(tool, name, &args),
+        Ok(limits::JsonArg::Unreadable(why)) => unreadable(name, why),
+    }
+}
+
+/// Runs tool `name` (found as `tool`) with arguments handed over as text; its output or
+/// error object (arguments over `todo.max_arguments_size`: `too_large`, before they are
+/// parsed; nested too deeply: `invalid_arguments`).
+fn run_text(tool: Option<&'static Tool>, name: &str, args: Option<&str>) -> Value {
+    if let Err(e) = limits::check(Setting::ArgumentsSize, &format!("{name}: arguments"), args.map_or(0, str::len)) {
+        return error("too_large", e.to_string());
+    }
+    match parse_args(name, args) {
+        Ok(args) => answer(tool, name, &args),
+        Err(e) => e,
+    }
+}
+
+/// Runs tool `name` with `args` in the context's scope; its output or error object.
+pub fn dispatch(name: &str, args: &Value) -> Value {
+    answer(find(name), name, args)
+}
+
+/// Runs `tool` (what `name` found) with `args` in the context's scope; its output or error
+/// object.
+fn answer(tool: Option<&'static Tool>, name: &str, args: &Value) -> Value {
+    runner::call(|| {
+        let Some(tool) = tool else {
+            return error("unknown_tool", format!("unknown tool \"{name}\"; todo.tools() lists the tools"));
+        };
+        let scope = Scope::from_context();
+        if let Some(found) = tool.precheck.and_then(|check| check(args)) {
+            return found;
+        }
+        if let Err(why) = schema::validate(accepted(tool), args) {
+            return error("invalid_arguments", format!("{name}: {why}"));
+        }
+        let answer = if tool.writes {
+            runner::attempt(|| (tool.run)(&scope, args).map_err(Refused)).map_err(|r| r.0)
+        } else {
+            (tool.run)(&scope, args)
+        };
+        answer.unwrap_or_else(|e| e)
+    })
+}
+
+/// The schema `tool`'s arguments are checked against (`accepts`, else its input schema),
+/// built once per backend.
+fn accepted(tool: &'static Tool) -> &'static Value {
+    thread_local! {
+        static ACCEPTED: std::cell::RefCell<std::collections::HashMap<usize, &'static Value>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    let key = std::ptr::from_ref(tool) as usize;
+    ACCEPTED.with(|a| {
+        *a.borrow_mut().entry(key).or_insert_with(|| Box::leak(Box::new((tool.accepts.unwrap_or(tool.input_schema))())))
+    })
+}
+
+/// A tool's error object, or an operation's error the database raised (`rejected`).
+struct Refused(Value);
+
+impl From<Error> for Refused {
+    fn from(e: Error) -> Refused {
+        Refused(failed(e))
+    }
+}

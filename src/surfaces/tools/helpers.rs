@@ -1,0 +1,114 @@
+//! What the dialects share: the dispatcher's error objects, reading arguments, caller ids,
+//! the session a list needs, the words of an answer.
+
+use serde_json::{json, Value};
+
+use crate::error::Error;
+use crate::ops::Scope;
+
+/// The dispatcher's own error object (an unknown tool, arguments that break the schema, a
+/// value the database refused): `{"error": {"code", "message"}}`.
+pub fn error(code: &str, message: impl Into<String>) -> Value {
+    json!({ "error": { "code": code, "message": message.into() } })
+}
+
+/// An operation's error as the error object of the dialects that have no words of their
+/// own: its code from the one table (`Error::code`) and its message.
+pub fn failed(e: Error) -> Value {
+    error(e.code(), e.to_string())
+}
+
+/// A string field of the arguments ("" when absent).
+pub fn str_arg<'a>(args: &'a Value, key: &str) -> &'a str {
+    args.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The items of a whole list sent as a JSON array (`list`; not an array: none), each with
+/// no id, its content from `content`, its status (validated before; pending if absent) and
+/// the columns `column` names from its other keys (`(column, key)` pairs).
+pub fn list_items(list: &Value, content: &str, columns: &[(&str, &str)]) -> Vec<crate::ops::whole_list::Item> {
+    list.as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| crate::ops::whole_list::Item {
+            id: None,
+            content: str_arg(t, content).to_string(),
+            status: crate::status::Status::parse(str_arg(t, "status")).unwrap_or(crate::status::Status::Pending),
+            columns: columns.iter().map(|(column, key)| (column.to_string(), t[*key].clone())).collect(),
+        })
+        .collect()
+}
+
+/// A todo's id as the runtimes whose callers choose ids see it (Cursor, Copilot, Qwen Code,
+/// Hermes, Mistral Vibe): the caller's (`external_id`), else the store's.
+pub fn caller_id(t: &crate::todo::Todo) -> String {
+    t.external_id.clone().unwrap_or_else(|| t.id.to_string())
+}
+
+/// A list's todos by the ids callers name them with, built once per call so that finding
+/// each item of a long list costs the same: a todo by its caller id (`external_id`), else,
+/// for a todo written through a dialect without caller ids, by its store id.
+pub struct CallerIds<'a> {
+    by_caller: std::collections::HashMap<&'a str, &'a crate::todo::Todo>,
+    by_store: std::collections::HashMap<String, &'a crate::todo::Todo>,
+}
+
+impl<'a> CallerIds<'a> {
+    pub fn new(list: &'a [crate::todo::Todo]) -> CallerIds<'a> {
+        CallerIds {
+            by_caller: list.iter().filter_map(|t| Some((t.external_id.as_deref()?, t))).collect(),
+            by_store: list.iter().filter(|t| t.external_id.is_none()).map(|t| (t.id.to_string(), t)).collect(),
+        }
+    }
+
+    /// The todo a caller's id names.
+    pub fn find(&self, id: &str) -> Option<&'a crate::todo::Todo> {
+        self.by_caller.get(id).or_else(|| self.by_store.get(id)).copied()
+    }
+
+    /// An item of a whole list that names its todo by a caller's id, with its other columns:
+    /// a todo found by its store id keeps having no caller id; `id` None (an item the
+    /// runtime sent without one) sets none.
+    pub fn item(
+        &self,
+        id: Option<&str>,
+        content: &str,
+        status: crate::status::Status,
+        mut columns: serde_json::Map<String, Value>,
+    ) -> crate::ops::whole_list::Item {
+        let found = id.and_then(|id| self.find(id));
+        let external = match (id, found) {
+            (None, _) => Value::Null,
+            (Some(_), Some(f)) if f.external_id.is_none() => Value::Null,
+            (Some(id), _) => json!(id),
+        };
+        columns.insert("external_id".into(), external);
+        crate::ops::whole_list::Item { id: found.map(|f| f.id), content: content.to_string(), status, columns }
+    }
+}
+
+/// A stored id as the dialects spell ids: a string.
+pub fn parse_string_id(s: &str) -> Option<i64> {
+    crate::writ::parse::parse_id(s).filter(|id| *id > 0)
+}
+
+/// The session of the opencode and todolist dialects (the conversation in context), or
+/// their `no_session` error object.
+pub fn session<'a>(scope: &'a Scope, tool: &str) -> Result<&'a str, Value> {
+    scope.conv().ok_or_else(|| {
+        error("no_session", format!("{tool} needs a session: set the conversation in context (todo.conversation)"))
+    })
+}
+
+/// The words of an answer that is a sentence (Codex's `Plan updated`, Roo's confirmation):
+/// an error object's message, else the answer's text.
+pub fn sentence(out: &Value) -> String {
+    error_message(out).or(out.as_str()).unwrap_or_default().to_string()
+}
+
+/// The message of an error object (`{"error": {"message"}}`), for the runtimes that show
+/// the model an error's words only.
+pub fn error_message(out: &Value) -> Option<&str> {
+    out.get("error")?.get("message")?.as_str()
+}
