@@ -78,10 +78,13 @@ RUNTIMES = {
     "vibe": {"todo"},
     "zed": {"update_plan"},
     "continue": {"Checklist"},
+    "codebuff": {"write_todos"},
+    "pydantic-ai": {"write_todos", "read_todos"},
+    "droid": {"TodoWrite"},
 }
 DIALECTS = {"plan", "opencode", "todolist", "tasks", "coord", *RUNTIMES}
 # the dialects whose names an earlier dialect of the catalog has: listed by default under it
-SHADOWED = {"langchain", "qwen", "vibe", "zed"}
+SHADOWED = {"langchain", "qwen", "vibe", "zed", "codebuff", "droid"}
 
 
 def first_of_each_name(tools):

@@ -53,4 +53,7 @@ registry! {
     vibe,
     zed,
     continue_cli,
+    codebuff,
+    pydantic_ai,
+    droid,
 }
