@@ -74,10 +74,8 @@ fn write(scope: &Scope, args: &Value) -> Answer {
         })
         .collect();
     whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
-    let written: Vec<Value> = items
-        .iter()
-        .map(|i| json!({"task": i.content, "completed": i.status == Status::Completed}))
-        .collect();
+    let written: Vec<Value> =
+        items.iter().map(|i| json!({"task": i.content, "completed": i.status == Status::Completed})).collect();
     Ok(json!({ "todos": written }))
 }
 

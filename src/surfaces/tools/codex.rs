@@ -105,5 +105,8 @@ pub static DIALECT: super::Dialect = super::Dialect {
     runtime: "OpenAI Codex CLI",
     description: "update_plan: the whole plan each time",
     tools: &[&UPDATE_PLAN],
-    list_as: Some(super::ListAs { shape: "the `turn/plan/updated` notification's `{\"explanation\", \"plan\"}`", read: list_as }),
+    list_as: Some(super::ListAs {
+        shape: "the `turn/plan/updated` notification's `{\"explanation\", \"plan\"}`",
+        read: list_as,
+    }),
 };

@@ -59,5 +59,8 @@ pub static DIALECT: super::Dialect = super::Dialect {
     runtime: "Continue CLI",
     description: "Checklist: the list as one markdown checklist",
     tools: &[&CHECKLIST],
-    list_as: Some(super::ListAs { shape: "the checklist as last written, with its todos as they are now, as a JSON string", read: list_as }),
+    list_as: Some(super::ListAs {
+        shape: "the checklist as last written, with its todos as they are now, as a JSON string",
+        read: list_as,
+    }),
 };

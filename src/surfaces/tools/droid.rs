@@ -74,7 +74,8 @@ fn line_item(line: &str) -> Option<(Status, &str)> {
 
 /// The items the arguments send, or the error object of the first bad one.
 fn items(todos: &Value) -> Result<Vec<Item>, Value> {
-    let item = |status, content: &str| Item { id: None, content: content.to_string(), status, columns: Default::default() };
+    let item =
+        |status, content: &str| Item { id: None, content: content.to_string(), status, columns: Default::default() };
     let mut items = Vec::new();
     match todos {
         Value::String(text) => {

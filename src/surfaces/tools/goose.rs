@@ -67,5 +67,8 @@ pub static DIALECT: super::Dialect = super::Dialect {
     runtime: "Block Goose",
     description: "todo__todo_write: the list as one markdown text",
     tools: &[&TODO_WRITE],
-    list_as: Some(super::ListAs { shape: "the markdown text as last written, with its todos as they are now, as a JSON string", read: list_as }),
+    list_as: Some(super::ListAs {
+        shape: "the markdown text as last written, with its todos as they are now, as a JSON string",
+        read: list_as,
+    }),
 };

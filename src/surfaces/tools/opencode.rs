@@ -349,5 +349,8 @@ pub static DIALECT: super::Dialect = super::Dialect {
     runtime: "OpenCode",
     description: "a session's todo list, written whole and read back",
     tools: &[&WRITE, &READ],
-    list_as: Some(super::ListAs { shape: "OpenCode's todos `[{content, status, priority, id}]` (its `GET /session/:id/todo`)", read: list_as }),
+    list_as: Some(super::ListAs {
+        shape: "OpenCode's todos `[{content, status, priority, id}]` (its `GET /session/:id/todo`)",
+        read: list_as,
+    }),
 };

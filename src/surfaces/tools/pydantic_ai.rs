@@ -85,11 +85,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
         }
     }
     whole_list::replace(scope, conv, Rules::runtime(Kept::Uncanceled), &items).map_err(failed)?;
-    Ok(json!(format!(
-        "Updated {} todos: {}",
-        wanted.len(),
-        counts(wanted.iter().map(|t| str_arg(t, "status")))
-    )))
+    Ok(json!(format!("Updated {} todos: {}", wanted.len(), counts(wanted.iter().map(|t| str_arg(t, "status"))))))
 }
 
 fn read(scope: &Scope, _args: &Value) -> Answer {
