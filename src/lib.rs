@@ -23,7 +23,9 @@
 use pgrx::prelude::*;
 
 pub use pg_todos_core::open_statuses;
-pub use pg_todos_core::{checklist, claims, cursor, error, replace, route, row_checks, schema, status, todo, writ};
+pub use pg_todos_core::{
+    checklist, claims, cursor, error, replace, route, row_checks, schema, slug_ids, status, todo, writ,
+};
 
 pub mod errors;
 pub mod jsonb;

@@ -14,6 +14,7 @@ pub mod replace;
 pub mod route;
 pub mod row_checks;
 pub mod schema;
+pub mod slug_ids;
 pub mod status;
 pub mod time;
 pub mod todo;

@@ -81,6 +81,10 @@ RUNTIMES = {
     "codebuff": {"write_todos"},
     "pydantic-ai": {"write_todos", "read_todos"},
     "droid": {"TodoWrite"},
+    "mastra": {"task_write", "task_update", "task_complete", "task_check"},
+    "agentscope": {"view_subtasks", "update_subtask_state", "finish_subtask", "create_plan", "revise_current_plan",
+                   "finish_plan", "view_historical_plans", "recover_historical_plan"},
+    "kiro": {"todo_list"},
 }
 DIALECTS = {"plan", "opencode", "todolist", "tasks", "coord", *RUNTIMES}
 # the dialects whose names an earlier dialect of the catalog has: listed by default under it

@@ -123,6 +123,7 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 fn is_error(out: &Value) -> bool {
     out.get("error").is_some_and(Value::is_object)
         || out.get("ok") == Some(&Value::Bool(false))
+        || out.get("isError") == Some(&Value::Bool(true))
         || out.as_str().is_some_and(|s| s.starts_with("Error:"))
 }
 

@@ -80,16 +80,6 @@ pub fn find(name: &str) -> Option<&'static Tool> {
     }
 }
 
-/// The dialects' names, for a message that lists them ("a, b or c").
-pub fn names(with: impl Fn(&Dialect) -> bool) -> String {
-    let names: Vec<&str> = DIALECTS.iter().filter(|d| with(d)).map(|d| d.name).collect();
-    match names.split_last() {
-        Some((last, [])) => (*last).to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
-}
-
 /// Every tool as `{"name", "description", "inputSchema", "_meta": {"pg_todos/dialect"}}`
 /// (MCP's tool shape; the dialect's name, for servers that expose some dialects only), in
 /// catalog order: the dialects in `todo.dialects()`'s order, each dialect's tools in its

@@ -112,3 +112,39 @@ pub fn sentence(out: &Value) -> String {
 pub fn error_message(out: &Value) -> Option<&str> {
     out.get("error")?.get("message")?.as_str()
 }
+
+/// A list kept as one todo, its root (a plan, a named list), with its items under it: each
+/// item a subtask of the root, written in the root's own turn (`item_turn`), so that the
+/// items are found with their list. AgentScope's plans, Kiro's lists.
+pub struct Rooted {
+    pub root: crate::todo::Todo,
+    pub items: Vec<crate::todo::Todo>,
+}
+
+/// The turn the items of root `root` are written in (`<kind>:<root id>`).
+pub fn item_turn(kind: &str, root: i64) -> String {
+    format!("{kind}:{root}")
+}
+
+/// A todo's metadata value of `key`, as text (None: no such key, or not text).
+pub fn meta_text(t: &crate::todo::Todo, key: &str) -> Option<String> {
+    let meta: Value = serde_json::from_str(t.metadata.as_deref()?).ok()?;
+    meta.get(key)?.as_str().map(str::to_string)
+}
+
+/// The conversation's rooted lists of `kind` whose root's metadata `key` is `value` (any
+/// text value: None), in the order they were made, each with its items in list order.
+pub fn rooted(scope: &Scope, conversation: &str, kind: &str, key: &str, value: Option<&str>) -> Vec<Rooted> {
+    let todos = crate::store::read::todos(&scope.tenant, crate::ops::Find::Conversation(conversation));
+    let mut roots: Vec<&crate::todo::Todo> =
+        todos.iter().filter(|t| meta_text(t, key).is_some_and(|v| value.is_none_or(|want| v == want))).collect();
+    roots.sort_by_key(|t| t.id);
+    roots
+        .into_iter()
+        .map(|root| {
+            let turn = item_turn(kind, root.id);
+            let items = todos.iter().filter(|t| t.turn_id.as_deref() == Some(turn.as_str())).cloned().collect();
+            Rooted { root: root.clone(), items }
+        })
+        .collect()
+}

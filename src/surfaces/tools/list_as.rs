@@ -6,7 +6,7 @@ use pgrx::prelude::*;
 use serde_json::Value;
 
 use super::call::notice_omitted;
-use super::catalog::{dialect, names};
+use super::catalog::dialect;
 use crate::jsonb::Jsonb;
 use crate::ops::Scope;
 use crate::session;
@@ -34,10 +34,7 @@ fn list_shape(name: &str, conversation: &str) -> Value {
         None => crate::errors::raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
             format!("todo.list_as: no list shape for dialect \"{name}\""),
-            format!(
-                "use one of {} (todo.dialects() lists each one's list_shape; the others read their lists with their own tools through todo.call)",
-                names(|d| d.list_as.is_some())
-            ),
+            "use a dialect that has one: SELECT name FROM todo.dialects() WHERE list_shape IS NOT NULL lists them (the others read their lists with their own tools through todo.call)",
         ),
     }
 }

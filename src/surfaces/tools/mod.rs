@@ -56,4 +56,7 @@ registry! {
     codebuff,
     pydantic_ai,
     droid,
+    mastra,
+    agentscope,
+    kiro,
 }

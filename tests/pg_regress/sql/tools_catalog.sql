@@ -4,12 +4,29 @@
 begin;
 INSERT INTO todo.tenants (tenant_id) VALUES ('acme');
 SELECT todo.set_context('acme', 'conv-1', 'agent', 'turn-1') \gset
+-- (the seeds' and coord's tools here; each runtime's in its own test, so a new dialect changes
+-- no expected output but its own)
 SELECT t->>'name' AS name, jsonb_typeof(t->'inputSchema') AS schema, length(t->>'description') > 20 AS described,
        t->>'name' ~ '^[A-Za-z0-9_.-]{1,128}$' AS mcp_name, t->'_meta'->>'pg_todos/dialect' AS dialect
-  FROM jsonb_array_elements(todo.tools()) t;
+  FROM jsonb_array_elements(todo.tools()) t
+ WHERE t->'_meta'->>'pg_todos/dialect' IN ('plan', 'opencode', 'todolist', 'tasks', 'coord');
+-- every tool of every dialect: an object schema, a description, a name MCP allows, a dialect
+-- todo.dialects() has; no dialect has one name twice
+SELECT t->>'name' AS bad_tool FROM jsonb_array_elements(todo.tools()) t
+ WHERE jsonb_typeof(t->'inputSchema') <> 'object' OR t->'inputSchema'->>'type' <> 'object'
+    OR length(t->>'description') <= 20 OR t->>'name' !~ '^[A-Za-z0-9_.-]{1,128}$'
+    OR t->'_meta'->>'pg_todos/dialect' NOT IN (SELECT name FROM todo.dialects());
+SELECT t->'_meta'->>'pg_todos/dialect' AS dialect, t->>'name' AS twice FROM jsonb_array_elements(todo.tools()) t
+ GROUP BY 1, 2 HAVING count(*) > 1;
 -- the dialects, one row each, in catalog order: every tool of todo.tools() is listed under
 -- its dialect, in the same order, and no dialect lists a tool todo.tools() does not have
-SELECT name, aliases, runtime, description, array_length(tools, 1) AS tools, list_shape FROM todo.dialects();
+SELECT name, aliases, runtime, description, array_length(tools, 1) AS tools, list_shape FROM todo.dialects()
+ WHERE name IN ('plan', 'opencode', 'todolist', 'tasks', 'coord', 'claude-tasks', 'kimi');
+-- every dialect: a name (unique, as its aliases), a runtime, a description, a tool
+SELECT name AS bad_dialect FROM todo.dialects()
+ WHERE name !~ '^[a-z0-9-]+$' OR runtime = '' OR description = '' OR coalesce(array_length(tools, 1), 0) = 0;
+SELECT n AS named_twice FROM (SELECT name FROM todo.dialects() UNION ALL SELECT unnest(aliases) FROM todo.dialects()) x(n)
+ GROUP BY n HAVING count(*) > 1;
 SELECT (SELECT array_agg(d.name || '/' || t ORDER BY d.ord, tool.ord)
           FROM todo.dialects() WITH ORDINALITY d(name, aliases, runtime, description, tools, list_shape, ord),
                unnest(d.tools) WITH ORDINALITY tool(t, ord))
@@ -21,7 +38,7 @@ SELECT todo.call('kimi/SetTodoList', '{}') AS kimi, todo.call('003/todolist__get
 -- nothing but MCP's tool fields
 SELECT DISTINCT k FROM jsonb_array_elements(todo.tools()) t, jsonb_object_keys(t) k ORDER BY 1;
 -- every tool's schema is an object schema; every call by name reaches that tool
-SELECT count(*) FILTER (WHERE t->'inputSchema'->>'type' = 'object') AS object_schemas, count(*) AS tools
+SELECT count(*) FILTER (WHERE t->'inputSchema'->>'type' = 'object') = count(*) AS all_object_schemas
   FROM jsonb_array_elements(todo.tools()) t;
 -- seed 003's schemas, exactly as the seed prints them
 SELECT t->'inputSchema' = '{
@@ -63,9 +80,9 @@ SELECT todo.call('todo_Write', '{}');
 SELECT todo.call('gemini/write_todos', '{}');
 SELECT todo.call('codex/write_todos', '{}');
 SELECT todo.call('nosuch/write_todos', '{}');
--- the names several runtimes share, and their dialects in catalog order: a bare name is the
--- first's tool, `dialect/name` any one's
-SELECT t->>'name' AS name, string_agg(t->'_meta'->>'pg_todos/dialect', ', ' ORDER BY n) AS dialects
+-- a name several runtimes share: a bare name is the first's tool in catalog order, `dialect/name`
+-- any one's (the first dialect of each shared name here; every one is reached by its own)
+SELECT t->>'name' AS name, (array_agg(t->'_meta'->>'pg_todos/dialect' ORDER BY n))[1] AS first_dialect
   FROM jsonb_array_elements(todo.tools()) WITH ORDINALITY AS c(t, n) GROUP BY 1 HAVING count(*) > 1 ORDER BY min(n);
 SELECT todo.call('todo_write', '{"todos": []}') AS cursor_wants_merge;
 SELECT todo.call('qwen/todo_write', '{"todos": []}') AS qwen_clears;

@@ -62,7 +62,8 @@ SELECT t->'inputSchema' = '{"type": "object", "required": ["merge", "todos"], "p
                    "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled"]},
                    "id": {"type": "string"}}}}}}' AS todo_write_schema
   FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'todo_write' AND t->'_meta'->>'pg_todos/dialect' = 'cursor';
-SELECT t->'inputSchema' AS todowrite_schema FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'TodoWrite';
+SELECT t->'inputSchema' AS todowrite_schema FROM jsonb_array_elements(todo.tools()) t
+ WHERE t->>'name' = 'TodoWrite' AND t->'_meta'->>'pg_todos/dialect' = 'claude-todowrite';
 SELECT t->'inputSchema' AS update_todo_list_schema FROM jsonb_array_elements(todo.tools()) t WHERE t->>'name' = 'update_todo_list';
 
 -- ========== Claude Code's task tools ==========
