@@ -86,7 +86,7 @@ COMMENT ON COLUMN todo.todos.parent_id IS 'The todo this one is a subtask of (sa
 COMMENT ON COLUMN todo.todos.claimed_by IS 'The agent holding a claim on this in_progress todo (with lease_expires_at); NULL: unclaimed.';
 COMMENT ON COLUMN todo.todos.lease_expires_at IS 'When the claim lapses unless renewed (todo.heartbeat); after it the todo is claimable again.';
 COMMENT ON COLUMN todo.todos.fence IS 'Fencing number: bumped by every claim; an action that presents an older one is rejected.';
-COMMENT ON COLUMN todo.todos.status IS 'pending, in_progress, completed, canceled, or blocked (open, waiting on something outside the list; never claimed or ready).';
+COMMENT ON COLUMN todo.todos.status IS 'pending, in_progress, completed, canceled; or blocked (waiting on something outside the list), deferred (put off for later), review (done, waiting for a review): open, never claimed or ready.';
 COMMENT ON COLUMN todo.todos.owner IS 'Who the todo is assigned to (Claude Code''s task owner); an assignment, not a claim.';
 COMMENT ON COLUMN todo.todos.metadata IS 'The caller''s own key/values (a JSON object; Claude Code''s task metadata, merged key by key).';
 COMMENT ON COLUMN todo.todos.external_id IS 'The caller''s own id for the todo, unique within its conversation (Cursor''s todo_write ids).';

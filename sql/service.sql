@@ -110,7 +110,7 @@ SELECT a.tenant_id, a.todo_id, a.conversation_id, a.subject, a.status, a.claimed
                               SELECT 1 FROM todo.dependencies d
                                 JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
                                WHERE d.tenant_id = t.tenant_id AND d.todo_id = t.id
-                                 AND b.status IN ('pending', 'in_progress', 'blocked'))))
+                                 AND b.status NOT IN ('completed', 'canceled'))))
                          AND t.updated_at < now() - coalesce(current_setting('todo.attention_blocked', true), '1h')::interval
                          THEN 'blocked'
                END AS reason,
@@ -156,7 +156,7 @@ RETURN (WITH groups AS (
               FROM todo.dependencies d
               JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
              WHERE d.tenant_id = tenant AND d.todo_id = t.id
-               AND b.status IN ('pending', 'in_progress', 'blocked')) AS blocked_by,
+               AND b.status NOT IN ('completed', 'canceled')) AS blocked_by,
            (SELECT jsonb_build_object('done', count(*) FILTER (WHERE s.status = 'completed'), 'total', count(*))
               FROM todo.todos s
              WHERE s.tenant_id = tenant AND s.parent_id = t.id

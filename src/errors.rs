@@ -128,7 +128,7 @@ pub fn invalid_status(value: &str) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
         format!("invalid todo status \"{value}\""),
-        "use pending, in_progress, completed, canceled (cancelled is accepted too) or blocked",
+        "use pending, in_progress, completed, canceled (cancelled is accepted too), blocked, deferred or review",
     )
 }
 

@@ -66,8 +66,8 @@ pub fn first_violation(row: &Row<'_>) -> Option<Violation> {
             v("todos_priority_check", "priority is high, medium or low (or NULL)"),
         ),
         (
-            row.status.is_some_and(|s| !matches!(s, "pending" | "in_progress" | "completed" | "canceled" | "blocked")),
-            v("todos_status_check", "status is pending, in_progress, completed, canceled or blocked"),
+            row.status.is_some_and(|s| crate::status::Status::ALL.iter().all(|known| known.as_str() != s)),
+            v("todos_status_check", "status is pending, in_progress, completed, canceled, blocked, deferred or review"),
         ),
         (
             row.subject.is_some_and(|s| s.trim_matches(' ').is_empty()),

@@ -1,4 +1,4 @@
-//! The todo lifecycle: the five statuses, the one transition table, and which timestamps a
+//! The todo lifecycle: the seven statuses, the one transition table, and which timestamps a
 //! change of status stamps. Pure logic: no pgrx, tested without a database. The row trigger
 //! (`triggers.rs`) and every surface ask this module, never a copy of it.
 
@@ -14,11 +14,24 @@ pub enum Status {
     /// open, but waiting on something outside the list (Gemini CLI's `blocked`): not
     /// claimable, not ready, shown as pending by the dialects that have no such status
     Blocked,
+    /// open, put off for later (Task Master's and beads' `deferred`): not claimable, not
+    /// ready, shown as pending by the dialects that have no such status
+    Deferred,
+    /// open, its work done and waiting for a review (Task Master's `review`): not claimable,
+    /// not ready, shown as in progress by the dialects that have no such status
+    Review,
 }
 
 impl Status {
-    pub const ALL: [Status; 5] =
-        [Status::Pending, Status::InProgress, Status::Completed, Status::Canceled, Status::Blocked];
+    pub const ALL: [Status; 7] = [
+        Status::Pending,
+        Status::InProgress,
+        Status::Completed,
+        Status::Canceled,
+        Status::Blocked,
+        Status::Deferred,
+        Status::Review,
+    ];
 
     /// Parses a status as any surface may send it: the internal spelling, plus `cancelled`
     /// (seeds 001 and 002 spell it so). Exact and lower-case only.
@@ -29,6 +42,8 @@ impl Status {
             "completed" => Some(Status::Completed),
             "canceled" | "cancelled" => Some(Status::Canceled),
             "blocked" => Some(Status::Blocked),
+            "deferred" => Some(Status::Deferred),
+            "review" => Some(Status::Review),
             _ => None,
         }
     }
@@ -41,16 +56,19 @@ impl Status {
             Status::Completed => "completed",
             Status::Canceled => "canceled",
             Status::Blocked => "blocked",
+            Status::Deferred => "deferred",
+            Status::Review => "review",
         }
     }
 
     /// The three states most runtimes know (pending, in progress, completed), for a dialect
-    /// that has no blocked or canceled: a blocked todo is pending (still to do), a canceled
-    /// one completed (done with). The one place this collapse is decided.
+    /// that has no blocked, deferred, review or canceled: a blocked or deferred todo is
+    /// pending (still to do), one in review in progress (not done yet), a canceled one
+    /// completed (done with). The one place this collapse is decided.
     pub fn three_state(self) -> Status {
         match self {
-            Status::Pending | Status::Blocked => Status::Pending,
-            Status::InProgress => Status::InProgress,
+            Status::Pending | Status::Blocked | Status::Deferred => Status::Pending,
+            Status::InProgress | Status::Review => Status::InProgress,
             Status::Completed | Status::Canceled => Status::Completed,
         }
     }
@@ -71,7 +89,7 @@ impl Status {
 #[macro_export]
 macro_rules! open_statuses {
     () => {
-        "('pending', 'in_progress', 'blocked')"
+        "('pending', 'in_progress', 'blocked', 'deferred', 'review')"
     };
 }
 
@@ -83,6 +101,8 @@ impl Status {
             Status::Completed => 2,
             Status::Canceled => 3,
             Status::Blocked => 4,
+            Status::Deferred => 5,
+            Status::Review => 6,
         }
     }
 }
@@ -96,23 +116,27 @@ impl fmt::Display for Status {
 /// `ALLOWED[from][to]`: the one transition table. Staying in the same status is not a
 /// transition and is always allowed (an edit of the subject, say).
 ///
-/// | from \ to   | pending | in_progress | completed | canceled | blocked |
-/// |-------------|---------|-------------|-----------|----------|---------|
-/// | pending     | =       | yes         | yes       | yes      | yes     |
-/// | in_progress | yes     | =           | yes       | yes      | yes     |
-/// | completed   | yes     | no          | =         | no       | no      |
-/// | canceled    | yes     | no          | no        | =        | no      |
-/// | blocked     | yes     | yes         | yes       | yes      | =       |
+/// | from \ to   | pending | in_progress | completed | canceled | blocked | deferred | review |
+/// |-------------|---------|-------------|-----------|----------|---------|----------|--------|
+/// | pending     | =       | yes         | yes       | yes      | yes     | yes      | yes    |
+/// | in_progress | yes     | =           | yes       | yes      | yes     | yes      | yes    |
+/// | completed   | yes     | no          | =         | no       | no      | no       | no     |
+/// | canceled    | yes     | no          | no        | =        | no      | no       | no     |
+/// | blocked     | yes     | yes         | yes       | yes      | =       | yes      | yes    |
+/// | deferred    | yes     | yes         | yes       | yes      | yes     | =        | yes    |
+/// | review      | yes     | yes         | yes       | yes      | yes     | yes      | =      |
 ///
-/// The open statuses (pending, in_progress, blocked) move freely (start, block/defer,
-/// finish, drop). A terminal todo only reopens to pending; it is never restarted, finished
-/// again or re-labelled in place.
-const ALLOWED: [[bool; 5]; 5] = [
-    [true, true, true, true, true],
-    [true, true, true, true, true],
-    [true, false, true, false, false],
-    [true, false, false, true, false],
-    [true, true, true, true, true],
+/// The open statuses (pending, in_progress, blocked, deferred, review) move freely (start,
+/// block, defer, send for review, finish, drop). A terminal todo only reopens to pending; it
+/// is never restarted, finished again or re-labelled in place.
+const ALLOWED: [[bool; 7]; 7] = [
+    [true, true, true, true, true, true, true],
+    [true, true, true, true, true, true, true],
+    [true, false, true, false, false, false, false],
+    [true, false, false, true, false, false, false],
+    [true, true, true, true, true, true, true],
+    [true, true, true, true, true, true, true],
+    [true, true, true, true, true, true, true],
 ];
 
 /// A transition the table forbids.
@@ -179,12 +203,11 @@ mod tests {
 
     #[test]
     fn three_states_for_the_dialects_that_have_three() {
-        let collapsed: Vec<&str> =
-            [Status::Pending, Status::InProgress, Status::Completed, Status::Canceled, Status::Blocked]
-                .iter()
-                .map(|s| s.three_state().as_str())
-                .collect();
-        assert_eq!(collapsed, ["pending", "in_progress", "completed", "completed", "pending"]);
+        let collapsed: Vec<&str> = Status::ALL.iter().map(|s| s.three_state().as_str()).collect();
+        assert_eq!(
+            collapsed,
+            ["pending", "in_progress", "completed", "completed", "pending", "pending", "in_progress"]
+        );
     }
 
     #[test]
@@ -192,6 +215,8 @@ mod tests {
         assert_eq!(Status::parse("canceled"), Some(Status::Canceled));
         assert_eq!(Status::parse("cancelled"), Some(Status::Canceled));
         assert_eq!(Status::parse("blocked"), Some(Status::Blocked));
+        assert_eq!(Status::parse("deferred"), Some(Status::Deferred));
+        assert_eq!(Status::parse("review"), Some(Status::Review));
         for bad in ["", "Pending", "done", "in progress", " pending", "CANCELED", "Blocked"] {
             assert_eq!(Status::parse(bad), None, "{bad:?}");
         }
@@ -213,11 +238,17 @@ mod tests {
         assert!(allowed(Pending, Canceled));
         assert!(allowed(InProgress, Completed));
         assert!(allowed(InProgress, Canceled));
-        for open in [Pending, InProgress] {
-            assert!(allowed(open, Blocked) && allowed(Blocked, open), "{open} <-> blocked");
+        let open = [Pending, InProgress, Blocked, Deferred, Review];
+        for a in open {
+            assert!(a.is_open(), "{a}");
+            for b in open {
+                assert!(allowed(a, b), "{a} -> {b}");
+            }
+            assert!(allowed(a, Completed) && allowed(a, Canceled), "{a} finishes");
+            for terminal in [Completed, Canceled] {
+                assert_eq!(allowed(terminal, a), a == Pending, "{terminal} -> {a}");
+            }
         }
-        assert!(allowed(Blocked, Completed) && allowed(Blocked, Canceled));
-        assert!(Blocked.is_open());
         for (a, b) in [
             (Completed, Blocked),
             (Canceled, Blocked),

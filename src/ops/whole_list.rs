@@ -84,11 +84,24 @@ pub fn stored(scope: &Scope, conversation: &str, kept: Kept) -> Vec<Todo> {
     todos
 }
 
+/// Whether a todo in `stored` sent back as `sent` by a whole-list dialect keeps `stored`: the
+/// dialect has no word for it and sent what it shows it as (blocked and deferred as pending,
+/// review as in progress; blocked only for a dialect without blocked).
+pub fn keeps(rules: Rules, stored: Status, sent: Status) -> bool {
+    match stored {
+        Status::Blocked => !rules.blocked && sent == Status::Pending,
+        Status::Deferred => sent == Status::Pending,
+        Status::Review => sent == Status::InProgress,
+        _ => false,
+    }
+}
+
 /// The place in the forward order pending → in_progress → completed (blocked counts as
 /// pending); None for canceled.
 fn forward_rank(s: Status) -> Option<u8> {
     match s {
-        Status::Pending | Status::Blocked => Some(0),
+        Status::Pending | Status::Blocked | Status::Deferred => Some(0),
+        Status::Review => Some(1),
         Status::InProgress => Some(1),
         Status::Completed => Some(2),
         Status::Canceled => None,
@@ -142,15 +155,14 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     );
     let found: Vec<Option<&Todo>> =
         plan.matched.iter().map(|m| m.and_then(|id| stored.iter().find(|t| t.id == id))).collect();
-    // the status each item ends with: a blocked todo sent back as pending by a dialect
-    // that cannot say blocked stays blocked
+    // the status each item ends with: a todo sent back in the status a dialect that cannot
+    // say its own shows it in keeps its own (blocked and deferred shown as pending, review as
+    // in progress)
     let statuses: Vec<Status> = items
         .iter()
         .zip(&found)
         .map(|(item, f)| match f {
-            Some(t) if !rules.blocked && t.status == Status::Blocked && item.status == Status::Pending => {
-                Status::Blocked
-            }
+            Some(t) if keeps(rules, t.status, item.status) => t.status,
             _ => item.status,
         })
         .collect();

@@ -111,8 +111,7 @@ fn marks(tenant: &str, ids: Vec<i64>) -> Vec<BlockedAndProgress> {
 /// (`bounded`): at most `todo.max_read_todos` rows, fewer once their subjects pass
 /// `todo.max_output_size` bytes; what it leaves out is noted (`session::note_omitted`).
 pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Row> {
-    let condition =
-        format!("t.{SCOPE} {}", if all { "" } else { "AND t.status IN ('pending', 'in_progress', 'blocked')" });
+    let condition = format!("t.{SCOPE} {}", if all { "" } else { concat!("AND t.status IN ", open_statuses!()) });
     let mut any_marks = false;
     let rows = bounded(
         tenant,
@@ -380,7 +379,8 @@ pub fn rest_list(
         &format!(
             "SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND {scope}
                 AND ($2::text IS NULL OR t.status = $2) AND ($5::text IS NULL OR t.agent_id = $5)
-              ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'pending' THEN 1 WHEN 'blocked' THEN 1 ELSE 2 END,
+              ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'review' THEN 0 WHEN 'pending' THEN 1
+                                     WHEN 'blocked' THEN 1 WHEN 'deferred' THEN 1 ELSE 2 END,
                        CASE WHEN t.status IN {} THEN t.position END,
                        t.updated_at DESC, t.id
               LIMIT $6",

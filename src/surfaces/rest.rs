@@ -22,7 +22,8 @@ use crate::time::epoch_seconds;
 use crate::todo::Todo;
 use pg_todos_core::limits::{Exceeded, Setting, FIELD_TOO_LONG};
 
-const STATUS_ERROR: &str = "status must be one of: pending, in_progress, completed, canceled, blocked";
+const STATUS_ERROR: &str =
+    "status must be one of: pending, in_progress, completed, canceled, blocked, deferred, review";
 const DEFAULT_LIMIT: i64 = 200;
 const MAX_LIMIT: i64 = 500;
 const MAX_BULK: usize = 500;

@@ -314,11 +314,20 @@ def run(d, server):
     def add_form():
         for conv, subject in (("c1", "added from the board"), (None, "a pool todo from the board")):
             key = conv or ""
-            form = d.find_element(By.CSS_SELECTOR, f'form.add[data-conversation="{key}"]')
-            box = form.find_element(By.CSS_SELECTOR, "input[name=subject]")
-            box.clear()
-            box.send_keys(subject)
-            form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            # a live refresh may replace the form between finding it and submitting it (seen
+            # once: a stale element); find it again then, never submitting twice (a click on a
+            # stale button raises before it clicks)
+            for attempt in range(3):
+                try:
+                    form = d.find_element(By.CSS_SELECTOR, f'form.add[data-conversation="{key}"]')
+                    box = form.find_element(By.CSS_SELECTOR, "input[name=subject]")
+                    box.clear()
+                    box.send_keys(subject)
+                    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+                    break
+                except StaleElementReferenceException:
+                    if attempt == 2:
+                        raise
             got = wait_for(f"{subject!r} in the database", lambda: agent(
                 None, "checker", "SELECT id, conversation_id, agent_id FROM todo.todos WHERE subject = %s", (subject,)))
             todo_id, conversation, agent_id = got[0]

@@ -191,7 +191,7 @@ fn row_line(r: &Row, room: usize) -> String {
         Status::InProgress => "▶ ",
         Status::Completed => "✓ ",
         Status::Canceled => "✗ ",
-        Status::Pending | Status::Blocked => "",
+        Status::Pending | Status::Blocked | Status::Deferred | Status::Review => "",
     };
     let subject = prefix(&r.subject, room);
     let mut line = String::with_capacity(subject.len() + 48);
@@ -230,10 +230,10 @@ fn itoa(n: i64, buf: &mut [u8; 20]) -> &str {
     std::str::from_utf8(&buf[i..]).expect("ASCII digits")
 }
 
-/// The list body: the counts line, then in_progress rows, then pending and blocked rows,
-/// (with `all`) then completed and canceled rows; each group keeps the order given
-/// (position order). The counts name blocked todos only when there are some.
-/// `(no todos)` when there is nothing to show.
+/// The list body: the counts line, then in_progress and review rows, then pending, blocked
+/// and deferred rows, (with `all`) then completed and canceled rows; each group keeps the
+/// order given (position order). The counts name blocked, deferred and review todos only
+/// when there are some. `(no todos)` when there is nothing to show.
 pub fn list_body(rows: &[Row], all: bool) -> String {
     let mut out = Capped::unbounded();
     list_into(rows, all, &mut out);
@@ -244,24 +244,30 @@ pub fn list_body(rows: &[Row], all: bool) -> String {
 /// rendered.
 pub fn list_into(rows: &[Row], all: bool, out: &mut Capped) {
     let count = |s: Status| rows.iter().filter(|r| r.status == s).count();
-    let (running, pending, blocked) = (count(Status::InProgress), count(Status::Pending), count(Status::Blocked));
+    let (running, pending) = (count(Status::InProgress), count(Status::Pending));
+    let (blocked, deferred, review) = (count(Status::Blocked), count(Status::Deferred), count(Status::Review));
     let (done, canceled) = (count(Status::Completed), count(Status::Canceled));
-    let shown = if all { rows.len() } else { running + pending + blocked };
+    let open = running + pending + blocked + deferred + review;
+    let shown = if all { rows.len() } else { open };
     if shown == 0 {
         return out.line("(no todos)");
     }
-    let waiting = if blocked > 0 { format!(", {blocked} blocked") } else { String::new() };
-    let mut head = format!("{} open ({running} in progress, {pending} pending{waiting})", running + pending + blocked);
+    let mut waiting = String::new();
+    for (n, what) in [(blocked, "blocked"), (deferred, "deferred"), (review, "in review")] {
+        if n > 0 {
+            waiting.push_str(&format!(", {n} {what}"));
+        }
+    }
+    let mut head = format!("{open} open ({running} in progress, {pending} pending{waiting})");
     if all {
         head.push_str(&format!(", {done} done, {canceled} canceled"));
     }
     head.push(':');
     out.line(&head);
-    let groups: &[&[Status]] = if all {
-        &[&[Status::InProgress], &[Status::Pending, Status::Blocked], &[Status::Completed, Status::Canceled]]
-    } else {
-        &[&[Status::InProgress], &[Status::Pending, Status::Blocked]]
-    };
+    const RUNNING: &[Status] = &[Status::InProgress, Status::Review];
+    const WAITING: &[Status] = &[Status::Pending, Status::Blocked, Status::Deferred];
+    let groups: &[&[Status]] =
+        if all { &[RUNNING, WAITING, &[Status::Completed, Status::Canceled]] } else { &[RUNNING, WAITING] };
     for group in groups {
         for r in rows.iter().filter(|r| group.contains(&r.status)) {
             out.line_with(|room| row_line(r, room));
@@ -458,7 +464,7 @@ mod tests {
                 Status::InProgress => "▶ ",
                 Status::Completed => "✓ ",
                 Status::Canceled => "✗ ",
-                Status::Pending | Status::Blocked => "",
+                Status::Pending | Status::Blocked | Status::Deferred | Status::Review => "",
             };
             let scope = if r.tenant_wide { " (tenant-wide)" } else { "" };
             format!("{marker}#{} [{}] {}{}{scope}", r.id, r.status, fold(prefix(&r.subject, room)), r.marks.suffix())

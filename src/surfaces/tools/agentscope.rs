@@ -237,7 +237,8 @@ fn state(s: Status) -> &'static str {
         Status::InProgress => "in_progress",
         Status::Completed => "done",
         Status::Canceled => "abandoned",
-        Status::Pending | Status::Blocked => "todo",
+        Status::Pending | Status::Blocked | Status::Deferred => "todo",
+        Status::Review => "in_progress",
     }
 }
 

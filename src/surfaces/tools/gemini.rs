@@ -75,7 +75,9 @@ fn check(args: &Value) -> Option<Value> {
 fn status_name(s: Status) -> &'static str {
     match s {
         Status::Canceled => "cancelled",
-        s => s.as_str(),
+        // it has blocked, not deferred or review
+        Status::Blocked => "blocked",
+        s => s.three_state().as_str(),
     }
 }
 

@@ -137,11 +137,12 @@ fn todo(scope: &Scope, args: &Value) -> Answer {
                     if let Some(c) = text_of(t, "content") {
                         fields.insert("subject".into(), json!(c));
                     }
-                    // Hermes has no blocked status: pending sent back for a blocked todo keeps it blocked
+                    // Hermes has no blocked, deferred or review status: what it shows one as, sent
+                    // back, keeps it
                     let status = text_of(t, "status")
                         .map(|s| s.to_lowercase())
                         .and_then(|s| Status::parse(&s))
-                        .filter(|s| !(found.status == Status::Blocked && *s == Status::Pending));
+                        .filter(|s| !whole_list::keeps(Rules::runtime(Kept::All), found.status, *s));
                     let change = Change { status, via_reopen: true, fields, ..Change::default() };
                     match single::change(scope, Find::Conversation(conv), found.id, change) {
                         Ok(_) | Err(Error::NotFound { .. }) => {}

@@ -90,13 +90,13 @@ static COMPLETE: Tool = Tool {
     accepts: None,
 };
 
-/// Seed 001 spells canceled `cancelled` and has no blocked status: a blocked todo is
-/// pending to it (and stays blocked when it is sent back so).
+/// Seed 001 spells canceled `cancelled` and has no blocked, deferred or review status: a
+/// blocked or deferred todo is pending to it, one in review in progress (and each stays as it
+/// is when it is sent back so).
 pub fn status_name(s: Status) -> &'static str {
     match s {
         Status::Canceled => "cancelled",
-        Status::Blocked => "pending",
-        s => s.as_str(),
+        s => s.three_state().as_str(),
     }
 }
 

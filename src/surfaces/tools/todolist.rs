@@ -90,12 +90,13 @@ fn check(args: &Value) -> Option<Value> {
     })
 }
 
-/// The seed's spelling: it has no blocked status (a blocked todo is pending to it, and
-/// stays blocked when sent back so).
+/// The seed's spelling: it has no blocked, deferred or review status (a blocked or deferred
+/// todo is pending to it, one in review in progress, and each stays as it is when sent back
+/// so).
 fn status_name(s: Status) -> &'static str {
     match s {
-        Status::Blocked => "pending",
-        s => s.as_str(),
+        Status::Canceled => "canceled",
+        s => s.three_state().as_str(),
     }
 }
 
