@@ -71,6 +71,11 @@ CREATE TABLE todo.todos (
     metadata            jsonb,
     external_id         text,
     archived_at         timestamptz,
+    labels              text[],
+    issue_type          text,
+    due_at              timestamptz,
+    notes               text,
+    plan                text,
     PRIMARY KEY (tenant_id, id),
     CONSTRAINT todos_parent_fkey FOREIGN KEY (tenant_id, parent_id)
         REFERENCES todo.todos (tenant_id, id) ON DELETE SET NULL (parent_id)
@@ -90,6 +95,11 @@ COMMENT ON COLUMN todo.todos.status IS 'pending, in_progress, completed, cancele
 COMMENT ON COLUMN todo.todos.owner IS 'Who the todo is assigned to (Claude Code''s task owner); an assignment, not a claim.';
 COMMENT ON COLUMN todo.todos.metadata IS 'The caller''s own key/values (a JSON object; Claude Code''s task metadata, merged key by key).';
 COMMENT ON COLUMN todo.todos.external_id IS 'The caller''s own id for the todo, unique within its conversation (Cursor''s todo_write ids).';
+COMMENT ON COLUMN todo.todos.labels IS 'Its labels (beads'', Backlog.md''s), in the order given; NULL: none. At most todo.max_metadata_size bytes.';
+COMMENT ON COLUMN todo.todos.issue_type IS 'What kind of work it is (beads'' and Backlog.md''s issue type: bug, feature, task, epic, chore, …); NULL: not said.';
+COMMENT ON COLUMN todo.todos.due_at IS 'When it is due (Backlog.md''s due date); NULL: no date.';
+COMMENT ON COLUMN todo.todos.notes IS 'Notes kept while working on it (beads'' notes, Backlog.md''s implementation notes).';
+COMMENT ON COLUMN todo.todos.plan IS 'How it is to be done (beads'' design, Backlog.md''s implementation plan, Task Master''s details).';
 COMMENT ON COLUMN todo.todos.archived_at IS 'When a whole-list writer left this finished todo off its list: kept as history, on no tool''s list; cleared by a reopen.';
 
 -- The per-conversation list and the tenant-wide browse (seed 000).

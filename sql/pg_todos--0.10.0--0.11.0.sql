@@ -24,6 +24,25 @@ COMMENT ON FUNCTION todo.tools() IS
 COMMENT ON FUNCTION todo.list_as(text, text) IS
     'A conversation''s list in a dialect''s shape: todo.dialects() lists the dialects that have one (list_shape) and what it is.';
 
+-- The trackers' fields, as columns every dialect can read: labels, the issue type, a due
+-- date, notes and the plan. Each command by EXECUTE, alone, IF NOT EXISTS: on a distributed
+-- store Citus sends a command to the shards as its statement's text (the whole script, for a
+-- command of an extension script), and to workers that have run this script already.
+DO $update$
+BEGIN
+    EXECUTE $$ALTER TABLE todo.todos ADD COLUMN IF NOT EXISTS labels text[]$$;
+    EXECUTE $$ALTER TABLE todo.todos ADD COLUMN IF NOT EXISTS issue_type text$$;
+    EXECUTE $$ALTER TABLE todo.todos ADD COLUMN IF NOT EXISTS due_at timestamptz$$;
+    EXECUTE $$ALTER TABLE todo.todos ADD COLUMN IF NOT EXISTS notes text$$;
+    EXECUTE $$ALTER TABLE todo.todos ADD COLUMN IF NOT EXISTS plan text$$;
+    EXECUTE $$COMMENT ON COLUMN todo.todos.labels IS 'Its labels (beads'', Backlog.md''s), in the order given; NULL: none. At most todo.max_metadata_size bytes.'$$;
+    EXECUTE $$COMMENT ON COLUMN todo.todos.issue_type IS 'What kind of work it is (beads'' and Backlog.md''s issue type: bug, feature, task, epic, chore, …); NULL: not said.'$$;
+    EXECUTE $$COMMENT ON COLUMN todo.todos.due_at IS 'When it is due (Backlog.md''s due date); NULL: no date.'$$;
+    EXECUTE $$COMMENT ON COLUMN todo.todos.notes IS 'Notes kept while working on it (beads'' notes, Backlog.md''s implementation notes).'$$;
+    EXECUTE $$COMMENT ON COLUMN todo.todos.plan IS 'How it is to be done (beads'' design, Backlog.md''s implementation plan, Task Master''s details).'$$;
+END
+$update$;
+
 -- Two more open statuses, deferred and review (Task Master's and beads'): the statuses a
 -- dependency waits on are the open ones, so the view and the board name the terminal ones.
 COMMENT ON COLUMN todo.todos.status IS 'pending, in_progress, completed, canceled; or blocked (waiting on something outside the list), deferred (put off for later), review (done, waiting for a review): open, never claimed or ready.';

@@ -113,7 +113,11 @@ pub unsafe fn check_row(desc: pg_sys::TupleDesc, new: &Deformed, old: Option<&De
                 continue;
             }
             let limit = get(setting);
-            let size = if setting == Setting::MetadataSize {
+            let size = if name == "labels" {
+                // an array: its stored size, in bytes
+                let bytes = pg_sys::toast_raw_datum_size(value).saturating_sub(pg_sys::VARHDRSZ);
+                over(Size::Exact(bytes), limit)
+            } else if setting == Setting::MetadataSize {
                 over(json_text_size(value, limit), limit)
             } else {
                 text_len(value, limit)

@@ -361,6 +361,10 @@ impl store::read::TodoColumns for StoredTodo<'_> {
     type Error = std::convert::Infallible;
     fn text(&self, i: usize) -> Result<Option<String>, Self::Error> {
         let col = store::read::todo_name(i);
+        if col == "labels" {
+            // as `to_json(labels)::text` gives it
+            return Ok(maybe::<Vec<Option<String>>>(self.0, col).map(|l| serde_json::json!(l).to_string()));
+        }
         if col != "metadata" {
             return Ok(maybe(self.0, col));
         }
@@ -704,6 +708,17 @@ const LOGGED_TIME: [&str; 5] = store::events::STAMPS;
 /// Columns added in 0.5.0: logged when the table has them (a database not yet updated
 /// runs this trigger too).
 const LOGGED_TEXT_0_5: &[&str] = &["owner", "external_id"];
+/// Text columns added in 0.11.0, logged as those of 0.5.0.
+const LOGGED_TEXT_0_11: &[&str] = &["issue_type", "notes", "plan"];
+
+/// The 0.11.0 columns that are not text, as JSON (None: NULL or no such column): `labels` an
+/// array of strings, `due_at` its time as ISO 8601 in UTC.
+fn columns_0_11(row: &Deformed) -> [(&'static str, Option<serde_json::Value>); 2] {
+    [
+        ("labels", maybe::<Vec<Option<String>>>(row, "labels").map(|l| serde_json::json!(l))),
+        ("due_at", maybe::<TimestampWithTimeZone>(row, "due_at").map(|t| crate::time::iso8601(unix_us(t)).into())),
+    ]
+}
 
 /// A column that may be missing from the table (`LOGGED_TEXT_0_5`, `metadata`,
 /// `archived_at`): None then.
@@ -725,9 +740,14 @@ fn inserted_columns(new: &Deformed) -> store::events::Changes {
             values.insert(col.to_string(), v.into());
         }
     }
-    for col in LOGGED_TEXT_0_5 {
+    for col in LOGGED_TEXT_0_5.iter().chain(LOGGED_TEXT_0_11) {
         if let Some(v) = maybe::<String>(new, col) {
             values.insert(col.to_string(), v.into());
+        }
+    }
+    for (col, v) in columns_0_11(new) {
+        if let Some(v) = v {
+            values.insert(col.to_string(), v);
         }
     }
     if let Some(v) = metadata(new) {
@@ -752,10 +772,15 @@ fn changed_columns(old: &Deformed, new: &Deformed) -> store::events::Changes {
             values.insert(col.to_string(), v.into());
         }
     }
-    for col in LOGGED_TEXT_0_5 {
+    for col in LOGGED_TEXT_0_5.iter().chain(LOGGED_TEXT_0_11) {
         let v = maybe::<String>(new, col);
         if maybe::<String>(old, col) != v {
             values.insert(col.to_string(), v.into());
+        }
+    }
+    for ((col, before), (_, after)) in columns_0_11(old).into_iter().zip(columns_0_11(new)) {
+        if before != after {
+            values.insert(col.to_string(), after.unwrap_or(serde_json::Value::Null));
         }
     }
     let meta = metadata(new);

@@ -155,9 +155,9 @@ impl Setting {
     pub fn bounds(self) -> &'static str {
         match self {
             Setting::SubjectLength => "Longest subject or active_form of a todo, in characters.",
-            Setting::TextLength => "Longest description, outcome or completion_criteria of a todo, in characters.",
-            Setting::NameLength => "Longest conversation_id, turn_id, agent_id, agent_type, owner, external_id or claimed_by of a todo, in characters.",
-            Setting::MetadataSize => "Largest metadata of a todo, as JSON text.",
+            Setting::TextLength => "Longest description, outcome, completion_criteria, notes or plan of a todo, in characters.",
+            Setting::NameLength => "Longest conversation_id, turn_id, agent_id, agent_type, owner, external_id, claimed_by or issue_type of a todo, in characters.",
+            Setting::MetadataSize => "Largest metadata of a todo, as JSON text; and largest labels of a todo, in bytes.",
             Setting::MessageSize => "Largest message todo.todo_writ reads.",
             Setting::WritCommands => "Most /todo commands in one writ message.",
             Setting::ArgumentsSize => "Largest arguments of one tool call (todo.call, todo.call_mcp), as JSON text.",
@@ -183,11 +183,10 @@ impl Setting {
 pub fn column_setting(column: &str) -> Option<Setting> {
     match column {
         "subject" | "active_form" => Some(Setting::SubjectLength),
-        "description" | "outcome" | "completion_criteria" => Some(Setting::TextLength),
-        "conversation_id" | "turn_id" | "agent_id" | "agent_type" | "owner" | "external_id" | "claimed_by" => {
-            Some(Setting::NameLength)
-        }
-        "metadata" => Some(Setting::MetadataSize),
+        "description" | "outcome" | "completion_criteria" | "notes" | "plan" => Some(Setting::TextLength),
+        "conversation_id" | "turn_id" | "agent_id" | "agent_type" | "owner" | "external_id" | "claimed_by"
+        | "issue_type" => Some(Setting::NameLength),
+        "metadata" | "labels" => Some(Setting::MetadataSize),
         _ => None,
     }
 }
@@ -238,12 +237,16 @@ impl fmt::Display for Exceeded {
             Size::Exact(n) => n.to_string(),
             Size::AtLeast(n) => format!("more than {n}"),
         };
-        let is = if self.what.ends_with("arguments") { "are" } else { "is" };
+        let is = if self.what.ends_with("arguments") || matches!(self.what.as_str(), "labels" | "notes") {
+            "are"
+        } else {
+            "is"
+        };
         match self.setting.unit() {
             Unit::Commands => write!(f, "{} has {size} /todo commands", self.what)?,
             Unit::Todos => write!(f, "{} holds {size} todos", self.what)?,
             Unit::Characters => write!(f, "{} {is} {size} characters long", self.what)?,
-            Unit::Bytes if self.setting == Setting::MetadataSize => {
+            Unit::Bytes if self.setting == Setting::MetadataSize && self.what != "labels" => {
                 write!(f, "{} {is} {size} bytes of JSON", self.what)?
             }
             Unit::Bytes => write!(f, "{} {is} {size} bytes", self.what)?,

@@ -28,4 +28,15 @@ pub struct Todo {
     pub metadata: Option<String>,
     /// the caller's own id for the todo within its list (Cursor's `todo_write` ids)
     pub external_id: Option<String>,
+    /// its labels (beads', Backlog.md's), in the order given; none: empty
+    pub labels: Vec<String>,
+    /// what kind of work it is (beads' and Backlog.md's issue type: bug, feature, task, …)
+    pub issue_type: Option<String>,
+    /// when it is due (Backlog.md's due date), microseconds since the Unix epoch
+    pub due_us: Option<i64>,
+    /// notes kept while working on it (beads' notes, Backlog.md's implementation notes)
+    pub notes: Option<String>,
+    /// how it is to be done (beads' design, Backlog.md's implementation plan, Task Master's
+    /// details)
+    pub plan: Option<String>,
 }

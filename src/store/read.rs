@@ -238,19 +238,29 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
 /// and their RETURNING); `todo_name` names them.
 pub(super) const TODO_COLUMNS: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
     status, priority, position, completion_criteria, agent_type, outcome,
-    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id";
+    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id,
+    to_json(labels)::text, issue_type, due_at, notes, plan";
+
+/// How many columns `TODO_COLUMNS` has: a statement's columns after them start at this + 1.
+pub(super) const TODO_COLUMN_COUNT: usize = 25;
 
 /// The column of `todo.todos` behind column `i` (from 0) of `TODO_COLUMNS` (`metadata` for
-/// `metadata::text`).
+/// `metadata::text`, `labels` for `to_json(labels)::text`).
 pub fn todo_name(i: usize) -> &'static str {
     static NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-        TODO_COLUMNS.split(',').map(|c| c.trim()).map(|c| c.strip_suffix("::text").unwrap_or(c)).collect()
+        TODO_COLUMNS
+            .split(',')
+            .map(|c| c.trim())
+            .map(|c| c.strip_suffix("::text").unwrap_or(c))
+            .map(|c| c.strip_prefix("to_json(").and_then(|c| c.strip_suffix(')')).unwrap_or(c))
+            .collect()
     });
     NAMES[i]
 }
 
-/// Where `todo_from` reads a todo: column `i` of `TODO_COLUMNS` as text (`metadata` as its
-/// JSON text), as an integer, or as a time stamp in microseconds since the Unix epoch.
+/// Where `todo_from` reads a todo: column `i` of `TODO_COLUMNS` as text (`metadata` and
+/// `labels` as their JSON text), as an integer, or as a time stamp in microseconds since the
+/// Unix epoch.
 pub trait TodoColumns {
     type Error;
     fn text(&self, i: usize) -> Result<Option<String>, Self::Error>;
@@ -282,6 +292,11 @@ pub fn todo_from<C: TodoColumns>(c: &C) -> Result<Todo, C::Error> {
         owner: c.text(17)?,
         metadata: c.text(18)?,
         external_id: c.text(19)?,
+        labels: c.text(20)?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
+        issue_type: c.text(21)?,
+        due_us: c.stamp(22)?,
+        notes: c.text(23)?,
+        plan: c.text(24)?,
     })
 }
 
@@ -350,6 +365,10 @@ fn todo_size(t: &Todo) -> usize {
         + opt(&t.owner)
         + opt(&t.external_id)
         + opt(&t.priority)
+        + opt(&t.issue_type)
+        + opt(&t.notes)
+        + opt(&t.plan)
+        + t.labels.iter().map(|l| l.len() + 4).sum::<usize>()
 }
 
 /// Todo `id` of the tenant, any conversation, archived or not.
@@ -556,9 +575,11 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
     with_plan(&sql, &args, true, |n| {
         super::rows(n, |r| {
             let todo = todo_at(r);
-            let holder = r.text(21).map(str::to_string);
-            let claim = holder.zip(r.stamp(22)).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
-            let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.int(23).unwrap_or(0) };
+            let after = TODO_COLUMN_COUNT;
+            let holder = r.text(after + 1).map(str::to_string);
+            let claim =
+                holder.zip(r.stamp(after + 2)).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
+            let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.int(after + 3).unwrap_or(0) };
             Locked { todo, claim: state }
         })
     })

@@ -29,6 +29,11 @@ pub const WRITABLE: &[&str] = &[
     "metadata",
     "external_id",
     "archived_at",
+    "labels",
+    "issue_type",
+    "due_at",
+    "notes",
+    "plan",
 ];
 
 /// The SQL type of a writable column in a record of `jsonb_to_recordset` (text, but for
@@ -36,7 +41,8 @@ pub const WRITABLE: &[&str] = &[
 fn column_type(name: &str) -> &'static str {
     match name {
         "metadata" => "jsonb",
-        "archived_at" => "timestamptz",
+        "archived_at" | "due_at" => "timestamptz",
+        "labels" => "text[]",
         "position" => "bigint",
         _ => "text",
     }
