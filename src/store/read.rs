@@ -577,8 +577,7 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
             let todo = todo_at(r);
             let after = TODO_COLUMN_COUNT;
             let holder = r.text(after + 1).map(str::to_string);
-            let claim =
-                holder.zip(r.stamp(after + 2)).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
+            let claim = holder.zip(r.stamp(after + 2)).map(|(holder, expires_us)| claims::Claim { holder, expires_us });
             let state = claims::State { id: todo.id, status: todo.status, claim, fence: r.int(after + 3).unwrap_or(0) };
             Locked { todo, claim: state }
         })
