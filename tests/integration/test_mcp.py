@@ -85,6 +85,8 @@ RUNTIMES = {
     "agentscope": {"view_subtasks", "update_subtask_state", "finish_subtask", "create_plan", "revise_current_plan",
                    "finish_plan", "view_historical_plans", "recover_historical_plan"},
     "kiro": {"todo_list"},
+    "beads": {"discover_tools", "get_tool_info", "context", "ready", "list", "show", "create", "claim", "update",
+              "close", "reopen", "dep", "stats", "blocked"},
 }
 DIALECTS = {"plan", "opencode", "todolist", "tasks", "coord", *RUNTIMES}
 # the dialects whose names an earlier dialect of the catalog has: listed by default under it

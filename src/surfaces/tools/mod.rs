@@ -59,4 +59,5 @@ registry! {
     mastra,
     agentscope,
     kiro,
+    beads,
 }
