@@ -361,10 +361,6 @@ impl store::read::TodoColumns for StoredTodo<'_> {
     type Error = std::convert::Infallible;
     fn text(&self, i: usize) -> Result<Option<String>, Self::Error> {
         let col = store::read::todo_name(i);
-        if col == "labels" {
-            // as `to_json(labels)::text` gives it
-            return Ok(maybe::<Vec<Option<String>>>(self.0, col).map(|l| serde_json::json!(l).to_string()));
-        }
         if col != "metadata" {
             return Ok(maybe(self.0, col));
         }
@@ -378,6 +374,10 @@ impl store::read::TodoColumns for StoredTodo<'_> {
     }
     fn int(&self, i: usize) -> Result<Option<i64>, Self::Error> {
         Ok(maybe(self.0, store::read::todo_name(i)))
+    }
+    fn texts(&self, i: usize) -> Result<Vec<String>, Self::Error> {
+        let labels = maybe::<Vec<Option<String>>>(self.0, store::read::todo_name(i));
+        Ok(labels.unwrap_or_default().into_iter().flatten().collect())
     }
     fn stamp(&self, i: usize) -> Result<Option<i64>, Self::Error> {
         Ok(maybe::<TimestampWithTimeZone>(self.0, store::read::todo_name(i)).map(unix_us))

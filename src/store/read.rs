@@ -239,31 +239,47 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
 pub(super) const TODO_COLUMNS: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
     status, priority, position, completion_criteria, agent_type, outcome,
     created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id,
-    to_json(labels)::text, issue_type, due_at, notes, plan";
+    labels, issue_type, due_at, notes, plan";
 
 /// How many columns `TODO_COLUMNS` has: a statement's columns after them start at this + 1.
 pub(super) const TODO_COLUMN_COUNT: usize = 25;
 
+/// `TODO_COLUMNS` as a statement selects them: on a database whose schema is older than
+/// 0.11.0 (this library, before `ALTER EXTENSION pg_todos UPDATE`), the columns 0.11.0 added
+/// are NULLs, so that what works on the old schema keeps working until the update.
+pub(super) fn todo_columns() -> &'static str {
+    const BEFORE_0_11: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
+    status, priority, position, completion_criteria, agent_type, outcome,
+    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id,
+    NULL::text[], NULL::text, NULL::timestamptz, NULL::text, NULL::text";
+    let relid = super::catalog::relid(c"todos");
+    // SAFETY: a catalog lookup (cached by PostgreSQL) of a table's column by name
+    let has_0_11 =
+        relid != pgrx::pg_sys::InvalidOid && unsafe { pgrx::pg_sys::get_attnum(relid, c"labels".as_ptr()) } > 0;
+    if has_0_11 {
+        TODO_COLUMNS
+    } else {
+        BEFORE_0_11
+    }
+}
+
 /// The column of `todo.todos` behind column `i` (from 0) of `TODO_COLUMNS` (`metadata` for
-/// `metadata::text`, `labels` for `to_json(labels)::text`).
+/// `metadata::text`). No column calls a function: Citus allows none but IMMUTABLE ones in a
+/// RETURNING clause.
 pub fn todo_name(i: usize) -> &'static str {
     static NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-        TODO_COLUMNS
-            .split(',')
-            .map(|c| c.trim())
-            .map(|c| c.strip_suffix("::text").unwrap_or(c))
-            .map(|c| c.strip_prefix("to_json(").and_then(|c| c.strip_suffix(')')).unwrap_or(c))
-            .collect()
+        TODO_COLUMNS.split(',').map(|c| c.trim()).map(|c| c.strip_suffix("::text").unwrap_or(c)).collect()
     });
     NAMES[i]
 }
 
-/// Where `todo_from` reads a todo: column `i` of `TODO_COLUMNS` as text (`metadata` and
-/// `labels` as their JSON text), as an integer, or as a time stamp in microseconds since the
-/// Unix epoch.
+/// Where `todo_from` reads a todo: column `i` of `TODO_COLUMNS` as text (`metadata` as its
+/// JSON text), as an integer, as a time stamp in microseconds since the Unix epoch, or as
+/// texts (an array; NULL: none).
 pub trait TodoColumns {
     type Error;
     fn text(&self, i: usize) -> Result<Option<String>, Self::Error>;
+    fn texts(&self, i: usize) -> Result<Vec<String>, Self::Error>;
     fn int(&self, i: usize) -> Result<Option<i64>, Self::Error>;
     fn stamp(&self, i: usize) -> Result<Option<i64>, Self::Error>;
 }
@@ -292,7 +308,7 @@ pub fn todo_from<C: TodoColumns>(c: &C) -> Result<Todo, C::Error> {
         owner: c.text(17)?,
         metadata: c.text(18)?,
         external_id: c.text(19)?,
-        labels: c.text(20)?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
+        labels: c.texts(20)?,
         issue_type: c.text(21)?,
         due_us: c.stamp(22)?,
         notes: c.text(23)?,
@@ -308,6 +324,9 @@ impl TodoColumns for Tuple<'_> {
     }
     fn int(&self, i: usize) -> Result<Option<i64>, Self::Error> {
         Ok(Tuple::int(self, i + 1))
+    }
+    fn texts(&self, i: usize) -> Result<Vec<String>, Self::Error> {
+        Ok(self.get::<Vec<Option<String>>>(i + 1).unwrap_or_default().into_iter().flatten().collect())
     }
     fn stamp(&self, i: usize) -> Result<Option<i64>, Self::Error> {
         Ok(Tuple::stamp(self, i + 1))
@@ -343,7 +362,7 @@ pub fn todos(tenant: &str, find: Find<'_>) -> Vec<Todo> {
         tenant,
         &format!("{} {archived}", find.condition()),
         || vec![tenant.into(), Option::<i64>::None.into(), a.into(), b.into()],
-        TODO_COLUMNS,
+        todo_columns(),
         todo_at,
         todo_size,
     )
@@ -374,7 +393,7 @@ fn todo_size(t: &Todo) -> usize {
 /// Todo `id` of the tenant, any conversation, archived or not.
 pub fn todo(tenant: &str, id: i64) -> Option<Todo> {
     todo_rows(
-        &format!("SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2"),
+        &format!("SELECT {} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2", todo_columns()),
         &[tenant.into(), id.into()],
     )
     .pop()
@@ -396,14 +415,15 @@ pub fn rest_list(
     };
     todo_rows(
         &format!(
-            "SELECT {TODO_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND {scope}
+            "SELECT {todo_columns} FROM todo.todos t WHERE t.tenant_id = $1 AND {scope}
                 AND ($2::text IS NULL OR t.status = $2) AND ($5::text IS NULL OR t.agent_id = $5)
               ORDER BY CASE t.status WHEN 'in_progress' THEN 0 WHEN 'review' THEN 0 WHEN 'pending' THEN 1
                                      WHEN 'blocked' THEN 1 WHEN 'deferred' THEN 1 ELSE 2 END,
                        CASE WHEN t.status IN {} THEN t.position END,
                        t.updated_at DESC, t.id
               LIMIT $6",
-            open_statuses!()
+            open_statuses!(),
+            todo_columns = todo_columns(),
         ),
         &[
             tenant.into(),
@@ -563,11 +583,12 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
     // One id: `t.id = $2`, whose plan PostgreSQL keeps (generic); with `= ANY($2)` it would
     // re-plan the statement on every call, the array's length changing its estimate.
     let sql = format!(
-        "SELECT {TODO_COLUMNS}, t.claimed_by, t.lease_expires_at, t.fence
+        "SELECT {todo_columns}, t.claimed_by, t.lease_expires_at, t.fence
            FROM todo.todos t WHERE t.tenant_id = $1 AND t.id {} AND {} ORDER BY t.id FOR {}",
         if ids.len() == 1 { "= $2" } else { "= ANY($2)" },
         find.condition(),
-        if delete { "UPDATE" } else { "NO KEY UPDATE" }
+        if delete { "UPDATE" } else { "NO KEY UPDATE" },
+        todo_columns = todo_columns(),
     );
     let id: DatumWithOid<'_> = if ids.len() == 1 { ids[0].into() } else { ids.to_vec().into() };
     let [a, b] = find.arguments();
@@ -599,8 +620,9 @@ pub fn lock_conversation(tenant: &str, conversation: &str) -> Option<Vec<Todo>> 
     // walked the tenant's rows in id order instead of the list's index)
     let mut todos = with_plan_limited(
         &format!(
-            "SELECT {TODO_COLUMNS} FROM todo.todos t
-              WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id FOR UPDATE"
+            "SELECT {todo_columns} FROM todo.todos t
+              WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id FOR UPDATE",
+            todo_columns = todo_columns()
         ),
         &[tenant.into(), conversation.into()],
         true,

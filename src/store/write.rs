@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use pgrx::datum::DatumWithOid;
 use serde_json::{Map, Value};
 
-use super::read::{parse_todos, Find, TODO_COLUMNS};
+use super::read::{parse_todos, todo_columns, Find};
 use super::{exec, with_plan};
 use crate::claims::Need;
 use crate::todo::Todo;
@@ -125,7 +125,8 @@ pub fn insert(tenant: &str, id: Option<i64>, parent: Option<i64>, fields: &Map<S
     let values = exprs.iter().map(|e| format!(", {e}")).collect::<String>();
     let sql = format!(
         "INSERT INTO todo.todos (tenant_id, id, parent_id{list}) VALUES ($1, $2, $3{values})
-         RETURNING {TODO_COLUMNS}"
+         RETURNING {returning}",
+        returning = todo_columns()
     );
     let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into(), parent.into()];
     args.extend(rest);
@@ -140,8 +141,9 @@ pub fn update(tenant: &str, id: i64, fields: &Map<String, Value>) -> Option<Todo
     }
     let (exprs, rest) = values(fields, &cols, 3);
     let sql = format!(
-        "UPDATE todo.todos u SET {} WHERE u.tenant_id = $1 AND u.id = $2 RETURNING {TODO_COLUMNS}",
-        assignments(&cols, &exprs)
+        "UPDATE todo.todos u SET {} WHERE u.tenant_id = $1 AND u.id = $2 RETURNING {}",
+        assignments(&cols, &exprs),
+        todo_columns()
     );
     let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into()];
     args.extend(rest);
@@ -238,9 +240,10 @@ pub fn update_vetted(
     }
     let (exprs, rest) = values(fields, &cols, 5);
     let sql = format!(
-        "UPDATE todo.todos t SET {} WHERE t.tenant_id = $1 AND t.id = $2 AND {} RETURNING {TODO_COLUMNS}",
+        "UPDATE todo.todos t SET {} WHERE t.tenant_id = $1 AND t.id = $2 AND {} RETURNING {}",
         assignments(&cols, &exprs),
         find.condition(),
+        todo_columns()
     );
     let [a, b] = find.arguments();
     let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into(), a.into(), b.into()];
