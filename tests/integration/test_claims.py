@@ -21,6 +21,7 @@ added or refused as a cycle, and the graph ends with no cycle.
 Agents and todos: PGTODOS_CLAIMS=AGENTSxTODOS (8x1000).
 One phase: bin/test-integration test_claims.py::test_agents_dying_mid_lease
 """
+import json
 import os
 import random
 import threading
@@ -29,6 +30,7 @@ from collections import Counter, defaultdict
 
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
 from checks import check
 
@@ -285,3 +287,75 @@ def test_concurrent_blocks_never_close_a_cycle():
           set(results) <= {"added", "already", "22023"} and results["22023"] > 0 and results["added"] > 0, dict(results))
     check("phase 3: the dependency graph has no cycle (todo.verify)", not problems, problems[:3])
 
+
+
+def beads(conn, tenant, agent, tool, args):
+    """One beads tool call (`todo.call_mcp('beads/<tool>')`) in its own transaction, with the
+    list of a project in context; (the text the model reads, whether it is an error)."""
+    with conn.transaction():
+        conn.execute("SELECT todo.set_context(%s, 'project:/race', %s)", (tenant, agent))
+        r = conn.execute("SELECT todo.call_mcp(%s, %s)", (f"beads/{tool}", Jsonb(args))).fetchone()[0]
+    return r["content"][0]["text"], r["isError"]
+
+
+def test_eight_beads_agents_on_one_list():
+    """8 agents of one list through beads' own tools: each loops ready → claim → close. beads
+    itself lets 2–7 of 8 racers win one claim (beads #5998, #4657); here each issue is
+    claimed by one agent and closed once, and no issue is lost."""
+    tenant, issues = "beads-race", 120
+    with admin() as conn:
+        conn.execute("INSERT INTO todo.tenants (tenant_id) VALUES (%s)", (tenant,))
+    with agent_conn() as conn:
+        for i in range(issues):
+            text, err = beads(conn, tenant, "planner", "create", {"title": f"issue {i}", "priority": i % 5})
+            assert not err, text
+    won, lost, unexpected = [], Counter(), []
+
+    def worker(name):
+        rnd = random.Random(name)
+        with agent_conn() as conn:
+            idle = 0
+            while idle < 3:
+                text, err = beads(conn, tenant, name, "ready", {"limit": 10, "brief": True})
+                ready = json.loads(text) if not err else []
+                if not ready:
+                    idle += 1
+                    time.sleep(0.05)
+                    continue
+                idle = 0
+                pick = rnd.choice(ready)["id"]
+                text, err = beads(conn, tenant, name, "claim", {"issue_id": pick})
+                if err:
+                    kind = "already claimed" if "issue already claimed by" in text else \
+                        "not claimable" if "issue not claimable" in text else None
+                    if kind:
+                        lost[kind] += 1
+                    else:
+                        unexpected.append(text)
+                    continue
+                text, err = beads(conn, tenant, name, "close", {"issue_id": pick, "reason": f"done by {name}"})
+                if err:
+                    unexpected.append(text)
+                else:
+                    won.append((pick, name))
+
+    threads = [threading.Thread(target=worker, args=(f"bd-agent-{n}",)) for n in range(AGENTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    completed, claimed, statuses, problems = history(tenant)
+    print(f"beads: {len(won)} closed by their claimers, claims lost to another agent: {dict(lost)}")
+    check("beads: no refusal but a claim another agent won", not unexpected, unexpected[:3])
+    check("beads: every issue closed", statuses == Counter({"completed": issues}), statuses)
+    check("beads: each issue closed once, by the agent whose claim won",
+          len(won) == issues and len({w[0] for w in won}) == issues, len(won))
+    check("beads: each issue claimed once (event log)",
+          len(claimed) == issues and set(claimed.values()) == {1}, Counter(claimed.values()))
+    check("beads: each issue completed once (event log)",
+          len(completed) == issues and set(completed.values()) == {1}, Counter(completed.values()))
+    with admin() as conn:
+        owners = dict(conn.execute("SELECT external_id, owner FROM todo.todos WHERE tenant_id = %s", (tenant,)).fetchall())
+    wrong = [(i, who, owners.get(i)) for i, who in won if owners.get(i) != who]
+    check("beads: each issue's assignee is the agent that claimed and closed it", not wrong, wrong[:3])
+    check("beads: todo.verify() is clean", not problems, problems[:3])
