@@ -244,6 +244,30 @@ pub(super) const TODO_COLUMNS: &str = "id, conversation_id, turn_id, agent_id, s
 /// How many columns `TODO_COLUMNS` has: a statement's columns after them start at this + 1.
 pub(super) const TODO_COLUMN_COUNT: usize = 25;
 
+thread_local! {
+    /// `todo.todos` and whether it has the 0.11.0 columns, as this backend last found it
+    static COLUMNS_0_11: super::catalog::Lookup<(pgrx::pg_sys::Oid, bool)> = const { super::catalog::Lookup::new() };
+}
+
+/// A relation cache invalidation: `todo.todos` may have gained its 0.11.0 columns.
+pub fn relation_changed(relid: pgrx::pg_sys::Oid) {
+    COLUMNS_0_11.with(|c| c.forget(relid, |(table, _)| *table == relid));
+}
+
+/// Whether `todo.todos` has the columns 0.11.0 added (looked up once per backend, again after
+/// the table changes).
+fn has_0_11_columns() -> bool {
+    let found = COLUMNS_0_11.with(|c| {
+        c.get(|| {
+            let relid = super::catalog::relid(c"todos");
+            // SAFETY: a catalog lookup (cached by PostgreSQL) of a table's column by name
+            (relid != pgrx::pg_sys::InvalidOid)
+                .then(|| (relid, unsafe { pgrx::pg_sys::get_attnum(relid, c"labels".as_ptr()) } > 0))
+        })
+    });
+    found.is_some_and(|f| f.1)
+}
+
 /// `TODO_COLUMNS` as a statement selects them: on a database whose schema is older than
 /// 0.11.0 (this library, before `ALTER EXTENSION pg_todos UPDATE`), the columns 0.11.0 added
 /// are NULLs, so that what works on the old schema keeps working until the update.
@@ -252,11 +276,7 @@ pub(super) fn todo_columns() -> &'static str {
     status, priority, position, completion_criteria, agent_type, outcome,
     created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id,
     NULL::text[], NULL::text, NULL::timestamptz, NULL::text, NULL::text";
-    let relid = super::catalog::relid(c"todos");
-    // SAFETY: a catalog lookup (cached by PostgreSQL) of a table's column by name
-    let has_0_11 =
-        relid != pgrx::pg_sys::InvalidOid && unsafe { pgrx::pg_sys::get_attnum(relid, c"labels".as_ptr()) } > 0;
-    if has_0_11 {
+    if has_0_11_columns() {
         TODO_COLUMNS
     } else {
         BEFORE_0_11
