@@ -91,8 +91,9 @@ SELECT pg_temp.said('revise_current_plan', '{"subtask_idx": 1, "action": "bogus"
 SELECT pg_temp.said('revise_current_plan', '{"subtask_idx": 3, "action": "delete"}');
 SELECT pg_temp.untimed(todo.list_as('agentscope', 'agentscope-run') #>> '{}');
 SELECT * FROM pg_temp.rows('agentscope-run');
--- the plan read through Claude Code's TodoWrite (its subtasks are todos of the list)
+-- the plan read through Claude Code's TodoWrite and Codex's plan (its subtasks are todos of the list)
 SELECT todo.list_as('claude-todowrite', 'agentscope-run');
+SELECT todo.list_as('codex', 'agentscope-run');
 -- finished, it is history; a new plan; the old one recovered
 SELECT pg_temp.said('finish_plan', '{"state": "done", "outcome": "1.2.1 released"}');
 SELECT pg_temp.said('create_plan', '{"name": "Write the post", "description": "Announce it", "expected_outcome": "A post", "subtasks": []}');
@@ -149,6 +150,7 @@ SELECT * FROM pg_temp.rows('kiro-project');
 -- the list read back as Kiro keeps it and through Claude Code's TodoWrite
 SELECT regexp_replace(todo.list_as('kiro', 'kiro-project')::text, '\d{13}', '<id>', 'g') AS kiro_lists;
 SELECT todo.list_as('claude-todowrite', 'kiro-project');
+SELECT todo.list_as('codex', 'kiro-project');
 
 -- ========== another tenant sees none of it ==========
 SELECT FROM todo.set_context('globex', 'agentscope-run', 'react@1', 'turn-1');
