@@ -234,12 +234,18 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
     rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()]).pop()
 }
 
+/// The columns of `TODO_COLUMNS` a schema older than 0.11.0 has.
+macro_rules! columns_before_0_11 {
+    () => {
+        "id, conversation_id, turn_id, agent_id, subject, description, active_form,
+    status, priority, position, completion_criteria, agent_type, outcome,
+    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id"
+    };
+}
+
 /// The columns of a `Todo`, in its order (unqualified: for statements on `todo.todos` alone,
 /// and their RETURNING); `todo_name` names them.
-pub(super) const TODO_COLUMNS: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
-    status, priority, position, completion_criteria, agent_type, outcome,
-    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id,
-    labels, issue_type, due_at, notes, plan";
+pub(super) const TODO_COLUMNS: &str = concat!(columns_before_0_11!(), ", labels, issue_type, due_at, notes, plan");
 
 /// How many columns `TODO_COLUMNS` has: a statement's columns after them start at this + 1.
 pub(super) const TODO_COLUMN_COUNT: usize = 25;
@@ -272,10 +278,8 @@ fn has_0_11_columns() -> bool {
 /// 0.11.0 (this library, before `ALTER EXTENSION pg_todos UPDATE`), the columns 0.11.0 added
 /// are NULLs, so that what works on the old schema keeps working until the update.
 pub(super) fn todo_columns() -> &'static str {
-    const BEFORE_0_11: &str = "id, conversation_id, turn_id, agent_id, subject, description, active_form,
-    status, priority, position, completion_criteria, agent_type, outcome,
-    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id,
-    NULL::text[], NULL::text, NULL::timestamptz, NULL::text, NULL::text";
+    const BEFORE_0_11: &str =
+        concat!(columns_before_0_11!(), ", NULL::text[], NULL::text, NULL::timestamptz, NULL::text, NULL::text");
     if has_0_11_columns() {
         TODO_COLUMNS
     } else {

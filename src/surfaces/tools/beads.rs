@@ -13,9 +13,11 @@
 //! its models' key order (`{"result": …}` as structured content where FastMCP wraps them);
 //! refusals are its texts (`Error calling tool '<tool>': …`), with nothing written.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Map, Value};
 
-use super::{caller_id, error_message, failed, str_arg, Answer, CallerIds, Tool};
+use super::{caller_id, error_message, failed, metadata, ordered_json, str_arg, strings, Answer, Tool};
 use crate::claims::Refusal;
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
@@ -74,21 +76,6 @@ const KEY_ORDER: &[&str] = &[
     "recent_activity",
 ];
 
-/// A value as beads-mcp's compact JSON: objects' keys in `KEY_ORDER`.
-fn ordered(v: &Value) -> String {
-    match v {
-        Value::Object(o) => {
-            let mut keys: Vec<&String> = o.keys().collect();
-            keys.sort_by_key(|k| KEY_ORDER.iter().position(|o| o == k).unwrap_or(usize::MAX));
-            let fields: Vec<String> =
-                keys.iter().map(|k| format!("{}:{}", json!(k), ordered(&o[k.as_str()]))).collect();
-            format!("{{{}}}", fields.join(","))
-        }
-        Value::Array(items) => format!("[{}]", items.iter().map(ordered).collect::<Vec<_>>().join(",")),
-        other => other.to_string(),
-    }
-}
-
 /// A result FastMCP wraps (`{"result": …}` as structured content; the model reads the value).
 fn wrapped(v: Value) -> Value {
     json!({ "result": v })
@@ -129,8 +116,8 @@ fn text(out: &Value) -> String {
     }
     match out.get("result") {
         Some(Value::String(s)) => s.clone(),
-        Some(v) => ordered(v),
-        None => ordered(out),
+        Some(v) => ordered_json(v, KEY_ORDER),
+        None => ordered_json(out, KEY_ORDER),
     }
 }
 
@@ -362,6 +349,11 @@ struct Issues {
     todos: Vec<Todo>,
     /// (todo, waits for, the awaited one is open)
     edges: Vec<(i64, i64, bool)>,
+    /// where each todo is in `todos`, by its store id
+    at: HashMap<i64, usize>,
+    /// where each todo is in `todos`, by the beads id that names it: its caller id, else (a
+    /// todo without one) its store id; a caller id wins over a store id, as `CallerIds` finds
+    by_beads_id: HashMap<String, usize>,
 }
 
 impl Issues {
@@ -370,16 +362,24 @@ impl Issues {
         let todos = whole_list::stored(scope, conv, Kept::All);
         let ids: Vec<i64> = todos.iter().map(|t| t.id).collect();
         let edges = if ids.is_empty() { Vec::new() } else { crate::store::edges::touching(&scope.tenant, &ids) };
-        Issues { todos, edges }
+        let at = todos.iter().enumerate().map(|(i, t)| (t.id, i)).collect();
+        let mut by_beads_id: HashMap<String, usize> = todos
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.external_id.is_none())
+            .map(|(i, t)| (t.id.to_string(), i))
+            .collect();
+        by_beads_id.extend(todos.iter().enumerate().filter_map(|(i, t)| Some((t.external_id.clone()?, i))));
+        Issues { todos, edges, at, by_beads_id }
     }
 
     fn by_id(&self, id: i64) -> Option<&Todo> {
-        self.todos.iter().find(|t| t.id == id)
+        self.at.get(&id).map(|i| &self.todos[*i])
     }
 
     /// The issue a beads id names (a todo's caller id, else its store id).
     fn find(&self, beads_id: &str) -> Option<&Todo> {
-        CallerIds::new(&self.todos).find(beads_id)
+        self.by_beads_id.get(beads_id).map(|i| &self.todos[*i])
     }
 
     /// The open todos `t` waits for, by beads id.
@@ -418,10 +418,6 @@ impl Issues {
         }
         (on, by)
     }
-}
-
-fn metadata(t: &Todo) -> Map<String, Value> {
-    t.metadata.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or_default()
 }
 
 /// A todo's links that do not block: (beads id, kind).
@@ -543,13 +539,6 @@ fn minimal(issues: &Issues, t: &Todo) -> Value {
 
 fn brief(t: &Todo) -> Value {
     json!({"id": caller_id(t), "title": t.subject, "status": status_word(t.status), "priority": priority_num(t)})
-}
-
-fn strings(args: &Value, key: &str) -> Vec<String> {
-    args.get(key)
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
-        .unwrap_or_default()
 }
 
 /// A non-empty string argument (beads-mcp drops empty ones).

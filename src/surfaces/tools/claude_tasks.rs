@@ -8,7 +8,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{error, error_message, failed, parse_string_id, session, str_arg, Answer, Tool};
+use super::{error, error_message, failed, metadata, parse_string_id, session, str_arg, Answer, Tool};
 use crate::error::Error;
 use crate::ops::single::{self, Change, NewTodo};
 use crate::ops::whole_list::{self, Kept};
@@ -134,10 +134,6 @@ impl Edges {
             .map(|(_, on, _)| id_string(*on))
             .collect()
     }
-}
-
-fn metadata(t: &Todo) -> Map<String, Value> {
-    t.metadata.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or_default()
 }
 
 /// Hidden from TaskList: a task whose metadata marks it `_internal`.

@@ -1,7 +1,7 @@
 //! What the dialects share: the dispatcher's error objects, reading arguments, caller ids,
 //! the session a list needs, the words of an answer.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::error::Error;
 use crate::ops::Scope;
@@ -126,10 +126,42 @@ pub fn item_turn(kind: &str, root: i64) -> String {
     format!("{kind}:{root}")
 }
 
+/// A todo's metadata as an object (empty: none).
+pub fn metadata(t: &crate::todo::Todo) -> Map<String, Value> {
+    t.metadata.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or_default()
+}
+
 /// A todo's metadata value of `key`, as text (None: no such key, or not text).
 pub fn meta_text(t: &crate::todo::Todo, key: &str) -> Option<String> {
-    let meta: Value = serde_json::from_str(t.metadata.as_deref()?).ok()?;
-    meta.get(key)?.as_str().map(str::to_string)
+    metadata(t).get(key)?.as_str().map(str::to_string)
+}
+
+/// The strings of an array argument (not an array: none; its items that are not strings
+/// left out).
+pub fn strings(args: &Value, key: &str) -> Vec<String> {
+    args.get(key)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// A value as compact JSON with each object's keys in `order`, as a runtime's own JSON writes
+/// them (a `Value`'s object sorts them); keys `order` does not name come last, sorted. One
+/// list serves every object of a result: each object's keys keep their relative order in it.
+pub fn ordered_json(v: &Value, order: &[&str]) -> String {
+    match v {
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            keys.sort_by_key(|k| order.iter().position(|o| o == k).unwrap_or(usize::MAX));
+            let fields: Vec<String> =
+                keys.iter().map(|k| format!("{}:{}", json!(k), ordered_json(&o[k.as_str()], order))).collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => {
+            format!("[{}]", items.iter().map(|i| ordered_json(i, order)).collect::<Vec<_>>().join(","))
+        }
+        other => other.to_string(),
+    }
 }
 
 /// The conversation's rooted lists of `kind` whose root's metadata `key` is `value` (any

@@ -12,7 +12,9 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, item_turn, rooted, Answer, Rooted, Tool};
+use super::{
+    error, error_message, failed, item_turn, metadata, ordered_json, rooted, str_arg, strings, Answer, Rooted, Tool,
+};
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::{Find, Scope};
 use crate::status::Status;
@@ -136,17 +138,6 @@ fn parse_check(args: &Value) -> Option<Value> {
         .map(|why| unreadable(&why))
 }
 
-fn strings(args: &Value, key: &str) -> Vec<String> {
-    args[key]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Value::as_str)
-        .map(str::to_string)
-        .collect()
-}
-
 fn indices(args: &Value, key: &str) -> Vec<usize> {
     args[key]
         .as_array()
@@ -164,35 +155,34 @@ fn find(scope: &Scope, conv: &str, id: &str) -> Option<Rooted> {
 }
 
 fn meta_list(root: &crate::todo::Todo, key: &str) -> Vec<Value> {
-    root.metadata
-        .as_deref()
-        .and_then(|m| serde_json::from_str::<Value>(m).ok())
-        .and_then(|m| m.get(key).and_then(Value::as_array).cloned())
-        .unwrap_or_default()
+    metadata(root).get(key).and_then(Value::as_array).cloned().unwrap_or_default()
 }
 
-/// `TODO LIST STATE: {…}` and the list's id, as Kiro answers every command but lookup.
-fn state(list: &Rooted) -> Value {
-    let id = super::meta_text(&list.root, LIST).unwrap_or_default();
+/// The keys of Kiro's `TodoListState`, in the order serde writes its struct's fields.
+const KEY_ORDER: &[&str] =
+    &["tasks", "task_description", "completed", "description", "context", "modified_files", "id"];
+
+/// A list as Kiro keeps it: `{tasks: [{task_description, completed}], description, context,
+/// modified_files, id}`.
+fn list_state(list: &Rooted) -> Value {
     let tasks: Vec<Value> = list
         .items
         .iter()
         .map(|t| json!({"task_description": t.subject, "completed": t.status == Status::Completed}))
         .collect();
-    // serde_json writes the keys in the struct's order; json! would sort them
-    let tasks_text: Vec<String> = tasks
-        .iter()
-        .map(|t| format!("{{\"task_description\":{},\"completed\":{}}}", t["task_description"], t["completed"]))
-        .collect();
-    let text = format!(
-        "{{\"tasks\":[{}],\"description\":{},\"context\":{},\"modified_files\":{},\"id\":{}}}",
-        tasks_text.join(","),
-        json!(list.root.subject),
-        Value::Array(meta_list(&list.root, CONTEXT)),
-        Value::Array(meta_list(&list.root, FILES)),
-        json!(id)
-    );
-    json!(format!("TODO LIST STATE: {text}\n\n ID: {id}"))
+    json!({
+        "tasks": tasks,
+        "description": list.root.subject,
+        "context": meta_list(&list.root, CONTEXT),
+        "modified_files": meta_list(&list.root, FILES),
+        "id": super::meta_text(&list.root, LIST).unwrap_or_default(),
+    })
+}
+
+/// `TODO LIST STATE: {…}` and the list's id, as Kiro answers every command but lookup.
+fn state(list: &Rooted) -> Value {
+    let state = list_state(list);
+    json!(format!("TODO LIST STATE: {}\n\n ID: {}", ordered_json(&state, KEY_ORDER), str_arg(&state, "id")))
 }
 
 /// The list after a change, read again.
@@ -387,15 +377,7 @@ fn text(out: &Value) -> String {
 /// The conversation's Kiro lists as Kiro keeps them, `[{tasks, description, context,
 /// modified_files, id}]` (`todo.list_as`).
 fn list_as(scope: &Scope, conv: &str) -> Value {
-    let lists: Vec<Value> = rooted(scope, conv, KIND, LIST, None)
-        .iter()
-        .filter_map(|l| {
-            let state = state(l);
-            let text = state.as_str()?.strip_prefix("TODO LIST STATE: ")?;
-            serde_json::from_str(text.split("\n\n ID: ").next()?).ok()
-        })
-        .collect();
-    Value::Array(lists)
+    rooted(scope, conv, KIND, LIST, None).iter().map(list_state).collect()
 }
 
 /// The kiro dialect.

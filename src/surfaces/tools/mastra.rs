@@ -12,7 +12,7 @@
 use serde_json::{json, Map, Value};
 
 use super::claude_tasks::status_name;
-use super::{caller_id, error, error_message, failed, str_arg, Answer, CallerIds, Tool};
+use super::{caller_id, error, error_message, failed, ordered_json, str_arg, Answer, CallerIds, Tool};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::slug_ids::assign_ids;
@@ -325,37 +325,31 @@ fn check(tasks: &[Task]) -> Value {
 /// `incompleteTasks`, then `isError`; a task's `id`, `content`, `status`, `activeForm`); a
 /// refusal of the arguments, its words.
 fn text(out: &Value) -> String {
-    if let Some(m) = error_message(out) {
-        return m.to_string();
+    match error_message(out) {
+        Some(m) => m.to_string(),
+        None => ordered_json(out, KEY_ORDER),
     }
-    let keys = |v: &Value, order: &[&str]| -> String {
-        let fields: Vec<String> =
-            order.iter().filter_map(|k| v.get(*k).map(|x| format!("{}:{}", json!(k), ordered(k, x)))).collect();
-        format!("{{{}}}", fields.join(","))
-    };
-    fn ordered(key: &str, v: &Value) -> String {
-        let task = |t: &Value| {
-            let fields: Vec<String> = ["id", "content", "status", "activeForm"]
-                .iter()
-                .filter_map(|k| t.get(*k).map(|x| format!("{}:{x}", json!(k))))
-                .collect();
-            format!("{{{}}}", fields.join(","))
-        };
-        match (key, v) {
-            ("tasks" | "incompleteTasks", Value::Array(list)) => {
-                format!("[{}]", list.iter().map(task).collect::<Vec<_>>().join(","))
-            }
-            ("summary", Value::Object(_)) => {
-                let order = ["total", "completed", "inProgress", "pending", "incomplete", "hasTasks", "allCompleted"];
-                let fields: Vec<String> =
-                    order.iter().filter_map(|k| v.get(*k).map(|x| format!("{}:{x}", json!(k)))).collect();
-                format!("{{{}}}", fields.join(","))
-            }
-            _ => v.to_string(),
-        }
-    }
-    keys(out, &["content", "tasks", "summary", "incompleteTasks", "isError"])
 }
+
+/// The keys of Mastra's result objects, in the order it builds them (a task's first, then the
+/// result's own, the summary's among them).
+const KEY_ORDER: &[&str] = &[
+    "id",
+    "content",
+    "status",
+    "activeForm",
+    "tasks",
+    "summary",
+    "total",
+    "completed",
+    "inProgress",
+    "pending",
+    "incomplete",
+    "hasTasks",
+    "allCompleted",
+    "incompleteTasks",
+    "isError",
+];
 
 /// A conversation's list as Mastra's harness state holds it (`todo.list_as`).
 fn list_as(scope: &Scope, conv: &str) -> Value {
