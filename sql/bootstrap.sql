@@ -151,6 +151,7 @@ CREATE TABLE todo.locks (
     name            text NOT NULL,
     checklist       jsonb CONSTRAINT locks_checklist_check CHECK (jsonb_typeof(checklist) = 'array'),
     written_in_turn text,
+    properties      jsonb CONSTRAINT locks_properties_check CHECK (jsonb_typeof(properties) = 'object'),
     PRIMARY KEY (tenant_id, name)
 );
 COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; a list''s row also keeps what belongs to the list rather than to a todo. No role but the owner reads it.';

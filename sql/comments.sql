@@ -113,6 +113,7 @@ COMMENT ON COLUMN todo.locks.tenant_id IS 'The tenant.';
 COMMENT ON COLUMN todo.locks.name IS 'What the row serializes: list:<conversation> (whole-list replaces) or dependencies (the graph).';
 COMMENT ON COLUMN todo.locks.checklist IS 'On a list row: the markdown document Goose''s and Continue''s tools wrote (its notes as text, each checkbox line as the todo it became), read back with the todos as they are now.';
 COMMENT ON COLUMN todo.locks.written_in_turn IS 'On a list row: the turn of its last LangChain write_todos (LangChain allows one per model turn).';
+COMMENT ON COLUMN todo.locks.properties IS 'On a list row: what dialects keep about the list as a whole (Task Master''s tag: its description and when it was made; on a project''s list, its current tag). NULL: nothing.';
 
 -- todo.distribution
 COMMENT ON COLUMN todo.distribution.singleton IS 'Always true: the table holds at most one row.';

@@ -40,6 +40,8 @@ BEGIN
     EXECUTE $$COMMENT ON COLUMN todo.todos.due_at IS 'When it is due (Backlog.md''s due date); NULL: no date.'$$;
     EXECUTE $$COMMENT ON COLUMN todo.todos.notes IS 'Notes kept while working on it (beads'' notes, Backlog.md''s implementation notes).'$$;
     EXECUTE $$COMMENT ON COLUMN todo.todos.plan IS 'How it is to be done (beads'' design, Backlog.md''s implementation plan, Task Master''s details).'$$;
+    EXECUTE $$ALTER TABLE todo.locks ADD COLUMN IF NOT EXISTS properties jsonb CONSTRAINT locks_properties_check CHECK (jsonb_typeof(properties) = 'object')$$;
+    EXECUTE $$COMMENT ON COLUMN todo.locks.properties IS 'On a list row: what dialects keep about the list as a whole (Task Master''s tag: its description and when it was made; on a project''s list, its current tag). NULL: nothing.'$$;
 END
 $update$;
 

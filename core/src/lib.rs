@@ -8,6 +8,7 @@ pub mod checklist;
 pub mod claims;
 pub mod cursor;
 pub mod error;
+pub mod interchange;
 pub mod limits;
 pub mod printed;
 pub mod replace;

@@ -76,3 +76,75 @@ pub fn set_written_in_turn(tenant: &str, conversation: &str, turn: &str) {
         )
     });
 }
+
+/// A database whose schema is older than 0.11.0 has no `todo.locks.properties`: what needs
+/// it is refused with 0A000 until the extension is updated.
+fn require_properties(what: &str) {
+    if !super::read::has_0_11_columns() {
+        crate::errors::raise(
+            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+            format!("{what} needs the pg_todos 0.11.0 schema"),
+            "run ALTER EXTENSION pg_todos UPDATE",
+        );
+    }
+}
+
+/// What dialects keep about the list as a whole (its lock row's `properties`: Task Master's
+/// tag description and the project's current tag); empty: nothing.
+pub fn properties(tenant: &str, conversation: &str) -> serde_json::Map<String, Value> {
+    if !super::read::has_0_11_columns() {
+        return serde_json::Map::new();
+    }
+    let found = roles::as_owner(|| {
+        one::<JsonB>(
+            "SELECT l.properties FROM todo.locks l WHERE l.tenant_id = $1 AND l.name = $2",
+            &[tenant.into(), name(conversation).into()],
+            false,
+        )
+    });
+    match found {
+        Some(JsonB(Value::Object(o))) => o,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// Sets (a value) or removes (None) one key of the list's properties, adding its lock row the
+/// first time. Takes the row's lock: a call takes it before it locks any todo
+/// (`store::locks`' order, as a whole-list replace does).
+pub fn set_property(tenant: &str, conversation: &str, key: &str, value: Option<&Value>) {
+    require_properties("a list's properties");
+    let value = value.map(|v| JsonB(v.clone()));
+    roles::as_owner(|| {
+        exec(
+            "INSERT INTO todo.locks AS l (tenant_id, name, properties)
+             VALUES ($1, $2, CASE WHEN $4::jsonb IS NULL THEN NULL ELSE jsonb_build_object($3::text, $4::jsonb) END)
+             ON CONFLICT (tenant_id, name) DO UPDATE
+                SET properties = nullif(CASE WHEN $4::jsonb IS NULL THEN coalesce(l.properties, '{}') - $3::text
+                                             ELSE coalesce(l.properties, '{}') || jsonb_build_object($3::text, $4::jsonb) END,
+                                        '{}'::jsonb)",
+            &[tenant.into(), name(conversation).into(), key.into(), value.into()],
+        )
+    });
+}
+
+/// The tenant's lists whose name starts with `prefix`: those that hold todos (archived ones
+/// aside) and those whose properties have `key`, sorted by name, at most `limit`.
+pub fn named_lists(tenant: &str, prefix: &str, key: &str, limit: i64) -> Vec<String> {
+    if !super::read::has_0_11_columns() {
+        return Vec::new();
+    }
+    roles::as_owner(|| {
+        super::with_plan(
+            "SELECT n FROM (
+                 SELECT DISTINCT t.conversation_id AS n FROM todo.todos t
+                  WHERE t.tenant_id = $1 AND starts_with(t.conversation_id, $2) AND t.archived_at IS NULL
+                 UNION
+                 SELECT substr(l.name, 6) FROM todo.locks l
+                  WHERE l.tenant_id = $1 AND starts_with(l.name, 'list:' || $2) AND l.properties ? $3) x
+              ORDER BY n LIMIT $4",
+            &[tenant.into(), prefix.into(), key.into(), limit.into()],
+            false,
+            |n| super::rows(n, |r| r.text(1).unwrap_or_default().to_string()),
+        )
+    })
+}

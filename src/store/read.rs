@@ -262,7 +262,7 @@ pub fn relation_changed(relid: pgrx::pg_sys::Oid) {
 
 /// Whether `todo.todos` has the columns 0.11.0 added (looked up once per backend, again after
 /// the table changes).
-fn has_0_11_columns() -> bool {
+pub(crate) fn has_0_11_columns() -> bool {
     let found = COLUMNS_0_11.with(|c| {
         c.get(|| {
             let relid = super::catalog::relid(c"todos");
@@ -674,4 +674,23 @@ pub fn lock_conversation(tenant: &str, conversation: &str) -> Option<Vec<Todo>> 
     }
     todos.sort_by_key(|t| (t.position, t.id));
     Some(todos)
+}
+
+/// The claims on todos `ids` of `tenant`: (todo, holder, whether the lease is still running),
+/// for the todos that have one.
+pub fn claims(tenant: &str, ids: &[i64]) -> Vec<(i64, String, bool)> {
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    with_plan(
+        "SELECT t.id, t.claimed_by, t.lease_expires_at > now() FROM todo.todos t
+          WHERE t.tenant_id = $1 AND t.id = ANY($2) AND t.claimed_by IS NOT NULL ORDER BY t.id",
+        &[tenant.into(), ids.to_vec().into()],
+        false,
+        |n| {
+            super::rows(n, |r| {
+                (r.int(1).unwrap_or(0), r.text(2).unwrap_or_default().to_string(), r.bool(3).unwrap_or(false))
+            })
+        },
+    )
 }

@@ -180,3 +180,52 @@ pub fn rooted(scope: &Scope, conversation: &str, kind: &str, key: &str, value: O
         })
         .collect()
 }
+
+/// A value as JavaScript's `JSON.stringify(value, null, 2)` writes it (a Node runtime's
+/// answer): two spaces an indent level, `"key": value`, `[]` and `{}` when empty, a whole
+/// float as an integer; each object's keys in the order of the first of `models` that names
+/// them all (none does: sorted), as the runtime's objects were built.
+pub fn js_pretty(v: &Value, models: &[&[&str]]) -> String {
+    let mut out = String::new();
+    write_js(&mut out, v, models, 0);
+    out
+}
+
+fn write_js(out: &mut String, v: &Value, models: &[&[&str]], depth: usize) {
+    let pad = |n: usize| "  ".repeat(n);
+    match v {
+        Value::Object(o) if o.is_empty() => out.push_str("{}"),
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            if let Some(model) = models.iter().find(|m| keys.iter().all(|k| m.contains(&k.as_str()))) {
+                keys.sort_by_key(|k| model.iter().position(|m| m == k));
+            }
+            out.push_str("{\n");
+            for (i, k) in keys.iter().enumerate() {
+                out.push_str(&pad(depth + 1));
+                out.push_str(&json!(k).to_string());
+                out.push_str(": ");
+                write_js(out, &o[k.as_str()], models, depth + 1);
+                out.push_str(if i + 1 < keys.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(depth));
+            out.push('}');
+        }
+        Value::Array(a) if a.is_empty() => out.push_str("[]"),
+        Value::Array(a) => {
+            out.push_str("[\n");
+            for (i, item) in a.iter().enumerate() {
+                out.push_str(&pad(depth + 1));
+                write_js(out, item, models, depth + 1);
+                out.push_str(if i + 1 < a.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(depth));
+            out.push(']');
+        }
+        Value::Number(n) => match n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 1e21) {
+            Some(whole) => out.push_str(&format!("{}", whole as i64)),
+            None => out.push_str(&n.to_string()),
+        },
+        other => out.push_str(&other.to_string()),
+    }
+}

@@ -60,4 +60,5 @@ registry! {
     agentscope,
     kiro,
     beads,
+    taskmaster,
 }
