@@ -5,8 +5,9 @@
 use std::fmt;
 
 /// A todo's status, in its one internal spelling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Status {
+    #[default]
     Pending,
     InProgress,
     Completed,
