@@ -4,10 +4,12 @@
 //! checker, time formats, the row as surfaces read it, the input size limits, the rules every stored row obeys, and the one error type
 //! with the policy for errors caught from the database.
 
+pub mod backlog_view;
 pub mod checklist;
 pub mod claims;
 pub mod cursor;
 pub mod error;
+pub mod formats;
 pub mod interchange;
 pub mod limits;
 pub mod printed;
