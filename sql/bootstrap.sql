@@ -142,6 +142,35 @@ CREATE TABLE todo.dependencies (
 COMMENT ON TABLE todo.dependencies IS 'Blocking edges: todo_id waits for depends_on while depends_on is open.';
 CREATE INDEX dependencies_depends_on ON todo.dependencies (tenant_id, depends_on);
 
+-- A todo's checkable lists (Backlog.md's acceptance criteria and definition of done) and its
+-- comments with their author: rows of their own, which every dialect and plain SQL read. At
+-- most 100 items of each list and 1000 comments a todo (their positions' CHECKs).
+CREATE TABLE todo.checklist_items (
+    tenant_id  text NOT NULL,
+    todo_id    bigint NOT NULL,
+    kind       text NOT NULL CONSTRAINT checklist_items_kind_check CHECK (kind IN ('acceptance', 'done')),
+    position   integer NOT NULL CONSTRAINT checklist_items_position_check CHECK (position BETWEEN 1 AND 100),
+    text       text NOT NULL CONSTRAINT checklist_items_text_check CHECK (btrim(text) <> '' AND octet_length(text) <= 10000),
+    checked    boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (tenant_id, todo_id, kind, position),
+    CONSTRAINT checklist_items_todo_fkey FOREIGN KEY (tenant_id, todo_id)
+        REFERENCES todo.todos (tenant_id, id) ON DELETE CASCADE
+);
+COMMENT ON TABLE todo.checklist_items IS 'A todo''s checkable lists: its acceptance criteria and its definition of done (Backlog.md''s), item by item, in order.';
+
+CREATE TABLE todo.comments (
+    tenant_id  text NOT NULL,
+    todo_id    bigint NOT NULL,
+    position   integer NOT NULL CONSTRAINT comments_position_check CHECK (position BETWEEN 1 AND 1000),
+    author     text CONSTRAINT comments_author_check CHECK (octet_length(author) <= 200),
+    body       text NOT NULL CONSTRAINT comments_body_check CHECK (btrim(body) <> '' AND octet_length(body) <= 100000),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, todo_id, position),
+    CONSTRAINT comments_todo_fkey FOREIGN KEY (tenant_id, todo_id)
+        REFERENCES todo.todos (tenant_id, id) ON DELETE CASCADE
+);
+COMMENT ON TABLE todo.comments IS 'Comments on a todo, with their author, in the order they were written (Backlog.md''s).';
+
 -- Lock rows: a writer locks its tenant's row (FOR UPDATE) to serialize whole-list replaces
 -- of one list ('list:<conversation>') and changes to the dependency graph ('dependencies').
 -- Row locks, not advisory locks: only the extension's owner reads this table, so no role can
@@ -245,6 +274,8 @@ ALTER TABLE todo.id_ranges ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.todos    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.events   ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.dependencies ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.checklist_items ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.comments ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.locks    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.roles    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.tenants  FORCE ROW LEVEL SECURITY;
@@ -253,6 +284,8 @@ ALTER TABLE todo.id_ranges FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.todos    FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.events   FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.dependencies FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.checklist_items FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.comments FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.locks    FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.roles    FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON todo.tenants
@@ -271,6 +304,12 @@ CREATE POLICY tenant_isolation ON todo.events
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 CREATE POLICY tenant_isolation ON todo.dependencies
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.checklist_items
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.comments
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 CREATE POLICY tenant_isolation ON todo.locks
@@ -320,7 +359,7 @@ BEGIN
     -- extension makes them). An agent's role: no table at all, so it cannot lock or scan one.
     -- (the tables by name: on a Citus worker, ALL TABLES IN SCHEMA would take in the shards)
     EXECUTE format('REVOKE ALL ON todo.tenants, todo.counters, todo.id_ranges, todo.todos, todo.events, todo.dependencies, '
-                   'todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', grant_usage.role);
+                   'todo.checklist_items, todo.comments, todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', grant_usage.role);
     IF grant_usage.plain_sql THEN
         EXECUTE format('GRANT SELECT ON todo.tenants TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', grant_usage.role);
@@ -328,6 +367,7 @@ BEGIN
         -- read-only, for todo.verify() (which checks the ids against them)
         EXECUTE format('GRANT SELECT ON todo.counters, todo.id_ranges TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', grant_usage.role);
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.checklist_items, todo.comments TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT ON todo.needs_attention TO %s', grant_usage.role);
     END IF;
     -- functions: every one but an administrator's (they run as the extension's owner and
@@ -346,7 +386,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION todo.grant_usage(regrole, text, boolean) IS
-    'Grants a role the use of pg_todos. tenant: the one tenant it may ever act for (NULL: any, for a service such as pg_todos serve). plain_sql: true for an app (plain SQL on todo.todos and todo.dependencies, reads of its history), false for an agent (the functions only). Idempotent; never changes a role''s tenant. Errors: 42704 unknown tenant, 55000 granted already with another tenant, 22023 a role that bypasses row-level security bound to a tenant.';
+    'Grants a role the use of pg_todos. tenant: the one tenant it may ever act for (NULL: any, for a service such as pg_todos serve). plain_sql: true for an app (plain SQL on todo.todos, todo.dependencies, todo.checklist_items and todo.comments, reads of its history), false for an agent (the functions only). Idempotent; never changes a role''s tenant. Errors: 42704 unknown tenant, 55000 granted already with another tenant, 22023 a role that bypasses row-level security bound to a tenant.';
 REVOKE EXECUTE ON FUNCTION todo.grant_usage(regrole, text, boolean) FROM PUBLIC;
 
 CREATE FUNCTION todo.revoke_usage(role regrole) RETURNS boolean
@@ -355,7 +395,7 @@ SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
 BEGIN
     EXECUTE format('REVOKE ALL ON todo.tenants, todo.counters, todo.id_ranges, todo.todos, todo.events, todo.dependencies, '
-                   'todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', revoke_usage.role);
+                   'todo.checklist_items, todo.comments, todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', revoke_usage.role);
     EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA todo FROM %s', revoke_usage.role);
     DELETE FROM todo.roles r WHERE r.role = revoke_usage.role;
     RETURN FOUND;
@@ -372,5 +412,7 @@ SELECT pg_catalog.pg_extension_config_dump('todo.id_ranges', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.todos', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.events', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.dependencies', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.checklist_items', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.comments', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.locks', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.roles', '');

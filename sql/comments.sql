@@ -96,6 +96,20 @@ COMMENT ON COLUMN todo.dependencies.todo_id IS 'The todo that waits.';
 COMMENT ON COLUMN todo.dependencies.depends_on IS 'The todo it waits for; the edge holds until that one is completed or canceled.';
 COMMENT ON COLUMN todo.dependencies.created_at IS 'When the edge was added.';
 
+-- todo.checklist_items, todo.comments
+COMMENT ON COLUMN todo.checklist_items.tenant_id IS 'The tenant of the todo.';
+COMMENT ON COLUMN todo.checklist_items.todo_id IS 'The todo the item is on.';
+COMMENT ON COLUMN todo.checklist_items.kind IS 'Which list: acceptance (its acceptance criteria) or done (its definition of done).';
+COMMENT ON COLUMN todo.checklist_items.position IS 'Its place in its list, from 1 (Backlog.md''s #1, #2, …); at most 100.';
+COMMENT ON COLUMN todo.checklist_items.text IS 'What is to be true.';
+COMMENT ON COLUMN todo.checklist_items.checked IS 'Whether it is checked off.';
+COMMENT ON COLUMN todo.comments.tenant_id IS 'The tenant of the todo.';
+COMMENT ON COLUMN todo.comments.todo_id IS 'The todo commented on.';
+COMMENT ON COLUMN todo.comments.position IS 'Its place among the todo''s comments, from 1, in the order written; at most 1000.';
+COMMENT ON COLUMN todo.comments.author IS 'Who wrote it (Backlog.md''s commentAuthor); NULL: not said.';
+COMMENT ON COLUMN todo.comments.body IS 'What it says.';
+COMMENT ON COLUMN todo.comments.created_at IS 'When it was written.';
+
 -- id allocation (internal)
 COMMENT ON COLUMN todo.counters.tenant_id IS 'The tenant.';
 COMMENT ON COLUMN todo.counters.last_id IS 'The highest id handed out to the tenant so far.';

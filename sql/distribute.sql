@@ -34,7 +34,7 @@ DECLARE
     rel text;
     kind text;
     reference constant text[] := ARRAY['todo.tenants', 'todo.tokens', 'todo.distribution'];
-    colocated constant text[] := ARRAY['todo.todos', 'todo.counters', 'todo.id_ranges', 'todo.events', 'todo.dependencies', 'todo.locks'];
+    colocated constant text[] := ARRAY['todo.todos', 'todo.counters', 'todo.id_ranges', 'todo.events', 'todo.dependencies', 'todo.checklist_items', 'todo.comments', 'todo.locks'];
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
         RAISE EXCEPTION 'todo.distribute: Citus is not installed in database %', current_database()
@@ -81,6 +81,17 @@ BEGIN
                 colocate_with => CASE WHEN rel = 'todo.todos' THEN 'default' ELSE 'todo.todos' END);
         END IF;
     END LOOP;
+
+    -- a store updated to 0.11.0 while distributed has the checkable lists and comments
+    -- without their keys to todo.todos
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'checklist_items_todo_fkey' AND conrelid = 'todo.checklist_items'::regclass) THEN
+        ALTER TABLE todo.checklist_items ADD CONSTRAINT checklist_items_todo_fkey FOREIGN KEY (tenant_id, todo_id)
+            REFERENCES todo.todos (tenant_id, id) ON DELETE CASCADE;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'comments_todo_fkey' AND conrelid = 'todo.comments'::regclass) THEN
+        ALTER TABLE todo.comments ADD CONSTRAINT comments_todo_fkey FOREIGN KEY (tenant_id, todo_id)
+            REFERENCES todo.todos (tenant_id, id) ON DELETE CASCADE;
+    END IF;
 
     -- a store updated to 0.9.0 while distributed has todo.locks without its key to todo.tenants
     IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'locks_tenant_id_fkey' AND conrelid = 'todo.locks'::regclass) THEN

@@ -181,23 +181,32 @@ pub fn rooted(scope: &Scope, conversation: &str, kind: &str, key: &str, value: O
         .collect()
 }
 
+/// An object's key order in a Node runtime's answer: its keys, for objects nested under
+/// member `within` at any depth ("": anywhere).
+pub type JsModel = (&'static str, &'static [&'static str]);
+
 /// A value as JavaScript's `JSON.stringify(value, null, 2)` writes it (a Node runtime's
 /// answer): two spaces an indent level, `"key": value`, `[]` and `{}` when empty, a whole
-/// float as an integer; each object's keys in the order of the first of `models` that names
-/// them all (none does: sorted), as the runtime's objects were built.
-pub fn js_pretty(v: &Value, models: &[&[&str]]) -> String {
+/// float as an integer; each object's keys in the order of the first of `models` that
+/// applies where it is nested and names them all (none does: sorted), as the runtime's
+/// objects were built.
+pub fn js_pretty(v: &Value, models: &[JsModel]) -> String {
     let mut out = String::new();
-    write_js(&mut out, v, models, 0);
+    write_js(&mut out, v, models, &mut Vec::new());
     out
 }
 
-fn write_js(out: &mut String, v: &Value, models: &[&[&str]], depth: usize) {
+fn write_js<'v>(out: &mut String, v: &'v Value, models: &[JsModel], within: &mut Vec<&'v str>) {
     let pad = |n: usize| "  ".repeat(n);
+    let depth = within.len();
     match v {
         Value::Object(o) if o.is_empty() => out.push_str("{}"),
         Value::Object(o) => {
             let mut keys: Vec<&String> = o.keys().collect();
-            if let Some(model) = models.iter().find(|m| keys.iter().all(|k| m.contains(&k.as_str()))) {
+            let applies = |m: &&JsModel| {
+                (m.0.is_empty() || within.contains(&m.0)) && keys.iter().all(|k| m.1.contains(&k.as_str()))
+            };
+            if let Some((_, model)) = models.iter().find(applies) {
                 keys.sort_by_key(|k| model.iter().position(|m| m == k));
             }
             out.push_str("{\n");
@@ -205,7 +214,9 @@ fn write_js(out: &mut String, v: &Value, models: &[&[&str]], depth: usize) {
                 out.push_str(&pad(depth + 1));
                 out.push_str(&json!(k).to_string());
                 out.push_str(": ");
-                write_js(out, &o[k.as_str()], models, depth + 1);
+                within.push(k.as_str());
+                write_js(out, &o[k.as_str()], models, within);
+                within.pop();
                 out.push_str(if i + 1 < keys.len() { ",\n" } else { "\n" });
             }
             out.push_str(&pad(depth));
@@ -216,7 +227,9 @@ fn write_js(out: &mut String, v: &Value, models: &[&[&str]], depth: usize) {
             out.push_str("[\n");
             for (i, item) in a.iter().enumerate() {
                 out.push_str(&pad(depth + 1));
-                write_js(out, item, models, depth + 1);
+                within.push("");
+                write_js(out, item, models, within);
+                within.pop();
                 out.push_str(if i + 1 < a.len() { ",\n" } else { "\n" });
             }
             out.push_str(&pad(depth));

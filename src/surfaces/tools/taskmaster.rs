@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::{caller_id, error, error_message, js_pretty, str_arg, Answer, Tool};
 use crate::claims::Refusal;
@@ -39,63 +39,90 @@ const CURRENT_TAG: &str = "taskmaster_current_tag";
 /// The most tags `list_tags` reads.
 const MAX_TAGS: i64 = 1000;
 
-/// The key orders of Task Master's objects, most specific first (see `js_pretty`).
-const MODELS: &[&[&str]] = &[
-    &["data", "version", "tag"],
-    &["version", "name"],
-    &["id", "title", "status", "priority", "dependencies", "parentId"],
-    &[
-        "id",
-        "title",
-        "description",
-        "details",
-        "testStrategy",
-        "status",
-        "dependencies",
-        "priority",
-        "subtasks",
-        "parentTaskId",
-        "parentId",
-        "createdAt",
-        "updatedAt",
-    ],
-    &["tasks", "filter", "stats"],
-    &[
-        "total",
-        "completed",
-        "inProgress",
-        "pending",
-        "blocked",
-        "deferred",
-        "cancelled",
-        "review",
-        "completionPercentage",
-        "subtasks",
-    ],
-    &["message", "nextTask", "isSubtask", "nextSteps"],
-    &["nextTask", "isSubtask", "nextSteps"],
-    &["taskId", "message", "telemetryData", "tagInfo"],
-    &["message", "subtask"],
-    &[
-        "message",
-        "subtaskId",
-        "parentId",
-        "subtask",
-        "tasksPath",
-        "useResearch",
-        "telemetryData",
-        "tagInfo",
-    ],
-    &["totalTasks", "successful", "failed", "removedTasks", "message", "tasksPath", "tag"],
-    &["message", "taskId", "dependencyId"],
-    &["message", "tasksPath"],
-    &["tags", "currentTag", "totalTags"],
-    &["name", "isCurrent", "completedTasks", "tasks", "created", "description", "taskCount", "statusBreakdown"],
-    &["tagName", "created", "tasksCopied", "sourceTag", "description", "message"],
-    &["tagName", "deleted", "tasksDeleted", "wasCurrentTag", "switchedToMaster", "message"],
-    &["previousTag", "currentTag", "switched", "taskCount", "message"],
-    &["oldName", "newName", "renamed", "taskCount", "wasCurrentTag", "message"],
-    &["sourceName", "targetName", "copied", "tasksCopied", "description", "message"],
+/// The key orders of Task Master's objects (see `js_pretty`): its newer tools' tasks
+/// (`get_tasks`, under `tasks`) are built in another order than its older tools' (`get_task`,
+/// `next_task`, results of writes).
+const MODELS: &[super::JsModel] = &[
+    ("", &["data", "version", "tag"]),
+    ("", &["version", "name"]),
+    ("", &["id", "title", "status", "priority", "dependencies", "parentId"]),
+    (
+        "tasks",
+        &[
+            "id",
+            "title",
+            "description",
+            "status",
+            "priority",
+            "dependencies",
+            "details",
+            "testStrategy",
+            "subtasks",
+            "metadata",
+        ],
+    ),
+    ("", &["id", "title", "description", "details", "status", "dependencies", "parentTaskId", "metadata"]),
+    (
+        "",
+        &[
+            "id",
+            "title",
+            "description",
+            "details",
+            "testStrategy",
+            "status",
+            "dependencies",
+            "priority",
+            "subtasks",
+            "metadata",
+        ],
+    ),
+    ("", &["tasks", "filter", "stats"]),
+    (
+        "",
+        &[
+            "total",
+            "completed",
+            "inProgress",
+            "pending",
+            "blocked",
+            "deferred",
+            "cancelled",
+            "review",
+            "completionPercentage",
+            "subtasks",
+        ],
+    ),
+    ("", &["message", "nextTask"]),
+    ("", &["nextTask", "isSubtask", "nextSteps"]),
+    ("", &["message", "tasks"]),
+    ("", &["success", "oldStatus", "newStatus", "taskId"]),
+    ("", &["taskId", "message", "telemetryData", "tagInfo"]),
+    ("", &["message", "subtask"]),
+    ("", &["message", "subtaskId", "parentId", "subtask", "tasksPath", "useResearch", "telemetryData", "tagInfo"]),
+    ("", &["totalTasks", "successful", "failed", "removedTasks", "message", "tasksPath", "tag"]),
+    ("", &["message", "taskId", "dependencyId"]),
+    ("", &["message", "tasksPath"]),
+    ("", &["tags", "currentTag", "totalTags", "message"]),
+    (
+        "",
+        &[
+            "name",
+            "isCurrent",
+            "taskCount",
+            "completedTasks",
+            "statusBreakdown",
+            "subtaskCounts",
+            "created",
+            "description",
+        ],
+    ),
+    ("", &["totalSubtasks", "subtasksByStatus"]),
+    ("", &["tagName", "created", "tasksCopied", "sourceTag", "description", "message"]),
+    ("", &["tagName", "deleted", "tasksDeleted", "wasCurrentTag", "switchedToMaster", "message"]),
+    ("", &["tagName", "switched", "previousTag", "taskCount", "message"]),
+    ("", &["oldName", "newName", "renamed", "taskCount", "wasCurrentTag", "message"]),
+    ("", &["sourceName", "targetName", "copied", "description", "message"]),
 ];
 
 /// A result: Task Master's envelope around `data`.
@@ -208,6 +235,15 @@ fn number(id: &str) -> Option<i64> {
     id.parse::<i64>().ok().filter(|n| *n > 0)
 }
 
+/// An id as Task Master writes it: a number as a number (as text in its newer tools'
+/// tasks, `as_text`), any other id (a subtask's `5.2`) as text.
+fn tm_id(id: &str, as_text: bool) -> Value {
+    match number(id) {
+        Some(n) if !as_text => json!(n),
+        _ => json!(id),
+    }
+}
+
 /// A tag's tasks: its todos, top-level ones in list order each with its subtasks, and the
 /// dependencies among them.
 struct Tasks {
@@ -231,7 +267,8 @@ impl Tasks {
         let todos = whole_list::stored(scope, scope.conv().unwrap_or_default(), Kept::All);
         let ids: Vec<i64> = todos.iter().map(|t| t.id).collect();
         let edges = if ids.is_empty() { Vec::new() } else { store::edges::touching(&scope.tenant, &ids) };
-        let claims = store::read::claims(&scope.tenant, &ids).into_iter().map(|(id, h, live)| (id, (h, live))).collect();
+        let claims =
+            store::read::claims(&scope.tenant, &ids).into_iter().map(|(id, h, live)| (id, (h, live))).collect();
         let mut by_tm: HashMap<String, usize> = HashMap::new();
         for (i, t) in todos.iter().enumerate().filter(|(_, t)| t.external_id.is_none()) {
             by_tm.insert(t.id.to_string(), i);
@@ -281,22 +318,14 @@ impl Tasks {
         self.subs.get(&i).map(|s| s.iter().map(|j| &self.todos[*j]).collect()).unwrap_or_default()
     }
 
-    /// The Task Master ids `t` depends on: a sibling subtask by its number, others by id
-    /// (a top-level task's as a number).
-    fn dependencies(&self, t: &Todo) -> Vec<Value> {
-        let parent = self.parent(t).map(caller_id);
+    /// The Task Master ids `t` depends on: a subtask by its dotted id, a task by its number
+    /// (as text in the newer tools' tasks, `core`).
+    fn dependencies(&self, t: &Todo, core: bool) -> Vec<Value> {
         self.edges
             .iter()
             .filter(|(a, _, _)| *a == t.id)
             .filter_map(|(_, b, _)| self.by_id(*b))
-            .map(|d| {
-                let id = caller_id(d);
-                match (id.split_once('.'), &parent) {
-                    (Some((p, s)), Some(mine)) if p == mine => number(s).map_or_else(|| json!(id), |n| json!(n)),
-                    (Some(_), _) => json!(id),
-                    (None, _) => number(&id).map_or_else(|| json!(id), |n| json!(n)),
-                }
-            })
+            .map(|d| tm_id(&caller_id(d), core))
             .collect()
     }
 
@@ -313,41 +342,53 @@ impl Tasks {
         self.claims.get(&t.id).filter(|(h, live)| *live && Some(h.as_str()) != agent).map(|(h, _)| h.as_str())
     }
 
-    /// A task (with its subtasks) as Task Master's tools give it.
-    fn task(&self, t: &Todo) -> Value {
-        let mut o = self.fields(t);
-        o.insert("subtasks".into(), self.subtasks(t).iter().map(|s| self.subtask(s, t)).collect());
-        Value::Object(o)
+    /// A task with its subtasks as Task Master's tools give it: the newer tools' (`core`:
+    /// `get_tasks`, ids as text) or the older ones' (`get_task`, `next_task`, the results of
+    /// writes: ids as numbers).
+    fn task(&self, t: &Todo, core: bool) -> Value {
+        let subtasks: Vec<Value> = self.subtasks(t).iter().map(|s| self.subtask(s, t, core)).collect();
+        with_metadata(
+            json!({
+                "id": tm_id(&caller_id(t), core), "title": t.subject,
+                "description": t.description.clone().unwrap_or_default(),
+                "details": t.plan.clone().unwrap_or_default(),
+                "testStrategy": t.completion_criteria.clone().unwrap_or_default(),
+                "status": status_word(t.status), "dependencies": self.dependencies(t, core),
+                "priority": t.priority.clone().unwrap_or_else(|| "medium".into()), "subtasks": subtasks,
+            }),
+            t,
+        )
     }
 
-    /// A subtask of `parent`: its number within its task, and its parent's id.
-    fn subtask(&self, s: &Todo, parent: &Todo) -> Value {
-        let mut o = self.fields(s);
+    /// A subtask of `parent`: its number within its task, and its task's number.
+    fn subtask(&self, s: &Todo, parent: &Todo, core: bool) -> Value {
         let id = caller_id(s);
-        let n = id.split_once('.').and_then(|(_, n)| number(n));
-        o.insert("id".into(), n.map_or_else(|| json!(id), |n| json!(n)));
-        o.insert("parentId".into(), json!(caller_id(parent)));
-        Value::Object(o)
-    }
-
-    fn fields(&self, t: &Todo) -> Map<String, Value> {
-        let mut o = Map::new();
-        o.insert("id".into(), json!(caller_id(t)));
-        o.insert("title".into(), json!(t.subject));
-        o.insert("description".into(), json!(t.description.clone().unwrap_or_default()));
-        o.insert("details".into(), json!(t.plan.clone().unwrap_or_default()));
-        o.insert("testStrategy".into(), json!(t.completion_criteria.clone().unwrap_or_default()));
-        o.insert("status".into(), json!(status_word(t.status)));
-        o.insert("dependencies".into(), Value::Array(self.dependencies(t)));
-        o.insert("priority".into(), json!(t.priority.clone().unwrap_or_else(|| "medium".into())));
-        o.insert("updatedAt".into(), json!(crate::time::iso8601(t.updated_us)));
-        o
+        let n = id.rsplit_once('.').map_or(id.as_str(), |(_, n)| n);
+        with_metadata(
+            json!({
+                "id": tm_id(n, core), "title": s.subject,
+                "description": s.description.clone().unwrap_or_default(),
+                "details": s.plan.clone().unwrap_or_default(),
+                "status": status_word(s.status), "dependencies": self.dependencies(s, false),
+                "parentTaskId": tm_id(&caller_id(parent), false),
+            }),
+            s,
+        )
     }
 
     /// The next top-level task number of the tag.
     fn next_number(&self) -> i64 {
         self.tops.iter().filter_map(|i| number(&caller_id(&self.todos[*i]))).max().unwrap_or(0) + 1
     }
+}
+
+/// A task object with the todo's metadata (Task Master's user metadata), when it has some.
+fn with_metadata(mut task: Value, t: &Todo) -> Value {
+    let meta = super::metadata(t);
+    if !meta.is_empty() {
+        task["metadata"] = Value::Object(meta);
+    }
+    task
 }
 
 /// The ids of a comma list (`15,15.2`), trimmed, empty ones left out.
@@ -370,7 +411,7 @@ fn get_tasks(scope: &Scope, args: &Value) -> Answer {
     let list: Vec<Value> = shown
         .iter()
         .map(|t| {
-            let mut task = tasks.task(t);
+            let mut task = tasks.task(t, true);
             if !with_subtasks {
                 task["subtasks"] = json!([]);
             }
@@ -404,9 +445,9 @@ fn get_task(scope: &Scope, args: &Value) -> Answer {
         .iter()
         .filter_map(|id| tasks.find(id))
         .map(|t| match tasks.parent(t) {
-            Some(parent) => tasks.subtask(t, parent),
+            Some(parent) => tasks.subtask(t, parent, false),
             None => {
-                let mut task = tasks.task(t);
+                let mut task = tasks.task(t, false);
                 if let Some(s) = status {
                     let keep: Vec<&str> = s.split(',').map(str::trim).collect();
                     if let Some(list) = task["subtasks"].as_array_mut() {
@@ -463,29 +504,33 @@ fn next_task(scope: &Scope, args: &Value) -> Answer {
         .collect();
     candidates.sort_by_key(|(s, parent)| {
         let priority = s.priority.as_deref().or(parent.priority.as_deref());
-        (-rank(priority), tasks.dependencies(s).len(), key(s))
+        (-rank(priority), tasks.dependencies(s, false).len(), key(s))
     });
     if let Some((s, parent)) = candidates.first() {
         let deps: Vec<Value> = tasks
-            .dependencies(s)
+            .dependencies(s, false)
             .into_iter()
             .map(|d| match d {
-                Value::Number(n) => json!(format!("{}.{n}", caller_id(parent))),
+                Value::Number(n) => json!(n.to_string()),
                 other => other,
             })
             .collect();
         let next = json!({"id": caller_id(s), "title": s.subject, "status": status_word(s.status),
                           "priority": s.priority.clone().or_else(|| parent.priority.clone()).unwrap_or_else(|| "medium".into()),
                           "dependencies": deps, "parentId": number(&caller_id(parent)).map_or_else(|| json!(caller_id(parent)), |n| json!(n))});
-        let steps = format!("When ready to work on the subtask, use set-status to set the status to \"in progress\" {SUBTASK_ADVICE}");
+        let steps = format!(
+            "When ready to work on the subtask, use set-status to set the status to \"in progress\" {SUBTASK_ADVICE}"
+        );
         return ok(json!({"nextTask": next, "isSubtask": true, "nextSteps": steps}), &p.tag);
     }
     let mut top: Vec<&Todo> = tasks.tops.iter().map(|i| &tasks.todos[*i]).filter(|t| eligible(t)).collect();
-    top.sort_by_key(|t| (-rank(t.priority.as_deref()), tasks.dependencies(t).len(), key(t)));
+    top.sort_by_key(|t| (-rank(t.priority.as_deref()), tasks.dependencies(t, false).len(), key(t)));
     match top.first() {
         Some(t) => {
-            let steps = format!("When ready to work on the task, use set-status to set the status to \"in progress\" {TASK_ADVICE}");
-            ok(json!({"nextTask": tasks.task(t), "isSubtask": false, "nextSteps": steps}), &p.tag)
+            let steps = format!(
+                "When ready to work on the task, use set-status to set the status to \"in progress\" {TASK_ADVICE}"
+            );
+            ok(json!({"nextTask": tasks.task(t, false), "isSubtask": false, "nextSteps": steps}), &p.tag)
         }
         None => ok(
             json!({"message": "No eligible next task found. All tasks are either completed or have unsatisfied dependencies",
@@ -500,12 +545,12 @@ fn next_task(scope: &Scope, args: &Value) -> Answer {
 /// releases it; a status it has already is no change. A subtask's status sets its task's:
 /// all done, done; any started or done, in progress; else pending.
 fn set_one(scope: &Scope, tasks: &Tasks, t: &Todo, to: Status) -> Result<(), String> {
-    if t.status == to {
-        return Ok(());
-    }
     let mine = tasks.claims.get(&t.id).is_some_and(|(h, live)| *live && Some(h.as_str()) == scope.agent.as_deref());
     if let Some(holder) = tasks.held_by_other(t, scope.agent.as_deref()) {
-        return Err(format!("task {} is in progress, claimed by {holder}", caller_id(t)));
+        return Err(format!(": task {} is in progress, claimed by {holder}", caller_id(t)));
+    }
+    if t.status == to {
+        return Ok(());
     }
     let done = match (to, t.status) {
         (Status::InProgress, Status::Pending) if scope.agent.is_some() => {
@@ -515,15 +560,20 @@ fn set_one(scope: &Scope, tasks: &Tasks, t: &Todo, to: Status) -> Result<(), Str
             claiming::finish(scope, t.id, None, to, None).map(|_| ())
         }
         (Status::Pending, Status::InProgress) if mine => claiming::release(scope, t.id, None).map(|_| ()),
-        _ => single::change(scope, Find::Anywhere, t.id, Change { status: Some(to), via_reopen: true, ..Change::default() })
-            .map(|_| ()),
+        _ => single::change(
+            scope,
+            Find::Anywhere,
+            t.id,
+            Change { status: Some(to), via_reopen: true, ..Change::default() },
+        )
+        .map(|_| ()),
     };
     done.map_err(|e| match e {
         Error::Claim(Refusal::HeldBy { holder, .. }) => {
-            format!("task {} is in progress, claimed by {holder}", caller_id(t))
+            format!(": task {} is in progress, claimed by {holder}", caller_id(t))
         }
-        Error::Claim(Refusal::Blocked { .. }) => format!("task {} waits for tasks that are not done", caller_id(t)),
-        other => other.to_string(),
+        Error::Claim(Refusal::Blocked { .. }) => format!(": task {} waits for tasks that are not done", caller_id(t)),
+        other => format!(": {other}"),
     })
 }
 
@@ -557,15 +607,10 @@ fn set_task_status(scope: &Scope, args: &Value) -> Answer {
     for id in &ids {
         let tasks = Tasks::read(&p.scope);
         let fail = |why: String| {
-            refused(format!("Failed to set task status: Failed to update task status for {id}: {why}"), Some(&p.tag))
+            refused(format!("Failed to set task status: Failed to update task status for {id}{why}"), Some(&p.tag))
         };
         let Some(t) = tasks.find(id) else {
-            let what = match id.split_once('.') {
-                Some((parent, _)) if tasks.find(parent).is_none() => format!("Parent task {parent} not found"),
-                Some((parent, _)) => format!("Subtask {id} not found in parent task {parent}"),
-                None => format!("Task {id} not found"),
-            };
-            return Err(fail(what));
+            return Err(fail(String::new()));
         };
         let old = t.status;
         set_one(&p.scope, &tasks, t, to).map_err(fail)?;
@@ -595,12 +640,15 @@ fn named_tasks<'a>(tasks: &'a Tasks, list: &str) -> Vec<&'a Todo> {
 
 fn add_task(scope: &Scope, args: &Value) -> Answer {
     let p = project(scope, args);
-    let title = args.get("title").and_then(Value::as_str).filter(|t| !t.trim().is_empty());
-    let Some(title) = title else {
-        return Err(if args.get("prompt").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+    let given = |key: &str| args.get(key).and_then(Value::as_str).filter(|t| !t.trim().is_empty());
+    let (Some(title), Some(_)) = (given("title"), given("description")) else {
+        return Err(if given("prompt").is_some() {
             no_model("add_task with a prompt", Some(&p.tag))
         } else {
-            refused("Either the prompt parameter or both title and description parameters are required for adding a task", Some(&p.tag))
+            refused(
+                "Either the prompt parameter or both title and description parameters are required for adding a task",
+                Some(&p.tag),
+            )
         });
     };
     let tasks = Tasks::read(&p.scope);
@@ -672,7 +720,7 @@ fn add_subtask(scope: &Scope, args: &Value) -> Answer {
         }
     }
     let tasks = Tasks::read(&p.scope);
-    let sub = tasks.find(&id).map(|s| tasks.subtask(s, parent)).unwrap_or_default();
+    let sub = tasks.find(&id).map(|s| tasks.subtask(s, parent, false)).unwrap_or_default();
     ok(json!({"message": format!("New subtask {id} successfully created"), "subtask": sub}), &p.tag)
 }
 
@@ -730,7 +778,7 @@ fn update_subtask(scope: &Scope, args: &Value) -> Answer {
     }
     single::change(&p.scope, Find::Anywhere, sub.id, change).map_err(|e| refused(e, Some(&p.tag)))?;
     let tasks = Tasks::read(&p.scope);
-    let updated = tasks.find(id).map(|s| tasks.subtask(s, parent)).unwrap_or_default();
+    let updated = tasks.find(id).map(|s| tasks.subtask(s, parent, false)).unwrap_or_default();
     ok(
         json!({"message": format!("Successfully updated subtask with ID {id}"), "subtaskId": id,
                "parentId": parent_id, "subtask": updated, "tasksPath": tasks_path(&p.root),
@@ -756,8 +804,7 @@ fn remove_task(scope: &Scope, args: &Value) -> Answer {
         let Some(t) = tasks.find(id) else { continue };
         let shown = match tasks.parent(t) {
             Some(parent) => {
-                let mut s = tasks.subtask(t, parent);
-                s["parentTaskId"] = number(&caller_id(parent)).map_or_else(|| json!(caller_id(parent)), |n| json!(n));
+                let s = tasks.subtask(t, parent, false);
                 messages.push(format!("Successfully removed subtask {id} from tag '{}'", p.tag));
                 s
             }
@@ -766,7 +813,7 @@ fn remove_task(scope: &Scope, args: &Value) -> Answer {
                     single::delete(&p.scope, Find::Anywhere, s.id).map_err(|e| refused(e, Some(&p.tag)))?;
                 }
                 messages.push(format!("Successfully removed task {id} from tag '{}'", p.tag));
-                tasks.task(t)
+                tasks.task(t, false)
             }
         };
         single::delete(&p.scope, Find::Anywhere, t.id).map_err(|e| refused(e, Some(&p.tag)))?;
@@ -799,10 +846,7 @@ fn add_dependency(scope: &Scope, args: &Value) -> Answer {
         return Err(refused(format!("{} {id} cannot depend on itself.", kind(id)), Some(&p.tag)));
     }
     match dependencies::block(&p.scope, from.id, to.id) {
-        Ok(true) => {}
-        Ok(false) => {
-            return Err(refused(format!("Dependency {on} already exists in task {id}."), Some(&p.tag)));
-        }
+        Ok(_) => {} // Task Master answers the same when it was there already
         Err(Error::Edge(_)) => {
             return Err(refused(
                 format!("Cannot add dependency {on} to task {id} as it would create a circular dependency."),
@@ -827,12 +871,9 @@ fn remove_dependency(scope: &Scope, args: &Value) -> Answer {
     let Some(from) = dependency_end(&tasks, id) else {
         return Err(refused(format!("{} {id} not found.", kind(id)), Some(&p.tag)));
     };
-    let removed = match dependency_end(&tasks, on) {
-        Some(to) => dependencies::unblock(&p.scope, from.id, to.id).map_err(|e| refused(e, Some(&p.tag)))?,
-        None => false,
-    };
-    if !removed {
-        return Err(refused(format!("Task {id} does not depend on {on}, no changes made."), Some(&p.tag)));
+    // Task Master answers the same whether the dependency was there or not
+    if let Some(to) = dependency_end(&tasks, on) {
+        dependencies::unblock(&p.scope, from.id, to.id).map_err(|e| refused(e, Some(&p.tag)))?;
     }
     let as_id = |s: &str| number(s).map_or_else(|| json!(s), |n| json!(n));
     ok(
@@ -846,21 +887,114 @@ fn remove_dependency(scope: &Scope, args: &Value) -> Answer {
 /// there is never anything to report.
 fn validate_dependencies(scope: &Scope, args: &Value) -> Answer {
     let p = project(scope, args);
-    ok(
-        json!({"message": "Dependencies validated successfully", "tasksPath": tasks_path(&p.root)}),
-        &p.tag,
-    )
+    ok(json!({"message": "Dependencies validated successfully", "tasksPath": tasks_path(&p.root)}), &p.tag)
 }
 
-/// A tag name as Task Master allows it: letters, digits, `-` and `_`.
-fn check_tag_name(name: &str) -> Result<(), Value> {
+/// The store refuses what `fix_dependencies` would remove (a missing task, a cycle, a task
+/// waiting for itself), so there is nothing to fix.
+fn fix_dependencies(scope: &Scope, args: &Value) -> Answer {
+    let p = project(scope, args);
+    ok(json!({"message": "Dependencies fixed successfully", "tasksPath": tasks_path(&p.root), "tag": p.tag}), &p.tag)
+}
+
+/// FastMCP's refusal of arguments Task Master's zod schema does not take (before the tool
+/// runs), in zod's words: each field in the schema's order.
+fn zod_check(tool: &str, args: &Value) -> Option<Value> {
+    let raw = schemas::raw(tool);
+    let schema: Value = serde_json::from_str(raw).ok()?;
+    let props = schema.get("properties")?.as_object()?;
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut keys: Vec<&String> = props.keys().collect();
+    keys.sort_by_key(|k| raw.find(&format!("\"{k}\":")).unwrap_or(usize::MAX));
+    let js_type = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let mut issues = Vec::new();
+    for k in keys {
+        let p = &props[k.as_str()];
+        let want = p.get("type").and_then(Value::as_str).unwrap_or("string");
+        let issue = match args.get(k.as_str()) {
+            None if required.contains(&k.as_str()) => {
+                Some(format!("Invalid input: expected {want}, received undefined"))
+            }
+            None => None,
+            Some(v) if js_type(v) != want => Some(format!("Invalid input: expected {want}, received {}", js_type(v))),
+            Some(v) => {
+                let s = v.as_str().unwrap_or_default();
+                let options: Vec<&str> = p
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .map(|e| e.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if !options.is_empty() && !options.contains(&s) {
+                    let quoted: Vec<String> = options.iter().map(|o| format!("\"{o}\"")).collect();
+                    Some(format!("Invalid option: expected one of {}", quoted.join("|")))
+                } else if k == "id" && matches!(tool, "get_task" | "set_task_status") {
+                    let valid = |id: &str| {
+                        let dotted = id.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+                        let display = id.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+                        let display = display.strip_prefix('-').unwrap_or(display);
+                        dotted
+                            || (display.len() < id.len()
+                                && !display.is_empty()
+                                && display.bytes().all(|b| b.is_ascii_digit()))
+                    };
+                    let ids: Vec<&str> = s.split(',').map(str::trim).filter(|i| !i.is_empty()).collect();
+                    if s.is_empty() {
+                        Some("Task ID(s) cannot be empty".to_string())
+                    } else if ids.is_empty() || !ids.iter().all(|i| valid(i)) {
+                        Some("Invalid task ID format. Expected numeric (e.g., '15'), subtask (e.g., '15.2'), or display ID (e.g., 'HAM-123'). Multiple IDs should be comma-separated.".to_string())
+                    } else {
+                        None
+                    }
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(i) = issue {
+            issues.push(format!("{k}: {i}"));
+        }
+    }
+    (!issues.is_empty()).then(|| {
+        error(
+            "invalid_arguments",
+            format!(
+                "Tool '{tool}' parameter validation failed: {}. Please check the parameter types and values according to the tool's schema.",
+                issues.join(", ")
+            ),
+        )
+    })
+}
+
+/// A tag name as Task Master allows it: letters, digits, `-` and `_`, not a reserved one.
+fn check_tag_name(name: &str, what: &str, tag: &str) -> Result<(), Value> {
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-        return Err(refused("Tag name can only contain letters, numbers, hyphens, and underscores", None));
+        return Err(refused(format!("{what} can only contain letters, numbers, hyphens, and underscores"), Some(tag)));
+    }
+    if ["master", "main", "default"].contains(&name.to_lowercase().as_str()) {
+        return Err(refused(format!("\"{name}\" is a reserved tag name"), Some(tag)));
     }
     Ok(())
 }
 
-/// The project's tags: `master`, then the others by name.
+/// Today as JavaScript's `toLocaleDateString()` writes it in en-US (`11/26/2026`), in UTC.
+fn locale_date() -> String {
+    let iso = crate::time::iso8601(crate::time::now_us());
+    let (y, m, d) = (&iso[0..4], &iso[5..7], &iso[8..10]);
+    format!("{}/{}/{y}", m.trim_start_matches('0'), d.trim_start_matches('0'))
+}
+
+/// The project's tags: `master` and the others (those that hold tasks or were made), by name.
 fn tags_of(scope: &Scope, root: &str) -> Vec<String> {
     let prefix = format!("{}#", list_name(root, "master"));
     let mut tags = vec!["master".to_string()];
@@ -876,35 +1010,56 @@ fn tag_scope(scope: &Scope, root: &str, tag: &str) -> Scope {
     Scope { conversation: Some(list_name(root, tag)), ..scope.clone() }
 }
 
+/// A tag's description and when it was made (Task Master's tag metadata).
+fn tag_about(scope: &Scope, root: &str, tag: &str, tasks: &Tasks) -> (Value, Value) {
+    let about = store::lists::properties(&scope.tenant, &list_name(root, tag)).get(TAG).cloned().unwrap_or_default();
+    let created = about.get("created").cloned().unwrap_or_else(|| {
+        let first = tasks.todos.iter().map(|t| t.created_us).min();
+        json!(crate::time::iso8601(first.unwrap_or_else(crate::time::now_us)))
+    });
+    let description = about.get("description").cloned().unwrap_or_else(|| {
+        json!(if tag == "master" { "Tasks for master context".to_string() } else { "No description".to_string() })
+    });
+    (created, description)
+}
+
+/// Counts of Task Master's status words, in the order they first appear.
+fn breakdown<'a>(todos: impl Iterator<Item = &'a Todo>) -> Value {
+    let mut counts: Vec<(&str, i64)> = Vec::new();
+    for t in todos {
+        let w = status_word(t.status);
+        match counts.iter_mut().find(|(k, _)| *k == w) {
+            Some(c) => c.1 += 1,
+            None => counts.push((w, 1)),
+        }
+    }
+    Value::Object(counts.into_iter().map(|(k, n)| (k.to_string(), json!(n))).collect())
+}
+
 fn list_tags(scope: &Scope, args: &Value) -> Answer {
     let root = root_of(args);
     let current = current_tag(scope, &root);
-    let show_metadata = args.get("showMetadata").and_then(Value::as_bool).unwrap_or(false);
-    let tags: Vec<Value> = tags_of(scope, &root)
+    let mut names = tags_of(scope, &root);
+    names.sort_by(|a, b| (*a != current, a.to_lowercase()).cmp(&(*b != current, b.to_lowercase())));
+    let tags: Vec<Value> = names
         .iter()
         .map(|tag| {
             let tasks = Tasks::read(&tag_scope(scope, &root, tag));
             let tops: Vec<&Todo> = tasks.tops.iter().map(|i| &tasks.todos[*i]).collect();
-            let done = tops.iter().filter(|t| t.status.is_terminal()).count();
-            let about = store::lists::properties(&scope.tenant, &list_name(&root, tag));
-            let about = about.get(TAG).cloned().unwrap_or_default();
-            let mut o = json!({"name": tag, "isCurrent": *tag == current, "completedTasks": done, "tasks": [],
-                               "taskCount": tops.len()});
-            if show_metadata {
-                o["created"] = about.get("created").cloned().unwrap_or(Value::Null);
-                o["description"] = about.get("description").cloned().unwrap_or_else(|| json!(""));
-                let mut breakdown = Map::new();
-                for t in &tops {
-                    let e = breakdown.entry(status_word(t.status)).or_insert(json!(0));
-                    *e = json!(e.as_i64().unwrap_or(0) + 1);
-                }
-                o["statusBreakdown"] = Value::Object(breakdown);
-            }
-            o
+            let subs: Vec<&Todo> = tops.iter().flat_map(|t| tasks.subtasks(t)).collect();
+            let (created, description) = tag_about(scope, &root, tag, &tasks);
+            json!({"name": tag, "isCurrent": *tag == current, "taskCount": tops.len(),
+                   "completedTasks": tops.iter().filter(|t| t.status.is_terminal()).count(),
+                   "statusBreakdown": breakdown(tops.iter().copied()),
+                   "subtaskCounts": {"totalSubtasks": subs.len(), "subtasksByStatus": breakdown(subs.iter().copied())},
+                   "created": created, "description": description})
         })
         .collect();
     let total = tags.len();
-    ok(json!({"tags": tags, "currentTag": current, "totalTags": total}), &current)
+    ok(
+        json!({"tags": tags, "currentTag": current, "totalTags": total, "message": format!("Found {total} tag(s)")}),
+        &current,
+    )
 }
 
 /// Records that a tag exists, with its description and when it was made.
@@ -914,11 +1069,11 @@ fn make_tag(scope: &Scope, root: &str, tag: &str, description: &str) {
 }
 
 /// Copies a tag's tasks (ids, dependencies and subtasks kept) into another tag's list.
-fn copy_tasks(scope: &Scope, root: &str, from: &str, to: &str) -> Result<usize, Value> {
+fn copy_tasks(scope: &Scope, root: &str, from: &str, to: &str, tag: &str) -> Result<usize, Value> {
     let source = Tasks::read(&tag_scope(scope, root, from));
     let target = tag_scope(scope, root, to);
     let mut made: HashMap<i64, i64> = HashMap::new();
-    let refuse = |e: Error| refused(e, None);
+    let refuse = |e: Error| refused(e, Some(tag));
     for top in &source.tops {
         let t = &source.todos[*top];
         let copy = |t: &Todo, parent: Option<i64>| -> Result<Todo, Value> {
@@ -951,69 +1106,63 @@ fn copy_tasks(scope: &Scope, root: &str, from: &str, to: &str) -> Result<usize, 
 
 fn add_tag(scope: &Scope, args: &Value) -> Answer {
     let root = root_of(args);
+    let current = current_tag(scope, &root);
     let name = str_arg(args, "name").trim();
-    check_tag_name(name)?;
     if args.get("fromBranch").and_then(Value::as_bool).unwrap_or(false) {
-        return Err(refused("Creating a tag from a git branch is not supported by this server: name the tag", None));
+        return Err(refused("Not in a git repository. Cannot use fromBranch option.", Some(&current)));
     }
-    if tags_of(scope, &root).iter().any(|t| t == name) {
-        return Err(refused(format!("Tag \"{name}\" already exists"), None));
+    check_tag_name(name, "Tag name", &current)?;
+    let tags = tags_of(scope, &root);
+    if tags.iter().any(|t| t == name) {
+        return Err(refused(format!("Tag \"{name}\" already exists"), Some(&current)));
     }
-    let description = args.get("description").and_then(Value::as_str).map(str::to_string);
     let from = match args.get("copyFromTag").and_then(Value::as_str).filter(|s| !s.is_empty()) {
         Some(t) => Some(t.to_string()),
-        None if args.get("copyFromCurrent").and_then(Value::as_bool).unwrap_or(false) => {
-            Some(current_tag(scope, &root))
-        }
+        None if args.get("copyFromCurrent").and_then(Value::as_bool).unwrap_or(false) => Some(current.clone()),
         None => None,
     };
-    if let Some(from) = &from {
-        if !tags_of(scope, &root).contains(from) {
-            return Err(refused(format!("Source tag \"{from}\" does not exist"), None));
-        }
+    if let Some(from) = from.as_ref().filter(|f| !tags.contains(f)) {
+        return Err(refused(format!("Source tag \"{from}\" does not exist"), Some(&current)));
     }
-    let description = description.unwrap_or_else(|| match &from {
-        Some(f) => format!("Copy of \"{f}\" tag"),
-        None => format!("Tag created on {}", crate::time::iso8601(crate::time::now_us())),
-    });
+    let description = args
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+        .map_or_else(|| format!("Tag created on {}", locale_date()), str::to_string);
     make_tag(scope, &root, name, &description);
     let copied = match &from {
-        Some(f) => copy_tasks(scope, &root, f, name)?,
+        Some(f) => copy_tasks(scope, &root, f, name, &current)?,
         None => 0,
     };
-    let about = store::lists::properties(&scope.tenant, &list_name(&root, name));
-    let created = about.get(TAG).and_then(|a| a.get("created")).cloned().unwrap_or(Value::Null);
-    let mut data = json!({"tagName": name, "created": created, "tasksCopied": copied, "description": description,
-                          "message": format!("Successfully created tag \"{name}\"")});
-    if let Some(f) = from {
-        data["sourceTag"] = json!(f);
-    }
-    ok(data, &current_tag(scope, &root))
+    ok(
+        json!({"tagName": name, "created": true, "tasksCopied": copied, "sourceTag": from, "description": description,
+               "message": format!("Successfully created tag \"{name}\"")}),
+        &current,
+    )
 }
 
 fn delete_tag(scope: &Scope, args: &Value) -> Answer {
     let root = root_of(args);
+    let current = current_tag(scope, &root);
     let name = str_arg(args, "name").trim();
     if name == "master" {
-        return Err(refused("Cannot delete the \"master\" tag", None));
+        return Err(refused("Cannot delete the \"master\" tag", Some(&current)));
     }
     if !tags_of(scope, &root).iter().any(|t| t == name) {
-        return Err(refused(format!("Tag \"{name}\" does not exist"), None));
+        return Err(refused(format!("Tag \"{name}\" does not exist"), Some(&current)));
     }
-    let current = current_tag(scope, &root);
     let was_current = current == name;
     if was_current {
         store::lists::set_property(&scope.tenant, &list_name(&root, "master"), CURRENT_TAG, None);
     }
     store::lists::set_property(&scope.tenant, &list_name(&root, name), TAG, None);
-    let tasks = Tasks::read(&tag_scope(scope, &root, name));
-    let count = tasks.tops.len();
     let s = tag_scope(scope, &root, name);
+    let tasks = Tasks::read(&s);
     for t in tasks.todos.iter().rev() {
-        single::delete(&s, Find::Anywhere, t.id).map_err(|e| refused(e, None))?;
+        single::delete(&s, Find::Anywhere, t.id).map_err(|e| refused(e, Some(&current)))?;
     }
     ok(
-        json!({"tagName": name, "deleted": true, "tasksDeleted": count, "wasCurrentTag": was_current,
+        json!({"tagName": name, "deleted": true, "tasksDeleted": tasks.tops.len(), "wasCurrentTag": was_current,
                "switchedToMaster": was_current, "message": format!("Successfully deleted tag \"{name}\"")}),
         &current_tag(scope, &root),
     )
@@ -1021,16 +1170,16 @@ fn delete_tag(scope: &Scope, args: &Value) -> Answer {
 
 fn use_tag(scope: &Scope, args: &Value) -> Answer {
     let root = root_of(args);
+    let previous = current_tag(scope, &root);
     let name = str_arg(args, "name").trim();
     if !tags_of(scope, &root).iter().any(|t| t == name) {
-        return Err(refused(format!("Tag \"{name}\" does not exist"), None));
+        return Err(refused(format!("Tag \"{name}\" does not exist"), Some(&previous)));
     }
-    let previous = current_tag(scope, &root);
     let value = (name != "master").then(|| json!(name));
     store::lists::set_property(&scope.tenant, &list_name(&root, "master"), CURRENT_TAG, value.as_ref());
     let count = Tasks::read(&tag_scope(scope, &root, name)).tops.len();
     ok(
-        json!({"previousTag": previous, "currentTag": name, "switched": true, "taskCount": count,
+        json!({"tagName": name, "switched": true, "previousTag": previous, "taskCount": count,
                "message": format!("Successfully switched to tag \"{name}\"")}),
         name,
     )
@@ -1038,20 +1187,21 @@ fn use_tag(scope: &Scope, args: &Value) -> Answer {
 
 fn rename_tag(scope: &Scope, args: &Value) -> Answer {
     let root = root_of(args);
+    let current = current_tag(scope, &root);
     let (old, new) = (str_arg(args, "oldName").trim(), str_arg(args, "newName").trim());
     if old == "master" {
-        return Err(refused("Cannot rename the \"master\" tag", None));
+        return Err(refused("Cannot rename the \"master\" tag", Some(&current)));
     }
-    check_tag_name(new)?;
+    check_tag_name(new, "New tag name", &current)?;
     let tags = tags_of(scope, &root);
     if !tags.iter().any(|t| t == old) {
-        return Err(refused(format!("Tag \"{old}\" does not exist"), None));
+        return Err(refused(format!("Tag \"{old}\" does not exist"), Some(&current)));
     }
     if tags.iter().any(|t| t == new) {
-        return Err(refused(format!("Tag \"{new}\" already exists"), None));
+        return Err(refused(format!("Tag \"{new}\" already exists"), Some(&current)));
     }
     let about = store::lists::properties(&scope.tenant, &list_name(&root, old)).get(TAG).cloned();
-    let was_current = current_tag(scope, &root) == old;
+    let was_current = current == old;
     if was_current {
         store::lists::set_property(&scope.tenant, &list_name(&root, "master"), CURRENT_TAG, Some(&json!(new)));
     }
@@ -1060,7 +1210,8 @@ fn rename_tag(scope: &Scope, args: &Value) -> Answer {
     let tasks = Tasks::read(&tag_scope(scope, &root, old));
     let moved = json_fields([("conversation_id", json!(list_name(&root, new)))]);
     for t in &tasks.todos {
-        single::change(scope, Find::Anywhere, t.id, Change::fields(moved.clone())).map_err(|e| refused(e, None))?;
+        single::change(scope, Find::Anywhere, t.id, Change::fields(moved.clone()))
+            .map_err(|e| refused(e, Some(&current)))?;
     }
     ok(
         json!({"oldName": old, "newName": new, "renamed": true, "taskCount": tasks.tops.len(),
@@ -1071,26 +1222,27 @@ fn rename_tag(scope: &Scope, args: &Value) -> Answer {
 
 fn copy_tag(scope: &Scope, args: &Value) -> Answer {
     let root = root_of(args);
+    let current = current_tag(scope, &root);
     let (source, target) = (str_arg(args, "sourceName").trim(), str_arg(args, "targetName").trim());
-    check_tag_name(target)?;
+    check_tag_name(target, "Target tag name", &current)?;
     let tags = tags_of(scope, &root);
     if !tags.iter().any(|t| t == source) {
-        return Err(refused(format!("Source tag \"{source}\" does not exist"), None));
+        return Err(refused(format!("Source tag \"{source}\" does not exist"), Some(&current)));
     }
     if tags.iter().any(|t| t == target) {
-        return Err(refused(format!("Target tag \"{target}\" already exists"), None));
+        return Err(refused(format!("Target tag \"{target}\" already exists"), Some(&current)));
     }
     let description = args
         .get("description")
         .and_then(Value::as_str)
-        .map_or_else(|| format!("Copy of \"{source}\" created on {}", crate::time::iso8601(crate::time::now_us())), str::to_string);
+        .filter(|d| !d.is_empty())
+        .map_or_else(|| format!("Copy of \"{source}\" created on {}", locale_date()), str::to_string);
     make_tag(scope, &root, target, &description);
-    let copied = copy_tasks(scope, &root, source, target)?;
+    copy_tasks(scope, &root, source, target, &current)?;
     ok(
-        json!({"sourceName": source, "targetName": target, "copied": true, "tasksCopied": copied,
-               "description": description,
+        json!({"sourceName": source, "targetName": target, "copied": true, "description": description,
                "message": format!("Successfully copied tag from \"{source}\" to \"{target}\"")}),
-        &current_tag(scope, &root),
+        &current,
     )
 }
 
@@ -1134,7 +1286,7 @@ macro_rules! tools {
                 name: $name,
                 description: schemas::description($name),
                 input_schema: || schemas::schema($name),
-                precheck: None,
+                precheck: Some(|args| zod_check($name, args)),
                 run: $run,
                 writes: $writes,
                 text: Some(text),
@@ -1156,6 +1308,7 @@ tools! {
     ADD_DEPENDENCY "add_dependency" add_dependency true,
     REMOVE_DEPENDENCY "remove_dependency" remove_dependency true,
     VALIDATE_DEPENDENCIES "validate_dependencies" validate_dependencies false,
+    FIX_DEPENDENCIES "fix_dependencies" fix_dependencies false,
     LIST_TAGS "list_tags" list_tags false,
     ADD_TAG "add_tag" add_tag true,
     DELETE_TAG "delete_tag" delete_tag true,
@@ -1181,7 +1334,143 @@ mod schemas {
     use serde_json::Value;
 
     /// (name, description, input schema)
-    const TOOLS: &[(&str, &str, &str)] = &[];
+    const TOOLS: &[(&str, &str, &str)] = &[
+    (
+        "get_tasks",
+        "Get all tasks from Task Master, optionally filtering by status and including subtasks.",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"status":{"description":"Filter tasks by status (e.g., 'pending', 'done') or multiple statuses separated by commas (e.g., 'blocked,deferred')","type":"string"},"withSubtasks":{"description":"Include subtasks nested within their parent tasks in the response","type":"boolean"},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["projectRoot"]}"#,
+    ),
+    (
+        "get_task",
+        "Get detailed information about a specific task",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","minLength":1,"description":"Task ID(s) to get (can be comma-separated for multiple tasks)"},"status":{"description":"Filter subtasks by status (e.g., 'pending', 'done')","type":"string"},"projectRoot":{"type":"string","description":"Absolute path to the project root directory (Optional, usually from session)"},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["id","projectRoot"]}"#,
+    ),
+    (
+        "next_task",
+        "Find the next task to work on based on dependencies and status",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"file":{"description":"Absolute path to the tasks file","type":"string"},"complexityReport":{"description":"Path to the complexity report file (relative to project root or absolute)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["projectRoot"]}"#,
+    ),
+    (
+        "set_task_status",
+        "Set the status of one or more tasks or subtasks.",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","minLength":1,"description":"Task ID or subtask ID (e.g., '15', '15.2'). Can be comma-separated to update multiple tasks/subtasks at once."},"status":{"type":"string","enum":["pending","in-progress","done","deferred","cancelled","blocked","review"],"description":"New status to set (e.g., 'pending', 'done', 'in-progress', 'review', 'deferred', 'cancelled')."},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Optional tag context to operate on","type":"string"}},"required":["id","status","projectRoot"]}"#,
+    ),
+    (
+        "add_task",
+        "Add a new task using AI",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"prompt":{"description":"Description of the task to add (required if not using manual fields)","type":"string"},"title":{"description":"Task title (for manual task creation)","type":"string"},"description":{"description":"Task description (for manual task creation)","type":"string"},"details":{"description":"Implementation details (for manual task creation)","type":"string"},"testStrategy":{"description":"Test strategy (for manual task creation)","type":"string"},"dependencies":{"description":"Comma-separated list of task IDs this task depends on","type":"string"},"priority":{"description":"Task priority (high, medium, low)","type":"string"},"file":{"description":"Path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"},"research":{"description":"Whether to use research capabilities for task creation","type":"boolean"}},"required":["projectRoot"]}"#,
+    ),
+    (
+        "add_subtask",
+        "Add a subtask to an existing task",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","description":"Parent task ID (required)"},"taskId":{"description":"Existing task ID to convert to subtask","type":"string"},"title":{"description":"Title for the new subtask (when creating a new subtask)","type":"string"},"description":{"description":"Description for the new subtask","type":"string"},"details":{"description":"Implementation details for the new subtask","type":"string"},"status":{"description":"Status for the new subtask (default: 'pending')","type":"string"},"dependencies":{"description":"Comma-separated list of dependency IDs for the new subtask","type":"string"},"file":{"description":"Absolute path to the tasks file (default: tasks/tasks.json)","type":"string"},"skipGenerate":{"description":"Skip regenerating task files","type":"boolean"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["id","projectRoot"]}"#,
+    ),
+    (
+        "update_subtask",
+        "Appends timestamped information to a specific subtask without replacing existing content. If you just want to update the subtask status, use set_task_status instead.",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","description":"ID of the subtask to update in format \"parentId.subtaskId\" (e.g., \"5.2\"). Parent ID is the ID of the task that contains the subtask."},"prompt":{"description":"Information to add to the subtask. Required unless only updating metadata.","type":"string"},"research":{"description":"Use Perplexity AI for research-backed updates","type":"boolean"},"metadata":{"description":"JSON string of metadata to merge into subtask metadata. Example: '{\"ticketId\": \"JIRA-456\", \"reviewed\": true}'. Requires TASK_MASTER_ALLOW_METADATA_UPDATES=true in MCP environment.","type":"string"},"file":{"description":"Absolute path to the tasks file","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["id","projectRoot"]}"#,
+    ),
+    (
+        "remove_task",
+        "Remove a task or subtask permanently from the tasks list",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","description":"ID of the task or subtask to remove (e.g., '5' or '5.2'). Can be comma-separated to update multiple tasks/subtasks at once."},"file":{"description":"Absolute path to the tasks file","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"confirm":{"description":"Whether to skip confirmation prompt (default: false)","type":"boolean"},"tag":{"description":"Specify which tag context to operate on. Defaults to the current active tag.","type":"string"}},"required":["id","projectRoot"]}"#,
+    ),
+    (
+        "add_dependency",
+        "Add a dependency relationship between two tasks",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","description":"ID of task that will depend on another task"},"dependsOn":{"type":"string","description":"ID of task that will become a dependency"},"file":{"description":"Absolute path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["id","dependsOn","projectRoot"]}"#,
+    ),
+    (
+        "remove_dependency",
+        "Remove a dependency from a task",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","description":"Task ID to remove dependency from"},"dependsOn":{"type":"string","description":"Task ID to remove as a dependency"},"file":{"description":"Absolute path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["id","dependsOn","projectRoot"]}"#,
+    ),
+    (
+        "validate_dependencies",
+        "Check tasks for dependency issues (like circular references or links to non-existent tasks) without making changes.",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"file":{"description":"Absolute path to the tasks file","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["projectRoot"]}"#,
+    ),
+    (
+        "fix_dependencies",
+        "Fix invalid dependencies in tasks automatically",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"file":{"description":"Absolute path to the tasks file","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["projectRoot"]}"#,
+    ),
+    (
+        "list_tags",
+        "List all available tags with task counts and metadata",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"showMetadata":{"description":"Whether to include metadata in the output (default: false)","type":"boolean"},"file":{"description":"Path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."}},"required":["projectRoot"]}"#,
+    ),
+    (
+        "add_tag",
+        "Create a new tag for organizing tasks in different contexts",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"name":{"type":"string","description":"Name of the new tag to create"},"copyFromCurrent":{"description":"Whether to copy tasks from the current tag (default: false)","type":"boolean"},"copyFromTag":{"description":"Specific tag to copy tasks from","type":"string"},"fromBranch":{"description":"Create tag name from current git branch (ignores name parameter)","type":"boolean"},"description":{"description":"Optional description for the tag","type":"string"},"file":{"description":"Path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."}},"required":["name","projectRoot"]}"#,
+    ),
+    (
+        "delete_tag",
+        "Delete an existing tag and all its tasks",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"name":{"type":"string","description":"Name of the tag to delete"},"yes":{"description":"Skip confirmation prompts (default: true for MCP)","type":"boolean"},"file":{"description":"Path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."}},"required":["name","projectRoot"]}"#,
+    ),
+    (
+        "use_tag",
+        "Switch to a different tag context for task operations",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"name":{"type":"string","description":"Name of the tag to switch to"},"file":{"description":"Path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."}},"required":["name","projectRoot"]}"#,
+    ),
+    (
+        "rename_tag",
+        "Rename an existing tag",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"oldName":{"type":"string","description":"Current name of the tag to rename"},"newName":{"type":"string","description":"New name for the tag"},"file":{"description":"Path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."}},"required":["oldName","newName","projectRoot"]}"#,
+    ),
+    (
+        "copy_tag",
+        "Copy an existing tag to create a new tag with all tasks and metadata",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"sourceName":{"type":"string","description":"Name of the source tag to copy from"},"targetName":{"type":"string","description":"Name of the new tag to create"},"description":{"description":"Optional description for the new tag","type":"string"},"file":{"description":"Path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."}},"required":["sourceName","targetName","projectRoot"]}"#,
+    ),
+    (
+        "parse_prd",
+        "Parse a Product Requirements Document (PRD) text file to automatically generate initial tasks. Reinitializing the project is not necessary to run this tool. It is recommended to run parse-prd after initializing the project and creating/importing a prd.txt file in the project root's .taskmaster/docs directory.",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"input":{"default":".taskmaster/docs/prd.txt","description":"Absolute path to the PRD document file (.txt, .md, etc.)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"},"output":{"description":"Output path for tasks.json file (default: .taskmaster/tasks/tasks.json)","type":"string"},"numTasks":{"description":"Approximate number of top-level tasks to generate (default: 10). As the agent, if you have enough information, ensure to enter a number of tasks that would logically scale with project complexity. Setting to 0 will allow Taskmaster to determine the appropriate number of tasks based on the complexity of the PRD. Avoid entering numbers above 50 due to context window limitations.","type":"string"},"force":{"default":false,"description":"Overwrite existing output file without prompting.","type":"boolean"},"research":{"description":"Enable Taskmaster to use the research role for potentially more informed task generation. Requires appropriate API key.","type":"boolean"},"append":{"description":"Append generated tasks to existing file.","type":"boolean"}},"required":["projectRoot"]}"#,
+    ),
+    (
+        "expand_task",
+        "Expand a task into subtasks for detailed implementation",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","description":"ID of task to expand"},"num":{"description":"Number of subtasks to generate","type":"string"},"research":{"default":false,"description":"Use research role for generation","type":"boolean"},"prompt":{"description":"Additional context for subtask generation","type":"string"},"file":{"description":"Path to the tasks file relative to project root (e.g., tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"force":{"default":false,"description":"Force expansion even if subtasks exist","type":"boolean"},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["id","projectRoot"]}"#,
+    ),
+    (
+        "expand_all",
+        "Expand all pending tasks into subtasks based on complexity or defaults",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"num":{"description":"Target number of subtasks per task (uses complexity/defaults otherwise)","type":"string"},"research":{"description":"Enable research-backed subtask generation (e.g., using Perplexity)","type":"boolean"},"prompt":{"description":"Additional context to guide subtask generation for all tasks","type":"string"},"force":{"description":"Force regeneration of subtasks for tasks that already have them","type":"boolean"},"file":{"description":"Absolute path to the tasks file in the /tasks folder inside the project root (default: tasks/tasks.json)","type":"string"},"projectRoot":{"description":"Absolute path to the project root directory (derived from session if possible)","type":"string"},"tag":{"description":"Tag context to operate on","type":"string"}}}"#,
+    ),
+    (
+        "analyze_project_complexity",
+        "Analyze task complexity and generate expansion recommendations.",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"threshold":{"default":5,"description":"Complexity score threshold (1-10) to recommend expansion.","type":"integer","minimum":1,"maximum":10},"research":{"default":false,"description":"Use Perplexity AI for research-backed analysis.","type":"boolean"},"output":{"description":"Output file path relative to project root (default: .taskmaster/reports/task-complexity-report.json).","type":"string"},"file":{"description":"Path to the tasks file relative to project root (default: tasks/tasks.json).","type":"string"},"ids":{"description":"Comma-separated list of task IDs to analyze specifically (e.g., \"1,3,5\").","type":"string"},"from":{"description":"Starting task ID in a range to analyze.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"to":{"description":"Ending task ID in a range to analyze.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["projectRoot"]}"#,
+    ),
+    (
+        "update",
+        "Update multiple upcoming tasks (with ID >= 'from' ID) based on new context or changes provided in the prompt. Use 'update_task' instead for a single specific task or 'update_subtask' for subtasks.",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"from":{"type":"string","description":"Task ID from which to start updating (inclusive). IMPORTANT: This tool uses 'from', not 'id'"},"prompt":{"type":"string","description":"Explanation of changes or new context to apply"},"research":{"description":"Use Perplexity AI for research-backed updates","type":"boolean"},"file":{"description":"Path to the tasks file relative to project root","type":"string"},"projectRoot":{"description":"The directory of the project. (Optional, usually from session)","type":"string"},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["from","prompt"]}"#,
+    ),
+    (
+        "update_task",
+        "Updates a single task by ID with new information or context provided in the prompt.",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","description":"ID of the task (e.g., '15') to update. Subtasks are supported using the update-subtask tool."},"prompt":{"description":"New information or context to incorporate into the task. Required unless only updating metadata.","type":"string"},"research":{"description":"Use Perplexity AI for research-backed updates","type":"boolean"},"append":{"description":"Append timestamped information to task details instead of full update","type":"boolean"},"metadata":{"description":"JSON string of metadata to merge into task metadata. Example: '{\"githubIssue\": 42, \"sprint\": \"Q1-S3\"}'. Requires TASK_MASTER_ALLOW_METADATA_UPDATES=true in MCP environment.","type":"string"},"file":{"description":"Absolute path to the tasks file","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["id","projectRoot"]}"#,
+    ),
+    (
+        "scope_up_task",
+        "Increase the complexity of one or more tasks using AI",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","description":"Comma-separated list of task IDs to scope up (e.g., \"1,3,5\")"},"strength":{"description":"Strength level: light, regular, or heavy (default: regular)","type":"string"},"prompt":{"description":"Custom prompt for specific scoping adjustments","type":"string"},"file":{"description":"Path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"},"research":{"description":"Whether to use research capabilities for scoping","type":"boolean"}},"required":["id","projectRoot"]}"#,
+    ),
+    (
+        "scope_down_task",
+        "Decrease the complexity of one or more tasks using AI",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string","description":"Comma-separated list of task IDs to scope down (e.g., \"1,3,5\")"},"strength":{"description":"Strength level: light, regular, or heavy (default: regular)","type":"string"},"prompt":{"description":"Custom prompt for specific scoping adjustments","type":"string"},"file":{"description":"Path to the tasks file (default: tasks/tasks.json)","type":"string"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"},"research":{"description":"Whether to use research capabilities for scoping","type":"boolean"}},"required":["id","projectRoot"]}"#,
+    ),
+    (
+        "research",
+        "Perform AI-powered research queries with project context",
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"query":{"type":"string","description":"Research query/prompt (required)"},"taskIds":{"description":"Comma-separated list of task/subtask IDs for context (e.g., \"15,16.2,17\")","type":"string"},"filePaths":{"description":"Comma-separated list of file paths for context (e.g., \"src/api.js,docs/readme.md\")","type":"string"},"customContext":{"description":"Additional custom context text to include in the research","type":"string"},"includeProjectTree":{"description":"Include project file tree structure in context (default: false)","type":"boolean"},"detailLevel":{"description":"Detail level for the research response (default: medium)","type":"string","enum":["low","medium","high"]},"saveTo":{"description":"Automatically save research results to specified task/subtask ID (e.g., \"15\" or \"15.2\")","type":"string"},"saveToFile":{"description":"Save research results to .taskmaster/docs/research/ directory (default: false)","type":"boolean"},"projectRoot":{"type":"string","description":"The directory of the project. Must be an absolute path."},"tag":{"description":"Tag context to operate on","type":"string"}},"required":["query","projectRoot"]}"#,
+    ),
+    ];
 
     /// Whether two names are the same (a `const fn`: the tools' statics take their
     /// descriptions from `TOOLS`).
@@ -1211,9 +1500,14 @@ mod schemas {
         ""
     }
 
+    /// A tool's input schema as Task Master's server lists it (its text: the order of its
+    /// properties is the order zod checks them in).
+    pub fn raw(name: &str) -> &'static str {
+        TOOLS.iter().find(|t| t.0 == name).map_or("{\"type\":\"object\"}", |t| t.2)
+    }
+
     pub fn schema(name: &str) -> Value {
-        let raw = TOOLS.iter().find(|t| t.0 == name).map_or("{\"type\":\"object\"}", |t| t.2);
-        serde_json::from_str(raw).expect("Task Master's schema is JSON")
+        serde_json::from_str(raw(name)).expect("Task Master's schema is JSON")
     }
 }
 
@@ -1221,7 +1515,7 @@ mod schemas {
 fn list_as(scope: &Scope, conv: &str) -> Value {
     let scope = Scope { conversation: Some(conv.to_string()), ..scope.clone() };
     let tasks = Tasks::read(&scope);
-    tasks.tops.iter().map(|i| tasks.task(&tasks.todos[*i])).collect()
+    tasks.tops.iter().map(|i| tasks.task(&tasks.todos[*i], true)).collect()
 }
 
 /// The taskmaster dialect.
@@ -1242,6 +1536,7 @@ pub static DIALECT: super::Dialect = super::Dialect {
         &ADD_DEPENDENCY,
         &REMOVE_DEPENDENCY,
         &VALIDATE_DEPENDENCIES,
+        &FIX_DEPENDENCIES,
         &LIST_TAGS,
         &ADD_TAG,
         &DELETE_TAG,
