@@ -540,39 +540,33 @@ fn next_task(scope: &Scope, args: &Value) -> Answer {
     }
 }
 
-/// Sets one task's status: `in-progress` claims it for the agent in context (fenced; without
-/// an agent, a plain change), `done` or `pending` from the agent's own claim finishes or
-/// releases it; a status it has already is no change. A subtask's status sets its task's:
-/// all done, done; any started or done, in progress; else pending.
+/// Sets one task's status, each decision taken on the task locked (not on what was read
+/// before: another agent may have claimed or finished it since): `in-progress` is pg_todos'
+/// claim for the agent in context (without an agent, a plain change), refused while another
+/// agent holds it and on a finished task (a reopen is `pending` first); `done` and
+/// `cancelled` finish it (refused under another agent's claim; a task already so is no
+/// change); `pending` from the agent's own claim releases it; the rest are plain changes,
+/// refused under another agent's claim.
 fn set_one(scope: &Scope, tasks: &Tasks, t: &Todo, to: Status) -> Result<(), String> {
     let mine = tasks.claims.get(&t.id).is_some_and(|(h, live)| *live && Some(h.as_str()) == scope.agent.as_deref());
-    if let Some(holder) = tasks.held_by_other(t, scope.agent.as_deref()) {
-        return Err(format!(": task {} is in progress, claimed by {holder}", caller_id(t)));
-    }
-    if t.status == to {
-        return Ok(());
-    }
-    let done = match (to, t.status) {
-        (Status::InProgress, Status::Pending) if scope.agent.is_some() => {
-            claiming::claim(scope, Some(t.id), None).map(|_| ())
-        }
-        (Status::Completed | Status::Canceled, Status::InProgress) if mine => {
-            claiming::finish(scope, t.id, None, to, None).map(|_| ())
-        }
-        (Status::Pending, Status::InProgress) if mine => claiming::release(scope, t.id, None).map(|_| ()),
-        _ => single::change(
-            scope,
-            Find::Anywhere,
-            t.id,
-            Change { status: Some(to), via_reopen: true, ..Change::default() },
-        )
-        .map(|_| ()),
+    let done = match to {
+        Status::InProgress if scope.agent.is_some() => claiming::claim(scope, Some(t.id), None).map(|_| ()),
+        Status::Completed | Status::Canceled => match claiming::finish(scope, t.id, None, to, None) {
+            Err(Error::Claim(Refusal::NotOpen { status, .. })) if status == to => Ok(()),
+            other => other.map(|_| ()),
+        },
+        Status::Pending if mine => claiming::release(scope, t.id, None).map(|_| ()),
+        _ => single::change(scope, Find::Anywhere, t.id, Change { status: Some(to), via_reopen: true, ..Change::default() })
+            .map(|_| ()),
     };
     done.map_err(|e| match e {
         Error::Claim(Refusal::HeldBy { holder, .. }) => {
             format!(": task {} is in progress, claimed by {holder}", caller_id(t))
         }
         Error::Claim(Refusal::Blocked { .. }) => format!(": task {} waits for tasks that are not done", caller_id(t)),
+        Error::Claim(Refusal::NotOpen { status, .. }) => {
+            format!(": task {} is {} already; set it to pending first to reopen it", caller_id(t), status_word(status))
+        }
         other => format!(": {other}"),
     })
 }
