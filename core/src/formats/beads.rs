@@ -1,1 +1,613 @@
-//! (to be written)
+//! beads' `.beads/issues.jsonl` (`bd export`), read into records and written back.
+//!
+//! One issue a line, a compact JSON object. Mapped as pg_todos' beads dialect maps an
+//! issue: `id`, `title`, `description`; `design` the plan, `acceptance_criteria` the
+//! criteria, `notes`; `status` `open` pending, `in_progress`, `blocked`, `deferred`, `closed`
+//! completed (`pinned` deferred and `hooked` in progress, the word kept in the extra's
+//! `status`); `priority` 0 and 1 high, 2 medium, 3 and 4 low, the number kept in the extra's
+//! `priority` and written back while it agrees; `issue_type`, `assignee`, `labels`;
+//! `created_at`, `updated_at`, `closed_at` (the completion time), `due_at`; `close_reason`
+//! the outcome; `comments`. A `blocks` dependency is a record dependency (its `created_at`,
+//! `created_by`, … kept in the extra's `blocks`, `[{"id", …}]`); every other kind is a link
+//! in the extra's `links`, `[{"id", "type", …}]`. Every other key (`owner`, `created_by`,
+//! `started_at`, `external_ref`, `metadata`, `work_type`, …) is kept in the extra by its own
+//! name. The counts (`dependency_count`, `dependent_count`, `comment_count`) and `_type` are
+//! derived, not kept; lines of another `_type` (beads' memories) are not issues and skipped.
+//!
+//! `render` writes what `bd export` writes at beads' HEAD: `{"_type":"issue", …}` with the
+//! Issue struct's keys in its order, empty optional ones left out (Go's `omitempty`), Go's
+//! HTML-safe escapes, RFC 3339 times in UTC, labels sorted, the three counts at the end and
+//! a newline after every line. Not reproduced: beads sorts issues by priority, then newest
+//! first (render keeps the records' order, which beads' import does not care about); a line
+//! mixing `blocks` and other dependencies gets its `blocks` first; a time written with an
+//! offset comes back in UTC; files written before `_type` and the counts existed come back
+//! with them.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::{field_error, not_json, parse_iso8601, shown, to_go_compact, Json, Obj};
+use crate::interchange::{Comment, FileError, Record};
+use crate::status::Status;
+use crate::time::iso8601;
+
+/// beads' statuses and what each is in the store.
+const STATUSES: &[(&str, Status)] = &[
+    ("open", Status::Pending),
+    ("in_progress", Status::InProgress),
+    ("blocked", Status::Blocked),
+    ("deferred", Status::Deferred),
+    ("closed", Status::Completed),
+    ("pinned", Status::Deferred),
+    ("hooked", Status::InProgress),
+];
+
+/// The keys a record field holds or that are derived (never copied to or from the extra).
+const FIELDS: &[&str] = &[
+    "_type",
+    "id",
+    "title",
+    "description",
+    "design",
+    "acceptance_criteria",
+    "notes",
+    "status",
+    "priority",
+    "issue_type",
+    "assignee",
+    "created_at",
+    "updated_at",
+    "closed_at",
+    "close_reason",
+    "due_at",
+    "labels",
+    "dependencies",
+    "comments",
+    "dependency_count",
+    "dependent_count",
+    "comment_count",
+];
+
+/// The extra's own keys (what an issue's dependencies and comments carry beyond the fields).
+const KEPT: &[&str] = &["blocks", "links", "comment_ids"];
+
+/// The Issue struct's JSON keys in Go's order (`internal/types/types.go`), as `bd export`
+/// writes them; the counts follow.
+const ORDER: &[&str] = &[
+    "_type",
+    "id",
+    "title",
+    "description",
+    "design",
+    "acceptance_criteria",
+    "notes",
+    "spec_id",
+    "status",
+    "priority",
+    "issue_type",
+    "assignee",
+    "owner",
+    "estimated_minutes",
+    "created_at",
+    "created_by",
+    "updated_at",
+    "started_at",
+    "closed_at",
+    "close_reason",
+    "closed_by_session",
+    "due_at",
+    "defer_until",
+    "external_ref",
+    "source_system",
+    "metadata",
+    "compaction_level",
+    "compacted_at",
+    "compacted_at_commit",
+    "original_size",
+    "labels",
+    "dependencies",
+    "comments",
+    "sender",
+    "ephemeral",
+    "no_history",
+    "wisp_type",
+    "pinned",
+    "is_template",
+    "bonded_from",
+    "await_type",
+    "await_id",
+    "timeout",
+    "waiters",
+    "source_formula",
+    "source_location",
+    "mol_type",
+    "work_type",
+    "event_kind",
+    "actor",
+    "target",
+    "payload",
+];
+
+/// A dependency's keys in Go's order.
+const DEPENDENCY_ORDER: &[&str] = &["created_at", "created_by", "metadata", "thread_id"];
+
+/// Reads an `issues.jsonl`: one record per issue line, in the file's order. Blank lines are
+/// skipped; `file` names the file in errors, which give the line.
+pub fn parse(file: &str, text: &str) -> Result<Vec<Record>, FileError> {
+    let mut records = Vec::new();
+    let mut lines_of: HashMap<String, usize> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(line).map_err(|e| not_json(file, Some(n), &e))?;
+        let Value::Object(obj) = v else {
+            let msg = format!("a line must be one issue, a JSON object {{\"id\": …}}; found {}", shown(Some(&v)));
+            return Err(FileError { file: file.to_string(), line: Some(n), field: None, message: msg });
+        };
+        match obj.get("_type") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(t)) if t == "issue" => {}
+            Some(Value::String(_)) => continue,
+            found => {
+                let msg = format!("\"_type\" must be \"issue\" on an issue's line; found {}", shown(found));
+                return Err(field_error(file, Some(n), "_type", msg));
+            }
+        }
+        let record = read_issue(file, n, &obj)?;
+        if let Some(first) = lines_of.get(&record.id) {
+            let msg = format!("issue {} is already on line {first}; keep one line per issue", record.id);
+            return Err(field_error(file, Some(n), "id", msg));
+        }
+        lines_of.insert(record.id.clone(), n);
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// The word of a beads priority.
+fn priority_word(n: u64) -> &'static str {
+    match n {
+        0 | 1 => "high",
+        2 => "medium",
+        _ => "low",
+    }
+}
+
+/// Reads one issue (line `n`).
+fn read_issue(file: &str, n: usize, obj: &Map<String, Value>) -> Result<Record, FileError> {
+    let err = |key: &str, msg: String| field_error(file, Some(n), key, msg);
+    let text = |key: &str| -> Result<Option<String>, FileError> {
+        match obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            found => Err(err(key, format!("\"{key}\" must be a string; found {}", shown(found)))),
+        }
+    };
+    let time_of = |key: &str, v: Option<&Value>| -> Result<Option<i64>, FileError> {
+        match v {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if parse_iso8601(s).is_some() => Ok(parse_iso8601(s)),
+            found => Err(err(
+                key,
+                format!("\"{key}\" must be an RFC 3339 time like \"2026-04-18T16:19:12Z\"; found {}", shown(found)),
+            )),
+        }
+    };
+    let time = |key: &str| time_of(key, obj.get(key));
+    let mut extra: Map<String, Value> =
+        obj.iter().filter(|(k, _)| !FIELDS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let id = match obj.get("id") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        found => return Err(err("id", format!("\"id\" must be an issue id like \"bd-a1b2\"; found {}", shown(found)))),
+    };
+    let title = match obj.get("title") {
+        Some(Value::String(s)) => s.clone(),
+        found => return Err(err("title", format!("\"title\" must be a string; found {}", shown(found)))),
+    };
+    let status = match obj.get("status") {
+        None | Some(Value::Null) => Status::Pending,
+        Some(Value::String(s)) if s.is_empty() => Status::Pending,
+        Some(Value::String(s)) if STATUSES.iter().any(|(name, _)| name == s) => {
+            if s == "pinned" || s == "hooked" {
+                extra.insert("status".into(), Value::String(s.clone()));
+            }
+            STATUSES.iter().find(|(name, _)| name == s).map(|(_, st)| *st).unwrap_or_default()
+        }
+        found => {
+            let names: Vec<&str> = STATUSES.iter().map(|(name, _)| *name).collect();
+            let msg = format!(
+                "\"status\" must be one of {}; found {} (a custom status of this project: change it to the built-in one of its category)",
+                names.join(", "),
+                shown(found)
+            );
+            return Err(err("status", msg));
+        }
+    };
+    let priority = match obj.get("priority") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(p)) if p.as_u64().is_some_and(|p| p <= 4) => {
+            extra.insert("priority".into(), Value::Number(p.clone()));
+            p.as_u64().map(|p| priority_word(p).to_string())
+        }
+        found => {
+            return Err(err("priority", format!("\"priority\" must be 0 to 4 (0 the highest); found {}", shown(found))))
+        }
+    };
+    let labels = match obj.get("labels") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(ls)) if ls.iter().all(Value::is_string) => {
+            ls.iter().filter_map(Value::as_str).map(str::to_string).collect()
+        }
+        found => return Err(err("labels", format!("\"labels\" must be an array of strings; found {}", shown(found)))),
+    };
+    let (mut dependencies, mut blocks, mut links) = (Vec::new(), Vec::new(), Vec::new());
+    match obj.get("dependencies") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(deps)) => {
+            for (k, d) in deps.iter().enumerate() {
+                let path = format!("dependencies[{k}]");
+                let target = d.get("depends_on_id").and_then(Value::as_str).filter(|s| !s.is_empty());
+                let kind = d.get("type").and_then(Value::as_str).filter(|s| !s.is_empty());
+                let (Some(Value::Object(d)), Some(target), Some(kind)) = (Some(d), target, kind) else {
+                    let msg = format!(
+                        "a dependency must be {{\"issue_id\": \"{id}\", \"depends_on_id\": \"bd-…\", \"type\": \"blocks\", …}}; found {}",
+                        shown(Some(d))
+                    );
+                    return Err(err(&path, msg));
+                };
+                let mut kept = Map::new();
+                kept.insert("id".into(), Value::String(target.to_string()));
+                for (key, v) in
+                    d.iter().filter(|(key, _)| !["issue_id", "depends_on_id", "type"].contains(&key.as_str()))
+                {
+                    kept.insert(key.clone(), v.clone());
+                }
+                if kind == "blocks" {
+                    dependencies.push(target.to_string());
+                    blocks.push(Value::Object(kept));
+                } else {
+                    kept.insert("type".into(), Value::String(kind.to_string()));
+                    links.push(Value::Object(kept));
+                }
+            }
+        }
+        found => {
+            return Err(err(
+                "dependencies",
+                format!("\"dependencies\" must be an array of dependencies; found {}", shown(found)),
+            ))
+        }
+    }
+    let (mut comments, mut comment_ids) = (Vec::new(), Vec::new());
+    match obj.get("comments") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(cs)) => {
+            for (k, c) in cs.iter().enumerate() {
+                let path = format!("comments[{k}]");
+                let body = c.get("text").and_then(Value::as_str);
+                let created = time_of(&format!("{path}.created_at"), c.get("created_at"))?;
+                let (Some(body), Some(created_us)) = (body, created) else {
+                    let msg = format!(
+                        "a comment must be {{\"id\": …, \"issue_id\": \"{id}\", \"author\": …, \"text\": \"…\", \"created_at\": \"2026-04-18T16:19:12Z\"}}; found {}",
+                        shown(Some(c))
+                    );
+                    return Err(err(&path, msg));
+                };
+                let author = c.get("author").and_then(Value::as_str).filter(|a| !a.is_empty()).map(str::to_string);
+                comments.push(Comment { author, created_us, body: body.to_string() });
+                comment_ids.push(c.get("id").cloned().unwrap_or(Value::Null));
+            }
+        }
+        found => {
+            return Err(err("comments", format!("\"comments\" must be an array of comments; found {}", shown(found))))
+        }
+    }
+    for (key, list) in [("blocks", blocks), ("links", links), ("comment_ids", comment_ids)] {
+        if !list.is_empty() {
+            extra.insert(key.to_string(), Value::Array(list));
+        }
+    }
+    Ok(Record {
+        id,
+        title,
+        description: text("description")?,
+        status,
+        priority,
+        labels,
+        issue_type: text("issue_type")?,
+        assignee: text("assignee")?,
+        due_us: time("due_at")?,
+        notes: text("notes")?,
+        plan: text("design")?,
+        criteria: text("acceptance_criteria")?,
+        outcome: text("close_reason")?,
+        dependencies,
+        comments,
+        created_us: time("created_at")?,
+        updated_us: time("updated_at")?,
+        completed_us: time("closed_at")?,
+        extra,
+        ..Record::default()
+    })
+}
+
+/// A time as Go writes a `time.Time` in UTC: RFC 3339, fractional seconds only when there
+/// are some, without trailing zeros (`2026-04-18T16:19:12Z`, `…:12.25Z`).
+fn rfc3339(us: i64) -> String {
+    let iso = iso8601(us);
+    let (seconds, micros) = (&iso[..iso.len() - 5], us.rem_euclid(1_000_000));
+    if micros == 0 {
+        format!("{seconds}Z")
+    } else {
+        format!("{seconds}.{}Z", format!("{micros:06}").trim_end_matches('0'))
+    }
+}
+
+/// Writes the records as an `issues.jsonl` beads imports: one line per record, in order.
+pub fn render(records: &[Record]) -> String {
+    let mut dependents: HashMap<&str, u64> = HashMap::new();
+    for r in records {
+        for target in r.dependencies.iter().map(String::as_str).chain(links(r).filter_map(|l| l.get("id")?.as_str())) {
+            *dependents.entry(target).or_default() += 1;
+        }
+    }
+    records
+        .iter()
+        .map(|r| to_go_compact(&issue_json(r, dependents.get(r.id.as_str()).copied().unwrap_or(0))) + "\n")
+        .collect()
+}
+
+/// The extra's links of a record (`[{"id", "type", …}]`).
+fn links(r: &Record) -> impl Iterator<Item = &Map<String, Value>> {
+    r.extra.get("links").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
+}
+
+/// One issue's line, with the number of dependencies on it (`dependent_count`).
+fn issue_json(r: &Record, dependent_count: u64) -> Json {
+    let mut fields: Vec<(String, Json)> = Vec::new();
+    let mut put = |key: &str, v: Json| fields.push((key.to_string(), v));
+    put("_type", "issue".into());
+    put("id", r.id.as_str().into());
+    put("title", r.title.as_str().into());
+    for (key, v) in [
+        ("description", &r.description),
+        ("design", &r.plan),
+        ("acceptance_criteria", &r.criteria),
+        ("notes", &r.notes),
+        ("issue_type", &r.issue_type),
+        ("assignee", &r.assignee),
+        ("close_reason", &r.outcome),
+    ] {
+        if let Some(s) = v.as_deref().filter(|s| !s.is_empty()) {
+            put(key, s.into());
+        }
+    }
+    let kept_status = r.extra.get("status").and_then(Value::as_str);
+    let status = match r.status {
+        Status::Deferred if kept_status == Some("pinned") => "pinned",
+        Status::InProgress if kept_status == Some("hooked") => "hooked",
+        Status::Pending => "open",
+        Status::InProgress | Status::Review => "in_progress",
+        Status::Blocked => "blocked",
+        Status::Deferred => "deferred",
+        Status::Completed | Status::Canceled => "closed",
+    };
+    put("status", status.into());
+    let kept_priority = r.extra.get("priority").and_then(Value::as_u64).filter(|p| *p <= 4);
+    let priority = match (r.priority.as_deref(), kept_priority) {
+        (Some(word), Some(p)) if priority_word(p) == word => p,
+        (Some("high"), _) => 1,
+        (Some("low"), _) => 3,
+        _ => 2,
+    };
+    put("priority", Json::Value(priority.into()));
+    let created = rfc3339(r.created_us.unwrap_or(0));
+    put("created_at", created.as_str().into());
+    put("updated_at", rfc3339(r.updated_us.or(r.created_us).unwrap_or(0)).into());
+    if status == "closed" {
+        put("closed_at", rfc3339(r.completed_us.or(r.updated_us).or(r.created_us).unwrap_or(0)).into());
+    }
+    if let Some(us) = r.due_us {
+        put("due_at", rfc3339(us).into());
+    }
+    if !r.labels.is_empty() {
+        let mut labels = r.labels.clone();
+        labels.sort();
+        put("labels", Json::Value(labels.into()));
+    }
+    let kept_blocks: Vec<&Map<String, Value>> =
+        r.extra.get("blocks").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object).collect();
+    let mut deps: Vec<Json> = r
+        .dependencies
+        .iter()
+        .map(|target| {
+            let kept = kept_blocks.iter().find(|b| b.get("id").and_then(Value::as_str) == Some(target)).copied();
+            dependency_json(&r.id, target, "blocks", kept, &created)
+        })
+        .collect();
+    for link in links(r) {
+        let (Some(target), Some(kind)) =
+            (link.get("id").and_then(Value::as_str), link.get("type").and_then(Value::as_str))
+        else {
+            continue;
+        };
+        deps.push(dependency_json(&r.id, target, kind, Some(link), &created));
+    }
+    let dependency_count = deps.len();
+    if !deps.is_empty() {
+        put("dependencies", Json::Array(deps));
+    }
+    if !r.comments.is_empty() {
+        let ids = r.extra.get("comment_ids").and_then(Value::as_array).filter(|ids| ids.len() == r.comments.len());
+        let comments = r.comments.iter().enumerate().map(|(i, c)| {
+            let mut o = Obj::default();
+            let id = ids.map(|ids| ids[i].clone()).filter(|id| !id.is_null());
+            o.put("id", id.unwrap_or_else(|| Value::String((i + 1).to_string())));
+            o.put("issue_id", r.id.as_str());
+            o.put("author", c.author.clone().unwrap_or_default());
+            o.put("text", c.body.as_str());
+            o.put("created_at", rfc3339(c.created_us));
+            o.done()
+        });
+        put("comments", Json::Array(comments.collect()));
+    }
+    for (k, v) in r.extra.iter().filter(|(k, _)| !FIELDS.contains(&k.as_str()) && !KEPT.contains(&k.as_str())) {
+        put(k, Json::Value(v.clone()));
+    }
+    // Go's struct order; keys beads does not know (a newer bd's) after them, sorted
+    fields.sort_by_key(|(k, _)| ORDER.iter().position(|o| o == k).unwrap_or(ORDER.len()));
+    fields.push(("dependency_count".into(), Json::Value(dependency_count.into())));
+    fields.push(("dependent_count".into(), Json::Value(dependent_count.into())));
+    fields.push(("comment_count".into(), Json::Value(r.comments.len().into())));
+    Json::Object(fields)
+}
+
+/// One dependency of `issue` on `target`, with what was kept of it (`created_at`,
+/// `created_by`, …); `created_at` is the issue's when none was kept.
+fn dependency_json(issue: &str, target: &str, kind: &str, kept: Option<&Map<String, Value>>, created: &str) -> Json {
+    let mut o = Obj::default();
+    o.put("issue_id", issue);
+    o.put("depends_on_id", target);
+    o.put("type", kind);
+    let mut rest: Vec<(&String, &Value)> =
+        kept.into_iter().flatten().filter(|(k, _)| !["id", "type"].contains(&k.as_str())).collect();
+    if !rest.iter().any(|(k, _)| k.as_str() == "created_at") {
+        o.put("created_at", created);
+    }
+    rest.sort_by_key(|(k, _)| DEPENDENCY_ORDER.iter().position(|o| o == k).unwrap_or(DEPENDENCY_ORDER.len()));
+    for (k, v) in rest {
+        o.put(k, v.clone());
+    }
+    o.done()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// `bd export` at HEAD (`_type` and the counts), built from beads' real lines.
+    const HEAD: &str = include_str!("fixtures/beads_issues.jsonl");
+    /// Older exports, lines from beads' own history as recorded in the spec (no `_type`, a
+    /// `blocked-by` dependency, a comment with an integer id).
+    const OLD: &str = include_str!("fixtures/beads_issues_old.jsonl");
+
+    fn err(text: &str) -> FileError {
+        parse(".beads/issues.jsonl", text).unwrap_err()
+    }
+
+    #[test]
+    fn reads_issues() {
+        let rs = parse("issues.jsonl", HEAD).unwrap();
+        let ids: Vec<&str> = rs.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["bd-fivze", "bd-find4", "bd-main-idj"]);
+        let (a, b, c) = (&rs[0], &rs[1], &rs[2]);
+        assert_eq!(a.status, Status::Completed);
+        assert_eq!(a.outcome.as_deref(), Some("Done in config"));
+        assert_eq!(a.completed_us, parse_iso8601("2026-01-17T00:08:34Z"));
+        assert_eq!(a.description.as_deref(), Some("## Background\n\nGas Town's types <agent> & rig need config."));
+        assert_eq!(a.labels, ["architecture", "tech-debt"]);
+        assert_eq!(a.dependencies, ["bd-find4"]);
+        assert_eq!(
+            a.extra["blocks"],
+            json!([{"id": "bd-find4", "created_at": "2026-01-23T23:16:08Z", "created_by": "import"}])
+        );
+        assert_eq!((a.priority.as_deref(), &a.extra["priority"]), (Some("medium"), &json!(2)));
+        assert_eq!(a.extra["work_type"], "mutex");
+        assert_eq!(a.extra.get("dependency_count"), None);
+        assert_eq!(
+            (b.status, b.priority.as_deref(), b.assignee.as_deref()),
+            (Status::InProgress, Some("high"), Some("wolf"))
+        );
+        assert!(b.dependencies.is_empty());
+        assert_eq!(b.extra["links"][0]["type"], "related");
+        assert_eq!(b.extra["external_ref"], "gh-3271");
+        assert_eq!(b.updated_us, Some(1_769_485_721_250_000));
+        assert_eq!(b.comments[0].author.as_deref(), Some("beads/crew/wolf"));
+        assert_eq!(b.comments[0].body, "BG found a regression in production");
+        assert_eq!(c.plan.as_deref(), Some("Walk each package; list the patterns."));
+        assert_eq!(c.criteria.as_deref(), Some("Inventory table checked in"));
+        assert_eq!(c.notes.as_deref(), Some("Started with internal/"));
+        assert_eq!((c.priority.as_deref(), &c.extra["priority"]), (Some("low"), &json!(4)));
+        assert_eq!(c.issue_type.as_deref(), Some("chore"));
+        assert_eq!(c.due_us, parse_iso8601("2026-05-01T00:00:00Z"));
+    }
+
+    #[test]
+    fn round_trips() {
+        let rs = parse("issues.jsonl", HEAD).unwrap();
+        assert_eq!(render(&rs), HEAD);
+        let old = parse("issues.jsonl", OLD).unwrap();
+        assert_eq!(
+            old[0].extra["links"],
+            json!([{"id": "bd-find4", "type": "blocked-by", "created_at": "2026-01-23T23:16:08Z", "created_by": "import"}])
+        );
+        assert_eq!(old[1].extra["comment_ids"], json!([2]));
+        assert_eq!(parse("issues.jsonl", &render(&old)).unwrap(), old);
+        // the old layout gains `_type` and the counts, as HEAD writes every line
+        let line = render(&old[2..]);
+        assert_eq!(line, format!("{{\"_type\":\"issue\",{}", &OLD.lines().nth(2).unwrap()[1..]) + "\n");
+    }
+
+    #[test]
+    fn renders_records_from_elsewhere() {
+        let mut a =
+            Record { id: "7".into(), title: "Ship <it> & go".into(), status: Status::Canceled, ..Record::default() };
+        a.priority = Some("high".into());
+        a.labels = vec!["z".into(), "a".into()];
+        a.created_us = Some(1_795_315_748_000_000);
+        a.completed_us = Some(1_795_315_748_123_400);
+        a.dependencies = vec!["8".into()];
+        let b = Record { id: "8".into(), title: "Tag".into(), status: Status::Review, ..Record::default() };
+        assert_eq!(
+            render(&[a, b]),
+            concat!(
+                r#"{"_type":"issue","id":"7","title":"Ship \u003cit\u003e \u0026 go","status":"closed","priority":1,"#,
+                r#""created_at":"2026-11-22T02:49:08Z","updated_at":"2026-11-22T02:49:08Z","closed_at":"2026-11-22T02:49:08.1234Z","#,
+                r#""labels":["a","z"],"dependencies":[{"issue_id":"7","depends_on_id":"8","type":"blocks","created_at":"2026-11-22T02:49:08Z"}],"#,
+                r#""dependency_count":1,"dependent_count":0,"comment_count":0}"#,
+                "\n",
+                r#"{"_type":"issue","id":"8","title":"Tag","status":"in_progress","priority":2,"created_at":"1970-01-01T00:00:00Z","#,
+                r#""updated_at":"1970-01-01T00:00:00Z","dependency_count":0,"dependent_count":1,"comment_count":0}"#,
+                "\n"
+            )
+        );
+    }
+
+    #[test]
+    fn blank_lines_memories_and_pinned() {
+        let text = "\n{\"id\":\"bd-1\",\"title\":\"a\",\"status\":\"pinned\",\"priority\":0}\n   \n{\"_type\":\"memory\",\"key\":\"k\",\"value\":\"v\"}\n";
+        let rs = parse("issues.jsonl", text).unwrap();
+        assert_eq!(rs.len(), 1);
+        assert_eq!((rs[0].status, rs[0].priority.as_deref()), (Status::Deferred, Some("high")));
+        assert!(render(&rs).contains(r#""status":"pinned","priority":0,"#));
+    }
+
+    #[test]
+    fn errors_name_the_line_and_field() {
+        let e = err("{\"id\":\"bd-1\",\"title\":\"a\"}\n\n{\"id\":\"bd-2\",\"title\":\"b\"\n");
+        assert_eq!((e.line, e.field.as_deref()), (Some(3), None));
+        assert!(e.message.starts_with("not valid JSON ("), "{}", e.message);
+        let e = err("{\"id\":\"bd-1\",\"title\":\"a\",\"status\":\"in_review\"}\n");
+        assert_eq!((e.line, e.field.as_deref()), (Some(1), Some("status")));
+        assert!(e.message.starts_with("\"status\" must be one of open, in_progress, blocked, deferred, closed, pinned, hooked; found \"in_review\""));
+        let e = err("{\"id\":\"bd-1\",\"title\":\"a\"}\n{\"id\":\"bd-1\",\"title\":\"again\"}\n");
+        assert_eq!(
+            e.to_string(),
+            ".beads/issues.jsonl, line 2, id: issue bd-1 is already on line 1; keep one line per issue"
+        );
+        let e = err("{\"id\":\"bd-1\",\"title\":\"a\",\"priority\":5}");
+        assert_eq!(e.message, "\"priority\" must be 0 to 4 (0 the highest); found 5");
+        let e = err("{\"id\":\"bd-1\",\"title\":\"a\",\"dependencies\":[{\"issue_id\":\"bd-1\",\"type\":\"blocks\"}]}");
+        assert_eq!(e.field.as_deref(), Some("dependencies[0]"));
+        let e =
+            err("{\"id\":\"bd-1\",\"title\":\"a\",\"comments\":[{\"id\":1,\"text\":\"x\",\"created_at\":\"later\"}]}");
+        assert_eq!(e.field.as_deref(), Some("comments[0].created_at"));
+        assert_eq!(err("[1]").line, Some(1));
+    }
+}
