@@ -163,7 +163,7 @@ CREATE TABLE todo.comments (
     todo_id    bigint NOT NULL,
     position   integer NOT NULL CONSTRAINT comments_position_check CHECK (position BETWEEN 1 AND 1000),
     author     text CONSTRAINT comments_author_check CHECK (octet_length(author) <= 200),
-    body       text NOT NULL CONSTRAINT comments_body_check CHECK (btrim(body) <> '' AND octet_length(body) <= 100000),
+    body       text NOT NULL CONSTRAINT comments_body_check CHECK (btrim(body) <> '' AND octet_length(body) <= 10000),
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant_id, todo_id, position),
     CONSTRAINT comments_todo_fkey FOREIGN KEY (tenant_id, todo_id)

@@ -176,7 +176,7 @@ CREATE TABLE todo.comments (
     todo_id    bigint NOT NULL,
     position   integer NOT NULL CONSTRAINT comments_position_check CHECK (position BETWEEN 1 AND 1000),
     author     text CONSTRAINT comments_author_check CHECK (octet_length(author) <= 200),
-    body       text NOT NULL CONSTRAINT comments_body_check CHECK (btrim(body) <> '' AND octet_length(body) <= 100000),
+    body       text NOT NULL CONSTRAINT comments_body_check CHECK (btrim(body) <> '' AND octet_length(body) <= 10000),
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant_id, todo_id, position)
 );
@@ -418,6 +418,34 @@ BEGIN
     END LOOP;
 END
 $fn$;
+
+-- The trackers' files: todo.import and todo.export.
+CREATE FUNCTION todo."export"(
+	"format" TEXT, /* Option < & str > */
+	"conversation" TEXT DEFAULT NULL /* Option < & str > */
+) RETURNS TABLE (
+	"path" TEXT,  /* String */
+	"content" TEXT  /* String */
+)
+VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'sql_export_wrapper';
+CREATE FUNCTION todo."import"(
+	"format" TEXT, /* Option < & str > */
+	"files" jsonb, /* Option < JsonB > */
+	"conversation" TEXT DEFAULT NULL, /* Option < & str > */
+	"dry_run" bool DEFAULT false /* bool */
+) RETURNS jsonb /* Jsonb */
+VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'sql_import_wrapper';
+COMMENT ON FUNCTION todo.import(text, jsonb, text, boolean) IS
+    'Imports a tracker''s files (format: taskmaster, beads, backlog, claude-todos, claude-tasks; files: an object of path to text) into a list (conversation; NULL: the context''s), another tag or list of the files into <list>#<name>: tasks matched by their ids, so importing the same files again changes nothing; dry_run: write nothing, say what would change. Returns the counts and each task''s action. Errors: 22023 unknown format, no list, over 10,000 tasks or 64 MiB; 22P02 a bad file (its name, line or field, and what to fix); nothing is written on any error.';
+COMMENT ON FUNCTION todo.export(text, text) IS
+    'Exports a list (conversation; NULL: the context''s) as a tracker''s files (format: taskmaster, beads, backlog, claude-todos, claude-tasks): each file''s path, as the tracker keeps it, and its text, which the tracker reads back. Errors: 22023 unknown format or no list.';
+REVOKE EXECUTE ON FUNCTION todo.import(text, jsonb, text, boolean), todo.export(text, text) FROM PUBLIC;
 
 -- The roles granted so far get the new function and tables.
 SELECT todo.grant_usage(r.role, r.tenant_id, r.plain_sql) FROM todo.roles r ORDER BY r.role::oid;

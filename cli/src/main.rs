@@ -1,10 +1,13 @@
-//! `pg_todos mcp …` runs the MCP server over stdio; `pg_todos serve …` the HTTP service.
+//! `pg_todos mcp …` runs the MCP server over stdio; `pg_todos serve …` the HTTP service;
+//! `pg_todos import …` and `pg_todos export …` move a tracker's files into a list and back.
 
 const USAGE: &str = "usage: pg_todos <command> [options]
 
 commands:
   mcp     an MCP server over stdio for one tenant (pg_todos mcp --help)
   serve   the HTTP service: /v1/todos, /v1/events, /mcp and the board (pg_todos serve --help)
+  import  a tracker's files into a list: Task Master, beads, Backlog.md, Claude Code (pg_todos import --help)
+  export  a list as a tracker's files (pg_todos export --help)
 
   -V, --version  print the version";
 
@@ -14,6 +17,8 @@ async fn main() {
     match args.next().as_deref() {
         Some("mcp") => pg_todos_cli::mcp::main(args.collect()).await,
         Some("serve") => pg_todos_cli::http::main(args.collect()).await,
+        Some("import") => pg_todos_cli::files::import(args.collect()).await,
+        Some("export") => pg_todos_cli::files::export(args.collect()).await,
         Some("-h" | "--help" | "help") => println!("{USAGE}"),
         Some("-V" | "--version") => println!("pg_todos {}", env!("CARGO_PKG_VERSION")),
         Some(other) => {

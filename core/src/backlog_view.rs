@@ -207,7 +207,7 @@ pub fn compare_ids(a: &str, b: &str) -> Ordering {
             Some(i) if i > 0 && id[..i].chars().all(|c| c.is_ascii_alphabetic()) => &id[i + 1..],
             _ => id,
         };
-        let parts: Option<Vec<u64>> = body.split('.').map(|s| leading_int(s)).collect();
+        let parts: Option<Vec<u64>> = body.split('.').map(leading_int).collect();
         if let Some(p) = parts {
             return p;
         }
@@ -253,6 +253,9 @@ pub fn parse_id(s: &str) -> Option<String> {
 fn key_of(id: &str) -> String {
     parse_id(id).unwrap_or_else(|| id.trim().to_uppercase())
 }
+
+/// The children of a node of the dependency graph: (its key, the node), upward or downward.
+type Children<'a> = dyn Fn(&str, bool) -> Vec<(String, GraphNode)> + 'a;
 
 /// The two trees of a task's Dependency Graph, as Backlog.md builds them from every task
 /// (`tasks` holds the root too): what `root_id` depends on, transitively, and what depends
@@ -313,7 +316,7 @@ pub fn dependency_graph(root_id: &str, tasks: &[GraphTask]) -> (Vec<GraphNode>, 
     fn walk(
         key: &str,
         upward: bool,
-        children: &dyn Fn(&str, bool) -> Vec<(String, GraphNode)>,
+        children: &Children<'_>,
         seen: &mut HashSet<String>,
         path: &mut Vec<String>,
     ) -> Vec<GraphNode> {

@@ -39,4 +39,9 @@ pub struct Todo {
     /// how it is to be done (beads' design, Backlog.md's implementation plan, Task Master's
     /// details)
     pub plan: Option<String>,
+    /// the todo this one is a subtask of
+    pub parent_id: Option<i64>,
+    /// when a whole-list writer (or a tracker's archive) took it off its list, kept as
+    /// history; None: on its list
+    pub archived_us: Option<i64>,
 }

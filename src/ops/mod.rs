@@ -14,8 +14,10 @@
 //! - `dependencies`: block, unblock;
 //! - reads that surfaces share: `list` and `ready` (below).
 
+pub mod annotations;
 pub mod claiming;
 pub mod dependencies;
+pub mod records;
 pub mod single;
 pub mod whole_list;
 

@@ -158,3 +158,20 @@ pub fn reorder(scope: &Scope, ids: &[i64]) {
     store::locks::rows(&scope.tenant, ids);
     store::write::reorder(&scope.tenant, ids);
 }
+
+/// Makes todo `id` (one `find` finds) a subtask of `parent` (None: of no todo). Errors:
+/// `NotFound`; `Rejected` for a parent the table refuses (another tenant's, a cycle).
+pub fn set_parent(scope: &Scope, find: Find<'_>, id: i64, parent: Option<i64>) -> Result<(), Error> {
+    let locked = super::lock_one(scope, find, id, false)?;
+    store::write::set_parent(&scope.tenant, id, parent);
+    session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
+    Ok(())
+}
+
+/// Sets when todo `id` (one `find` finds) was made and last changed: an import keeps the
+/// times of the tracker's file. Errors: `NotFound`.
+pub fn set_times(scope: &Scope, find: Find<'_>, id: i64, created_us: i64, updated_us: i64) -> Result<(), Error> {
+    super::lock_one(scope, find, id, false)?;
+    store::write::set_times(&scope.tenant, id, created_us, updated_us);
+    Ok(())
+}

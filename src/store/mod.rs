@@ -7,6 +7,7 @@
 //! security, and the extension must not. Every statement runs through a plan saved once per
 //! backend, its generic plan on one server (`with_plan`).
 
+pub mod annotations;
 pub mod catalog;
 pub mod channel;
 pub mod distribution;

@@ -245,10 +245,11 @@ macro_rules! columns_before_0_11 {
 
 /// The columns of a `Todo`, in its order (unqualified: for statements on `todo.todos` alone,
 /// and their RETURNING); `todo_name` names them.
-pub(super) const TODO_COLUMNS: &str = concat!(columns_before_0_11!(), ", labels, issue_type, due_at, notes, plan");
+pub(super) const TODO_COLUMNS: &str =
+    concat!(columns_before_0_11!(), ", labels, issue_type, due_at, notes, plan, parent_id, archived_at");
 
 /// How many columns `TODO_COLUMNS` has: a statement's columns after them start at this + 1.
-pub(super) const TODO_COLUMN_COUNT: usize = 25;
+pub(super) const TODO_COLUMN_COUNT: usize = 27;
 
 thread_local! {
     /// `todo.todos` and whether it has the 0.11.0 columns, as this backend last found it
@@ -275,11 +276,14 @@ pub(crate) fn has_0_11_columns() -> bool {
 }
 
 /// `TODO_COLUMNS` as a statement selects them: on a database whose schema is older than
-/// 0.11.0 (this library, before `ALTER EXTENSION pg_todos UPDATE`), the columns 0.11.0 added
+/// 0.11.0 (this library, before `ALTER EXTENSION pg_todos UPDATE`), the columns 0.11.0 added (and
+/// parent_id and archived_at, which it reads now, and which schemas before 0.3.0 and 0.5.0 lack)
 /// are NULLs, so that what works on the old schema keeps working until the update.
 pub(super) fn todo_columns() -> &'static str {
-    const BEFORE_0_11: &str =
-        concat!(columns_before_0_11!(), ", NULL::text[], NULL::text, NULL::timestamptz, NULL::text, NULL::text");
+    const BEFORE_0_11: &str = concat!(
+        columns_before_0_11!(),
+        ", NULL::text[], NULL::text, NULL::timestamptz, NULL::text, NULL::text, NULL::bigint, NULL::timestamptz"
+    );
     if has_0_11_columns() {
         TODO_COLUMNS
     } else {
@@ -337,6 +341,8 @@ pub fn todo_from<C: TodoColumns>(c: &C) -> Result<Todo, C::Error> {
         due_us: c.stamp(22)?,
         notes: c.text(23)?,
         plan: c.text(24)?,
+        parent_id: c.int(25)?,
+        archived_us: c.stamp(26)?,
     })
 }
 
@@ -692,5 +698,18 @@ pub fn claims(tenant: &str, ids: &[i64]) -> Vec<(i64, String, bool)> {
                 (r.int(1).unwrap_or(0), r.text(2).unwrap_or_default().to_string(), r.bool(3).unwrap_or(false))
             })
         },
+    )
+}
+
+/// One conversation's todos, the archived ones too (a tracker's completed and archived
+/// tasks, an export), in position order (then by id); bounded as `todos`.
+pub fn todos_with_archived(tenant: &str, conversation: &str) -> Vec<Todo> {
+    bounded(
+        tenant,
+        "t.conversation_id = $3 AND $4::text IS NULL",
+        || vec![tenant.into(), Option::<i64>::None.into(), Some(conversation).into(), Option::<&str>::None.into()],
+        todo_columns(),
+        todo_at,
+        todo_size,
     )
 }

@@ -453,3 +453,27 @@ pub fn reorder(tenant: &str, ids: &[i64]) {
 pub fn orphan_subtasks(tenant: &str, id: i64) {
     exec("UPDATE todo.todos SET parent_id = NULL WHERE tenant_id = $1 AND parent_id = $2", &[tenant.into(), id.into()]);
 }
+
+/// Makes todo `id` a subtask of `parent` (None: of no todo); the caller holds its lock. The
+/// row trigger refuses a parent of another tenant and a cycle through subtasks and
+/// dependencies.
+pub fn set_parent(tenant: &str, id: i64, parent: Option<i64>) {
+    exec(
+        "UPDATE todo.todos SET parent_id = $3 WHERE tenant_id = $1 AND id = $2 AND parent_id IS DISTINCT FROM $3",
+        &[tenant.into(), id.into(), parent.into()],
+    );
+}
+
+/// Sets when todo `id` was made and last changed (an import keeps a tracker's times); the
+/// caller holds its lock.
+pub fn set_times(tenant: &str, id: i64, created_us: i64, updated_us: i64) {
+    exec(
+        "UPDATE todo.todos SET created_at = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2",
+        &[
+            tenant.into(),
+            id.into(),
+            crate::time::timestamptz(created_us).into(),
+            crate::time::timestamptz(updated_us).into(),
+        ],
+    );
+}

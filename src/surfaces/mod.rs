@@ -11,6 +11,7 @@
 //! code, HTTP status); a surface adds only its own words.
 
 pub mod context;
+pub mod files;
 pub mod functions;
 pub mod rest;
 pub mod tools;

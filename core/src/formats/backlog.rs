@@ -911,8 +911,7 @@ pub fn parse(path: &str, text: &str) -> Result<Record, FileError> {
     let body = lines[close + 2..].join("\n");
 
     let folder = folder_of_path(path);
-    let mut record = Record::default();
-    record.archived = folder == "completed" || folder.starts_with("archive/");
+    let mut record = Record { archived: folder == "completed" || folder.starts_with("archive/"), ..Record::default() };
     if folder != "tasks" {
         record.extra.insert("folder".into(), Value::String(folder.into()));
     }

@@ -556,8 +556,13 @@ fn set_one(scope: &Scope, tasks: &Tasks, t: &Todo, to: Status) -> Result<(), Str
             other => other.map(|_| ()),
         },
         Status::Pending if mine => claiming::release(scope, t.id, None).map(|_| ()),
-        _ => single::change(scope, Find::Anywhere, t.id, Change { status: Some(to), via_reopen: true, ..Change::default() })
-            .map(|_| ()),
+        _ => single::change(
+            scope,
+            Find::Anywhere,
+            t.id,
+            Change { status: Some(to), via_reopen: true, ..Change::default() },
+        )
+        .map(|_| ()),
     };
     done.map_err(|e| match e {
         Error::Claim(Refusal::HeldBy { holder, .. }) => {
@@ -1034,7 +1039,7 @@ fn list_tags(scope: &Scope, args: &Value) -> Answer {
     let root = root_of(args);
     let current = current_tag(scope, &root);
     let mut names = tags_of(scope, &root);
-    names.sort_by(|a, b| (*a != current, a.to_lowercase()).cmp(&(*b != current, b.to_lowercase())));
+    names.sort_by_key(|a| (*a != current, a.to_lowercase()));
     let tags: Vec<Value> = names
         .iter()
         .map(|tag| {

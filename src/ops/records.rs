@@ -1,0 +1,276 @@
+//! A list as trackers' records (`interchange::Record`) and back: what `todo.export` writes
+//! into a tracker's files and what `todo.import` reads from them. A record is a todo of the
+//! list named by its caller id (`external_id`), with its subtasks (`parent_id`), its
+//! dependencies within the list, its checkable lists and comments; what the record holds that
+//! no column keeps is the todo's metadata. An import matches records to todos by caller id,
+//! so importing the same files again changes nothing.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use super::single::{self, json_fields, Change, NewTodo};
+use super::{annotations, dependencies, Find, Scope};
+use crate::error::Error;
+use crate::interchange::{ChecklistItem, ChecklistKind, Comment, Record};
+use crate::store;
+use crate::todo::Todo;
+
+/// The record of a todo: `ids` gives each todo of the list its record id (its caller id, else
+/// its store id).
+fn record_of(
+    t: &Todo,
+    ids: &HashMap<i64, String>,
+    waits_for: &[i64],
+    checklist: Vec<ChecklistItem>,
+    comments: Vec<Comment>,
+) -> Record {
+    let extra: Map<String, Value> =
+        t.metadata.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or_default();
+    Record {
+        id: ids[&t.id].clone(),
+        parent: t.parent_id.and_then(|p| ids.get(&p).cloned()),
+        list: None,
+        title: t.subject.clone(),
+        description: t.description.clone(),
+        status: t.status,
+        priority: t.priority.clone(),
+        labels: t.labels.clone(),
+        issue_type: t.issue_type.clone(),
+        assignee: t.owner.clone(),
+        due_us: t.due_us,
+        notes: t.notes.clone(),
+        plan: t.plan.clone(),
+        criteria: t.completion_criteria.clone(),
+        outcome: t.outcome.clone(),
+        active_form: t.active_form.clone(),
+        dependencies: waits_for.iter().filter_map(|d| ids.get(d).cloned()).collect(),
+        checklist,
+        comments,
+        created_us: Some(t.created_us),
+        updated_us: Some(t.updated_us),
+        completed_us: t.completed_us,
+        archived: t.archived_us.is_some(),
+        extra,
+    }
+}
+
+/// A list's todos (archived ones too) with their records, in list order.
+pub fn read(scope: &Scope, conversation: &str) -> Vec<(Todo, Record)> {
+    let todos = store::read::todos_with_archived(&scope.tenant, conversation);
+    let ids: HashMap<i64, String> =
+        todos.iter().map(|t| (t.id, t.external_id.clone().unwrap_or_else(|| t.id.to_string()))).collect();
+    let all: Vec<i64> = todos.iter().map(|t| t.id).collect();
+    let mut waits: HashMap<i64, Vec<i64>> = HashMap::new();
+    for (a, b, _) in store::edges::touching(&scope.tenant, &all) {
+        if ids.contains_key(&a) {
+            waits.entry(a).or_default().push(b);
+        }
+    }
+    let mut checklists: HashMap<i64, Vec<ChecklistItem>> = HashMap::new();
+    for (id, item) in store::annotations::checklists(&scope.tenant, &all) {
+        checklists.entry(id).or_default().push(item);
+    }
+    let mut comments: HashMap<i64, Vec<Comment>> = HashMap::new();
+    for (id, c) in store::annotations::comments(&scope.tenant, &all) {
+        comments.entry(id).or_default().push(c);
+    }
+    todos
+        .into_iter()
+        .map(|t| {
+            let r = record_of(
+                &t,
+                &ids,
+                waits.get(&t.id).map(Vec::as_slice).unwrap_or_default(),
+                checklists.remove(&t.id).unwrap_or_default(),
+                comments.remove(&t.id).unwrap_or_default(),
+            );
+            (t, r)
+        })
+        .collect()
+}
+
+/// What an import did (or, in a dry run, would do) to one record's todo.
+pub struct Outcome {
+    pub id: String,
+    pub conversation: String,
+    /// `added`, `changed` or `unchanged`
+    pub action: &'static str,
+    /// the fields it changed (for `changed`)
+    pub fields: Vec<&'static str>,
+}
+
+/// The columns of a record, as `single::add` and `single::change` take them.
+fn columns(r: &Record, conversation: &str) -> Map<String, Value> {
+    let opt = |s: &Option<String>| json!(s.as_deref().filter(|s| !s.is_empty()));
+    json_fields([
+        ("conversation_id", json!(conversation)),
+        ("subject", json!(r.title)),
+        ("description", opt(&r.description)),
+        ("priority", opt(&r.priority)),
+        ("labels", if r.labels.is_empty() { Value::Null } else { json!(r.labels) }),
+        ("issue_type", opt(&r.issue_type)),
+        ("owner", opt(&r.assignee)),
+        ("due_at", json!(r.due_us.map(crate::time::iso8601))),
+        ("notes", opt(&r.notes)),
+        ("plan", opt(&r.plan)),
+        ("completion_criteria", opt(&r.criteria)),
+        ("outcome", opt(&r.outcome)),
+        ("active_form", opt(&r.active_form)),
+        ("external_id", json!(r.id)),
+        ("metadata", if r.extra.is_empty() { Value::Null } else { Value::Object(r.extra.clone()) }),
+    ])
+}
+
+/// The fields of `new` that differ from `old` (times aside: the store keeps its own).
+fn differences(old: &Record, new: &Record) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let blank = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
+    let checks: [(&'static str, bool); 16] = [
+        ("title", old.title != new.title),
+        ("description", blank(&old.description) != blank(&new.description)),
+        ("status", old.status != new.status),
+        ("priority", blank(&old.priority) != blank(&new.priority)),
+        ("labels", old.labels != new.labels),
+        ("issue_type", blank(&old.issue_type) != blank(&new.issue_type)),
+        ("assignee", blank(&old.assignee) != blank(&new.assignee)),
+        ("due", old.due_us != new.due_us),
+        ("notes", blank(&old.notes) != blank(&new.notes)),
+        ("plan", blank(&old.plan) != blank(&new.plan)),
+        ("criteria", blank(&old.criteria) != blank(&new.criteria)),
+        ("outcome", blank(&old.outcome) != blank(&new.outcome)),
+        ("active_form", blank(&old.active_form) != blank(&new.active_form)),
+        ("extra", old.extra != new.extra),
+        ("archived", old.archived != new.archived),
+        ("checklist", old.checklist != new.checklist),
+    ];
+    out.extend(checks.iter().filter(|(_, d)| *d).map(|(f, _)| *f));
+    if old.parent != new.parent {
+        out.push("parent");
+    }
+    let mut a = old.dependencies.clone();
+    let mut b = new.dependencies.clone();
+    a.sort();
+    b.sort();
+    if a != b {
+        out.push("dependencies");
+    }
+    let missing = new.comments.iter().any(|c| !old.comments.iter().any(|o| o.body == c.body && o.author == c.author));
+    if missing {
+        out.push("comments");
+    }
+    out
+}
+
+/// Writes `records` into the lists they name (`conversation_of(record)`): a record whose
+/// caller id a todo of that list has changes it where it differs, any other is added; then
+/// each one's parent, dependencies (exactly the record's, within its list), checkable lists
+/// and comments (the record's that the todo lacks) follow. Errors: those of the operations
+/// (a claim another agent holds, a value the table refuses, a dependency that would close a
+/// cycle), with nothing written (the caller runs it in one attempt).
+pub fn import(
+    scope: &Scope,
+    records: &[Record],
+    conversation_of: &dyn Fn(&Record) -> String,
+) -> Result<Vec<Outcome>, Error> {
+    // the lists as they are, by conversation
+    let mut lists: HashMap<String, Vec<(Todo, Record)>> = HashMap::new();
+    for r in records {
+        let conv = conversation_of(r);
+        lists.entry(conv).or_insert_with_key(|conv| read(scope, conv));
+    }
+    let mut outcomes = Vec::new();
+    // (conversation, record id) → store id, for parents and dependencies
+    let mut store_id: HashMap<(String, String), i64> = HashMap::new();
+    for (conv, list) in &lists {
+        for (t, r) in list {
+            store_id.insert((conv.clone(), r.id.clone()), t.id);
+        }
+    }
+    let now = crate::time::iso8601(crate::time::now_us());
+    for r in records {
+        let conv = conversation_of(r);
+        let list_scope = Scope { conversation: Some(conv.clone()), ..scope.clone() };
+        let existing = lists[&conv].iter().find(|(_, old)| old.id == r.id);
+        let mut fields = columns(r, &conv);
+        match existing {
+            None => {
+                fields.insert("status".into(), json!(r.status.as_str()));
+                if r.archived {
+                    fields.insert("archived_at".into(), json!(now));
+                }
+                let t = single::add(&list_scope, NewTodo { fields, ..NewTodo::default() })?;
+                store_id.insert((conv.clone(), r.id.clone()), t.id);
+                outcomes.push(Outcome { id: r.id.clone(), conversation: conv, action: "added", fields: Vec::new() });
+            }
+            Some((t, old)) => {
+                let changed = differences(old, r);
+                if changed.is_empty() {
+                    outcomes.push(Outcome {
+                        id: r.id.clone(),
+                        conversation: conv,
+                        action: "unchanged",
+                        fields: changed,
+                    });
+                    continue;
+                }
+                if old.archived != r.archived {
+                    fields.insert("archived_at".into(), if r.archived { json!(now) } else { Value::Null });
+                }
+                let change = Change {
+                    status: (old.status != r.status).then_some(r.status),
+                    via_reopen: true,
+                    fields,
+                    ..Change::default()
+                };
+                single::change(&list_scope, Find::Anywhere, t.id, change)?;
+                outcomes.push(Outcome { id: r.id.clone(), conversation: conv, action: "changed", fields: changed });
+            }
+        }
+    }
+    // parents, dependencies, checkable lists and comments, once every record has its todo
+    for (r, outcome) in records.iter().zip(&outcomes) {
+        if outcome.action == "unchanged" {
+            continue;
+        }
+        let conv = &outcome.conversation;
+        let id = store_id[&(conv.clone(), r.id.clone())];
+        let old = lists[conv].iter().find(|(_, o)| o.id == r.id).map(|(_, o)| o);
+        let list_scope = Scope { conversation: Some(conv.clone()), ..scope.clone() };
+        let parent = r.parent.as_ref().and_then(|p| store_id.get(&(conv.clone(), p.clone())).copied());
+        if old.map(|o| o.parent.clone()) != Some(r.parent.clone()) {
+            single::set_parent(&list_scope, Find::Anywhere, id, parent)?;
+        }
+        let wanted: Vec<i64> =
+            r.dependencies.iter().filter_map(|d| store_id.get(&(conv.clone(), d.clone())).copied()).collect();
+        let had: Vec<i64> = old
+            .map(|o| o.dependencies.iter().filter_map(|d| store_id.get(&(conv.clone(), d.clone())).copied()).collect())
+            .unwrap_or_default();
+        for on in wanted.iter().filter(|w| !had.contains(w)) {
+            dependencies::block(&list_scope, id, *on)?;
+        }
+        for on in had.iter().filter(|h| !wanted.contains(h)) {
+            dependencies::unblock(&list_scope, id, *on)?;
+        }
+        for kind in [ChecklistKind::Acceptance, ChecklistKind::Done] {
+            let items: Vec<ChecklistItem> = r.checklist.iter().filter(|i| i.kind == kind).cloned().collect();
+            let before: Vec<ChecklistItem> =
+                old.map(|o| o.checklist.iter().filter(|i| i.kind == kind).cloned().collect()).unwrap_or_default();
+            if items != before {
+                annotations::set_checklist(&list_scope, Find::Anywhere, id, kind, &items)?;
+            }
+        }
+        for c in &r.comments {
+            let known = old.is_some_and(|o| o.comments.iter().any(|x| x.body == c.body && x.author == c.author));
+            if !known {
+                let at = (c.created_us != 0).then_some(c.created_us);
+                annotations::add_comment(&list_scope, Find::Anywhere, id, c.author.as_deref(), &c.body, at)?;
+            }
+        }
+        // last: the writes above stamp the time of the change
+        if let Some(created) = r.created_us.filter(|_| outcome.action == "added") {
+            single::set_times(&list_scope, Find::Anywhere, id, created, r.updated_us.unwrap_or(created))?;
+        }
+    }
+    Ok(outcomes)
+}
