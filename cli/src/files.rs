@@ -59,6 +59,12 @@ struct ExportFlags {
     database_url: Option<String>,
 }
 
+/// A line on standard output; a reader that went away (`| head`) does not stop the work.
+fn say(line: String) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
 fn fail(message: impl std::fmt::Display) -> ! {
     eprintln!("{message}");
     std::process::exit(1)
@@ -232,13 +238,13 @@ pub async fn import(args: Vec<String>) {
             );
         }
     }
-    println!(
+    say(format!(
         "{}{} added, {} changed, {} unchanged",
         if f.dry_run { "dry run, nothing written: " } else { "" },
         out["added"],
         out["changed"],
         out["unchanged"]
-    );
+    ));
 }
 
 pub async fn export(args: Vec<String>) {
@@ -264,12 +270,15 @@ pub async fn export(args: Vec<String>) {
     for row in rows {
         let (path, content): (String, String) = (row.get(0), row.get(1));
         let target = f.dir.join(&path);
+        if path == "backlog/config.yml" && target.exists() {
+            continue; // the project's own configuration stays
+        }
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
                 .unwrap_or_else(|e| fail(format!("pg_todos export: {}: {e}", parent.display())));
         }
         std::fs::write(&target, content)
             .unwrap_or_else(|e| fail(format!("pg_todos export: {}: {e}", target.display())));
-        println!("wrote {}", target.display());
+        say(format!("wrote {}", target.display()));
     }
 }

@@ -48,7 +48,8 @@ fn record_of(
         checklist,
         comments,
         created_us: Some(t.created_us),
-        updated_us: Some(t.updated_us),
+        // a tracker writes when a task changed only once it has (Backlog.md's updated_date)
+        updated_us: (t.updated_us != t.created_us).then_some(t.updated_us),
         completed_us: t.completed_us,
         archived: t.archived_us.is_some(),
         extra,
@@ -268,8 +269,10 @@ pub fn import(
             }
         }
         // last: the writes above stamp the time of the change
+        // (a record changed in the minute it was made still says it changed: 1 µs later)
         if let Some(created) = r.created_us.filter(|_| outcome.action == "added") {
-            single::set_times(&list_scope, Find::Anywhere, id, created, r.updated_us.unwrap_or(created))?;
+            let updated = r.updated_us.map_or(created, |u| if u == created { u + 1 } else { u });
+            single::set_times(&list_scope, Find::Anywhere, id, created, updated)?;
         }
     }
     Ok(outcomes)

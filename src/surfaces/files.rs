@@ -188,6 +188,18 @@ fn sql_import(
     })
 }
 
+/// A Backlog.md project's `config.yml` with Backlog.md's defaults (`backlog init`'s), for an
+/// export into a directory that has none (`pg_todos export` keeps one that is there).
+fn backlog_config(project: &str) -> String {
+    format!(
+        "project_name: {}\ndefault_status: \"To Do\"\nstatuses: [\"To Do\", \"In Progress\", \"Done\"]\nlabels: []\n\
+         date_format: yyyy-mm-dd\nmax_column_width: 20\nauto_open_browser: true\ndefault_port: 6420\n\
+         remote_operations: false\nauto_commit: false\nfilesystem_only: false\nbypass_git_hooks: false\n\
+         check_active_branches: true\nactive_branch_days: 30\ntask_prefix: \"task\"\n",
+        json!(project)
+    )
+}
+
 /// The lists of a project: its own and `<list>#<name>` ones (Task Master's tags, Claude Code's
 /// lists), each with its name (None: the list itself).
 fn lists_of(scope: &Scope, base: &str) -> Vec<(Option<String>, String)> {
@@ -233,7 +245,11 @@ fn sql_export(
     let files: Vec<(String, String)> = match format {
         "taskmaster" => vec![(".taskmaster/tasks/tasks.json".into(), formats::taskmaster::render(&all))],
         "beads" => vec![(".beads/issues.jsonl".into(), formats::beads::render(&all))],
-        "backlog" => all.iter().map(formats::backlog::render).collect(),
+        "backlog" => {
+            let mut files: Vec<(String, String)> = all.iter().map(formats::backlog::render).collect();
+            files.push(("backlog/config.yml".into(), backlog_config(stem(&base))));
+            files
+        }
         "claude-todos" => lists
             .iter()
             .map(|(name, _)| {

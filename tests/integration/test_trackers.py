@@ -16,8 +16,11 @@ file rather than on the tasks: `updatedAt` (written by one of them) and `"parent
 One tracker: bin/test-integration test_trackers.py -k taskmaster
 """
 import json
+import os
 import pathlib
 import re
+import shutil
+import subprocess
 
 import psycopg
 import pytest
@@ -136,3 +139,172 @@ def test_taskmaster_answers_as_recorded():
         sorted(skipped) == sorted(set(TASKMASTER_DIFFERS) | {49, 50, 51, 52, 59}),
         f"skipped {sorted(skipped)}",
     )
+
+
+# ---------- import and export: the trackers' own files, and their own programs reading ours ----------
+
+CORE_FIXTURES = pathlib.Path(__file__).parents[2] / "core" / "src" / "formats" / "fixtures"
+NODE_BIN = pathlib.Path(__file__).parents[1] / "trackers" / "node_modules" / ".bin"
+
+
+def run_cli(cli, tenant, *args, check_rc=0):
+    """`pg_todos <args>` as the app role agent_login; (stdout, stderr)."""
+    env = {**os.environ, "PG_TODOS_TENANT": tenant, "PGDATABASE": DB, "PGUSER": "agent_login"}
+    env.pop("PG_TODOS_CONVERSATION", None)
+    r = subprocess.run([cli, *args], env=env, capture_output=True, text=True, timeout=120)
+    if check_rc is not None:
+        assert r.returncode == check_rc, f"pg_todos {' '.join(args)}: rc {r.returncode}\n{r.stdout}\n{r.stderr}"
+    return r.stdout, r.stderr
+
+
+def new_tenant(name):
+    with psycopg.connect(dbname=DB, autocommit=True) as conn:
+        conn.execute("INSERT INTO todo.tenants (tenant_id) VALUES (%s)", (name,))
+
+
+def count_todos(tenant):
+    with psycopg.connect(dbname=DB, autocommit=True) as conn:
+        return conn.execute("SELECT count(*) FROM todo.todos WHERE tenant_id = %s", (tenant,)).fetchone()[0]
+
+
+def summary(out):
+    return out.strip().splitlines()[-1]
+
+
+def files_under(root):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def program(require, name, why):
+    path = NODE_BIN / name
+    require(path.exists(), f"{path} is missing ({why}): run bin/setup (npm ci in tests/trackers)")
+    return str(path)
+
+
+def test_backlog_files_come_back_as_they_were(cli, tmp_path, require):
+    """Backlog.md's own files (13 tasks it wrote: subtasks, completed, archived, acceptance
+    criteria, comments, due dates) imported, imported again (nothing changes), exported: every
+    task file is the one Backlog.md wrote, byte for byte, and `backlog task list --plain` lists
+    the exported project as it lists its own."""
+    tenant = "backlog-files"
+    new_tenant(tenant)
+    project = tmp_path / "proj"
+    shutil.copytree(CORE_FIXTURES / "backlog" / "end", project / "backlog")
+    shutil.copy(FIXTURES / "backlog-config.yml", project / "backlog" / "config.yml")  # Backlog.md's, as it wrote it
+    originals = {k: v for k, v in files_under(project).items() if k.endswith(".md")}
+    out, _ = run_cli(cli, tenant, "import", "backlog", str(project), "--dry-run")
+    check("backlog: a dry run says what it would add and writes nothing",
+          summary(out) == f"dry run, nothing written: {len(originals)} added, 0 changed, 0 unchanged"
+          and count_todos(tenant) == 0, out)
+    out, _ = run_cli(cli, tenant, "import", "backlog", str(project))
+    check(f"backlog: the {len(originals)} tasks added", summary(out) == f"{len(originals)} added, 0 changed, 0 unchanged", out)
+    out, _ = run_cli(cli, tenant, "import", "backlog", str(project))
+    check("backlog: importing the same files again changes nothing",
+          summary(out) == f"0 added, 0 changed, {len(originals)} unchanged", out)
+    exported = tmp_path / "exported"
+    run_cli(cli, tenant, "export", "backlog", str(exported), "--list", f"project:{project.resolve()}")
+    back = {k: v for k, v in files_under(exported).items() if k.endswith(".md")}
+    differ = sorted(k for k in set(originals) | set(back) if originals.get(k) != back.get(k))
+    check("backlog: every exported task file is the file Backlog.md wrote, byte for byte", not differ, differ)
+    backlog = program(require, "backlog", "Backlog.md's own program")
+    listed = [subprocess.run([backlog, "task", "list", "--plain"], cwd=d, capture_output=True, text=True, timeout=120)
+              for d in (project, exported)]
+    check("backlog: Backlog.md lists the exported project as its own",
+          listed[0].stdout == listed[1].stdout and "TASK-1.1 - Subtask of DB" in listed[1].stdout,
+          f"{listed[0].stdout}\n---\n{listed[1].stdout}\n{listed[1].stderr}")
+
+
+def masked_listing(text):
+    """Task Master's `list --format json` with what its file does not decide masked: the
+    times a task without them gets on import, and the `parentId` its writer leaves."""
+    start = text.index("{")
+    data = json.loads(text[start:text.rindex("}") + 1])
+
+    def clean(v):
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items() if k not in ("createdAt", "updatedAt") and x != "undefined"}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        return v
+    return clean(data["tasks"])
+
+
+def test_taskmaster_files_come_back_as_task_master_lists_them(cli, tmp_path, require):
+    """Task Master's own tasks.json (two tags, a subtask, metadata) imported, imported again
+    (nothing changes), exported: Task Master lists the exported tags as it lists its own."""
+    tenant = "taskmaster-files"
+    new_tenant(tenant)
+    project = tmp_path / "proj"
+    (project / ".taskmaster" / "tasks").mkdir(parents=True)
+    shutil.copy(CORE_FIXTURES / "taskmaster_two_tags.json", project / ".taskmaster" / "tasks" / "tasks.json")
+    out, _ = run_cli(cli, tenant, "import", "taskmaster", str(project))
+    check("taskmaster: the tasks of both tags added", summary(out) == "4 added, 0 changed, 0 unchanged", out)
+    check("taskmaster: a tag other than master is the list <project>#<tag>",
+          f"added 1 in project:{project.resolve()}#feature-x" in out, out)
+    out, _ = run_cli(cli, tenant, "import", "taskmaster", str(project))
+    check("taskmaster: importing the same file again changes nothing", summary(out) == "0 added, 0 changed, 4 unchanged", out)
+    exported = tmp_path / "exported"
+    run_cli(cli, tenant, "export", "taskmaster", str(exported), "--list", f"project:{project.resolve()}")
+    tm = program(require, "task-master", "Task Master's own program")
+    for tag in ("master", "feature-x"):
+        listed = [subprocess.run([tm, "list", "--format", "json", "--with-subtasks", "--tag", tag], cwd=d,
+                                 capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
+                  for d in (project, exported)]
+        mine, theirs = masked_listing(listed[1].stdout), masked_listing(listed[0].stdout)
+        check(f"taskmaster: Task Master lists the exported tag {tag} as its own", mine == theirs and mine,
+              f"{json.dumps(theirs, indent=1)}\n---\n{json.dumps(mine, indent=1)}")
+
+
+def test_beads_and_claude_files_round_trip(cli, tmp_path):
+    """beads' issues.jsonl (by its documented format) and Claude Code's todo and task files:
+    imported twice (the second changes nothing), exported, imported from the export: the same
+    records (checked by a third import of the exported files, which changes nothing)."""
+    tenant = "other-files"
+    new_tenant(tenant)
+    project = tmp_path / "proj"
+    (project / ".beads").mkdir(parents=True)
+    shutil.copy(CORE_FIXTURES / "beads_issues.jsonl", project / ".beads" / "issues.jsonl")
+    issues = sum(1 for line in (project / ".beads" / "issues.jsonl").read_text().splitlines() if line.strip())
+    out, _ = run_cli(cli, tenant, "import", "beads", str(project))
+    check(f"beads: the {issues} issues added", summary(out) == f"{issues} added, 0 changed, 0 unchanged", out)
+    out, _ = run_cli(cli, tenant, "import", "beads", str(project))
+    check("beads: importing again changes nothing", summary(out) == f"0 added, 0 changed, {issues} unchanged", out)
+    exported = tmp_path / "exported"
+    run_cli(cli, tenant, "export", "beads", str(exported), "--list", f"project:{project.resolve()}")
+    out, _ = run_cli(cli, tenant, "import", "beads", str(exported), "--list", f"project:{project.resolve()}")
+    check("beads: the exported file is the same issues", summary(out) == f"0 added, 0 changed, {issues} unchanged", out)
+
+    todos = tmp_path / "claude" / "todos"
+    todos.mkdir(parents=True)
+    (todos / "s1-agent-s1.json").write_text(json.dumps([
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"}], indent=2))
+    out, _ = run_cli(cli, tenant, "import", "claude-todos", str(todos), "--list", "claude")
+    check("claude-todos: the session's todos added to <list>#<file>",
+          summary(out) == "3 added, 0 changed, 0 unchanged" and "in claude#s1-agent-s1" in out, out)
+    back = tmp_path / "claude-export"
+    run_cli(cli, tenant, "export", "claude-todos", str(back), "--list", "claude")
+    exported_todos = json.loads((back / "todos" / "s1-agent-s1.json").read_text())
+    check("claude-todos: exported as Claude Code writes them", exported_todos == json.loads((todos / "s1-agent-s1.json").read_text()),
+          exported_todos)
+
+
+def test_a_bad_file_names_what_to_fix_and_writes_nothing(cli, tmp_path):
+    tenant = "bad-files"
+    new_tenant(tenant)
+    project = tmp_path / "proj"
+    (project / ".taskmaster" / "tasks").mkdir(parents=True)
+    good = json.loads((CORE_FIXTURES / "taskmaster_two_tags.json").read_text())
+    good["master"]["tasks"][1]["status"] = "finished"
+    (project / ".taskmaster" / "tasks" / "tasks.json").write_text(json.dumps(good, indent=2))
+    out, err = run_cli(cli, tenant, "import", "taskmaster", str(project), check_rc=1)
+    check("a bad status: the error names the file, the field and what to write",
+          ".taskmaster/tasks/tasks.json" in err and "master.tasks[1].status" in err and "pending" in err
+          and "22P02" in err, err)
+    check("a bad file: nothing written", count_todos(tenant) == 0)
+    (project / ".taskmaster" / "tasks" / "tasks.json").write_text('{"master": {"tasks": [\n  {"id": 1,,}\n]}}')
+    out, err = run_cli(cli, tenant, "import", "taskmaster", str(project), check_rc=1)
+    check("JSON that does not parse: the error names its line", "line 2" in err, err)
+    out, err = run_cli(cli, tenant, "import", "trello", str(project), check_rc=1)
+    check("an unknown format is named, with the ones there are", "unknown format" in err and "backlog" in err, err)

@@ -47,10 +47,16 @@ pub fn status_from_word(word: &str) -> (Status, bool) {
     }
 }
 
-/// The Backlog.md status word of a record: its custom word (`extra["status"]`) while it is
-/// still pending, else the word of its status (blocked is `To Do`, review `In Progress`,
+/// The Backlog.md status word of a record: the word an archived task had when it was not
+/// done (`extra["archived_status"]`: the store archives it canceled), its custom word
+/// (`extra["status"]`) while it is still pending, else the word of its status (blocked is `To Do`, review `In Progress`,
 /// canceled `Done`, deferred `Draft`).
 pub fn status_word(record: &Record) -> String {
+    if record.status == Status::Canceled {
+        if let Some(Value::String(word)) = record.extra.get("archived_status") {
+            return word.clone();
+        }
+    }
     if record.status == Status::Pending {
         if let Some(Value::String(word)) = record.extra.get("status") {
             return word.clone();
@@ -935,7 +941,12 @@ pub fn parse(path: &str, text: &str) -> Result<Record, FileError> {
                 seen_status = true;
                 let (status, custom) = status_from_word(&word);
                 record.status = status;
-                if custom && !word.trim().is_empty() {
+                if record.archived && !status.is_terminal() {
+                    // the store archives only finished todos: an archived task that was not
+                    // done was given up on, its word kept for the file
+                    record.status = Status::Canceled;
+                    record.extra.insert("archived_status".into(), Value::String(word));
+                } else if custom && !word.trim().is_empty() {
                     record.extra.insert("status".into(), Value::String(word));
                 }
             }
