@@ -141,6 +141,52 @@ def test_taskmaster_answers_as_recorded():
     )
 
 
+def replay_texts(tracker, dialect, tenant, agent, conversation, differs, not_run=()):
+    """Replays a recorded scenario whose answers are lists of texts (several content items);
+    (calls compared, mismatches, the calls not compared)."""
+    calls = [json.loads(line) for line in (FIXTURES / tracker).read_text().splitlines()]
+    with psycopg.connect(dbname=DB, autocommit=True) as conn:
+        conn.execute("INSERT INTO todo.tenants (tenant_id) VALUES (%s)", (tenant,))
+    compared, mismatches, skipped = 0, [], []
+    minute = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")
+    with psycopg.connect(dbname=DB, user="agent_login", autocommit=True) as conn:
+        for call in calls:
+            if call["n"] in not_run:
+                skipped.append(call["n"])
+                continue
+            with conn.transaction():
+                conn.execute("SELECT todo.set_context(%s, %s, %s)", (tenant, conversation, agent))
+                r = conn.execute(
+                    "SELECT todo.call_mcp(%s, %s)", (f"{dialect}/{call['tool']}", Jsonb(call["arguments"]))
+                ).fetchone()[0]
+            if call["n"] in differs or "rpc_error" in call:
+                skipped.append(call["n"])
+                continue
+            compared += 1
+            got = [minute.sub("<time>", c["text"]) for c in r["content"]]
+            want = [minute.sub("<time>", t) for t in call["texts"]]
+            if got != want or bool(r["isError"]) != call["isError"]:
+                mismatches.append((call["n"], call["tool"], call["arguments"], "\n=====\n".join(want), "\n=====\n".join(got)))
+    return compared, mismatches, skipped
+
+
+# Backlog.md 1.52.0: the calls pg_todos answers otherwise, on purpose.
+BACKLOG_DIFFERS = {}
+
+
+def test_backlog_answers_as_recorded():
+    compared, mismatches, skipped = replay_texts(
+        "backlog-1.52.0.jsonl", "backlog", "bl-replay", "claude@s1", "project:/tmp/bl_real/proj", BACKLOG_DIFFERS
+    )
+    for n, tool, args, want, got in mismatches[:40]:
+        print(f"--- call {n} {tool} {args}\n--- Backlog.md:\n{want}\n--- pg_todos:\n{got}")
+    check(
+        f"Backlog.md's recorded scenario: {compared} answers the same to the character",
+        not mismatches,
+        f"{len(mismatches)} differ: {[m[0] for m in mismatches]}",
+    )
+
+
 # ---------- import and export: the trackers' own files, and their own programs reading ours ----------
 
 CORE_FIXTURES = pathlib.Path(__file__).parents[2] / "core" / "src" / "formats" / "fixtures"

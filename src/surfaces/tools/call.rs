@@ -147,7 +147,19 @@ pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>
         }
         None => pg_todos_core::limits::cap_text(&text, limit),
     };
-    let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": is_error(&out) });
+    // a runtime that answers with several text items (Backlog.md's task_list, a status group
+    // each) puts them in `texts`: they go out as they are while the whole fits the limit
+    let items: Vec<&str> = out
+        .get("texts")
+        .and_then(Value::as_array)
+        .map_or_else(Vec::new, |a| a.iter().filter_map(Value::as_str).collect());
+    let content: Vec<Value> =
+        if items.len() > 1 && omitted.is_none() && items.iter().map(|t| t.len()).sum::<usize>() <= limit {
+            items.iter().map(|t| json!({ "type": "text", "text": t })).collect()
+        } else {
+            vec![json!({ "type": "text", "text": text })]
+        };
+    let mut result = json!({ "content": content, "isError": is_error(&out) });
     if let Some((shown, left_out)) = omitted {
         result["_meta"] = json!({ "pg_todos/list": { "shown": shown, "omitted": left_out } });
     }

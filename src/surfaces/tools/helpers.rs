@@ -242,3 +242,20 @@ fn write_js<'v>(out: &mut String, v: &'v Value, models: &[JsModel], within: &mut
         other => out.push_str(&other.to_string()),
     }
 }
+
+/// Whether two names are the same, in a `const fn` (a tool's static takes its description
+/// from its dialect's table of the runtime's tools by name).
+pub const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

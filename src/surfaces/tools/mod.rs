@@ -61,4 +61,5 @@ registry! {
     kiro,
     beads,
     taskmaster,
+    backlog,
 }

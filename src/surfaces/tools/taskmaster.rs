@@ -1471,27 +1471,10 @@ mod schemas {
     ),
     ];
 
-    /// Whether two names are the same (a `const fn`: the tools' statics take their
-    /// descriptions from `TOOLS`).
-    const fn same(a: &str, b: &str) -> bool {
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    }
-
     pub const fn description(name: &str) -> &'static str {
         let mut i = 0;
         while i < TOOLS.len() {
-            if same(TOOLS[i].0, name) {
+            if super::super::same_name(TOOLS[i].0, name) {
                 return TOOLS[i].1;
             }
             i += 1;
