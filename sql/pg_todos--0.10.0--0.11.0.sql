@@ -435,7 +435,7 @@ CREATE FUNCTION todo."import"(
 	"format" TEXT, /* Option < & str > */
 	"files" jsonb, /* Option < JsonB > */
 	"conversation" TEXT DEFAULT NULL, /* Option < & str > */
-	"dry_run" bool DEFAULT false /* bool */
+	"dry_run" bool DEFAULT false /* Option < bool > */
 ) RETURNS jsonb /* Jsonb */
 VOLATILE SECURITY DEFINER PARALLEL UNSAFE
 SET search_path TO pg_catalog, todo, pg_temp

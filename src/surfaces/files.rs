@@ -114,9 +114,10 @@ fn sql_import(
     format: Option<&str>,
     files: Option<JsonB>,
     conversation: default!(Option<&str>, "NULL"),
-    dry_run: default!(bool, "false"),
+    dry_run: default!(Option<bool>, "false"),
 ) -> Jsonb {
     let format = errors::required(format, "todo.import: format");
+    let dry_run = errors::required(dry_run, "todo.import: dry_run");
     let files = errors::required(files, "todo.import: files").0;
     if !FORMATS.contains(&format) {
         unknown_format("todo.import", format);

@@ -87,6 +87,12 @@ RUNTIMES = {
     "kiro": {"todo_list"},
     "beads": {"discover_tools", "get_tool_info", "context", "ready", "list", "show", "create", "claim", "update",
               "close", "reopen", "dep", "stats", "blocked"},
+    "taskmaster": {"get_tasks", "get_task", "next_task", "set_task_status", "add_task", "add_subtask", "update_subtask",
+                   "remove_task", "add_dependency", "remove_dependency", "validate_dependencies", "fix_dependencies",
+                   "list_tags", "add_tag", "delete_tag", "use_tag", "rename_tag", "copy_tag", "parse_prd",
+                   "expand_task", "expand_all", "analyze_project_complexity", "update", "update_task",
+                   "scope_up_task", "scope_down_task", "research"},
+    "backlog": {"task_create", "task_list", "task_search", "task_edit", "task_view", "task_archive", "task_complete"},
 }
 DIALECTS = {"plan", "opencode", "todolist", "tasks", "coord", *RUNTIMES}
 # the dialects whose names an earlier dialect of the catalog has: listed by default under it

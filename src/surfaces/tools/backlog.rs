@@ -534,7 +534,7 @@ fn task_edit(scope: &Scope, args: &Value) -> Answer {
     }
     // In Progress is the agent's claim, Done finishes it: decided on the task locked
     match new_status {
-        Some(Status::InProgress) if old.status != Status::InProgress && scope.agent.is_some() => {
+        Some(Status::InProgress) if scope.agent.is_some() => {
             claiming::claim(scope, Some(todo.id), None).map_err(failed)?;
             r.status = Status::InProgress;
         }
