@@ -108,21 +108,27 @@ pub fn properties(tenant: &str, conversation: &str) -> serde_json::Map<String, V
     }
 }
 
-/// Sets (a value) or removes (None) one key of the list's properties, adding its lock row the
-/// first time. Takes the row's lock: a call takes it before it locks any todo
-/// (`store::locks`' order, as a whole-list replace does).
+/// Sets (a value) or removes (None) one key of the list's properties: under the list's lock
+/// (its row, added the first time: `locks::lock_list`, which a call takes before it locks any
+/// todo), read, merged here and written back as one value (Citus allows no function but an
+/// IMMUTABLE one in an upsert's `DO UPDATE`).
 pub fn set_property(tenant: &str, conversation: &str, key: &str, value: Option<&Value>) {
     require_properties("a list's properties");
-    let value = value.map(|v| JsonB(v.clone()));
+    super::locks::lock_list(tenant, conversation);
+    let mut props = properties(tenant, conversation);
+    match value {
+        Some(v) => {
+            props.insert(key.to_string(), v.clone());
+        }
+        None => {
+            props.remove(key);
+        }
+    }
+    let props = (!props.is_empty()).then(|| JsonB(Value::Object(props)));
     roles::as_owner(|| {
         exec(
-            "INSERT INTO todo.locks AS l (tenant_id, name, properties)
-             VALUES ($1, $2, CASE WHEN $4::jsonb IS NULL THEN NULL ELSE jsonb_build_object($3::text, $4::jsonb) END)
-             ON CONFLICT (tenant_id, name) DO UPDATE
-                SET properties = nullif(CASE WHEN $4::jsonb IS NULL THEN coalesce(l.properties, '{}') - $3::text
-                                             ELSE coalesce(l.properties, '{}') || jsonb_build_object($3::text, $4::jsonb) END,
-                                        '{}'::jsonb)",
-            &[tenant.into(), name(conversation).into(), key.into(), value.into()],
+            "UPDATE todo.locks SET properties = $3 WHERE tenant_id = $1 AND name = $2",
+            &[tenant.into(), name(conversation).into(), props.into()],
         )
     });
 }

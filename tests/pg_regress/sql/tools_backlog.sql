@@ -1,11 +1,11 @@
 -- tools_backlog: Backlog.md's task tools over the store (their texts to the character are
 -- test_trackers.py's replay of Backlog.md itself): acceptance criteria, definition of done and
 -- authored comments as rows of todo.checklist_items and todo.comments, which plain SQL reads
--- under row-level security as an app's role; In Progress as pg_todos' fenced claim; refusals
--- writing nothing; another tenant's tasks answered like missing ones; tasks read back through
--- Task Master's and beads' tools, and theirs through Backlog.md's.
+-- under row-level security as an app's role (at the end, as agent_login); In Progress as
+-- pg_todos' fenced claim; refusals writing nothing; another tenant's tasks answered like
+-- missing ones; tasks read back through Task Master's and beads' tools, and theirs through
+-- Backlog.md's.
 INSERT INTO todo.tenants (tenant_id) VALUES ('acme'), ('globex');
-\connect - agent_login
 \set ON_ERROR_ROLLBACK on
 begin;
 CREATE FUNCTION pg_temp.said(tool text, args jsonb) RETURNS text LANGUAGE sql AS $$
@@ -41,7 +41,8 @@ SELECT pg_temp.said('task_create', '{"title": "x", "bogus": 1}');
 SELECT pg_temp.said('task_create', '{"title": "x", "dueDate": "tomorrow"}');
 SELECT pg_temp.said('task_complete', '{"id": "task-1"}');
 SELECT pg_temp.said('task_view', '{"id": "task-99"}');
-SELECT count(*) AS todos, (SELECT count(*) FROM todo.checklist_items) AS items FROM todo.todos;
+SELECT count(*) AS todos FROM todo.todos;
+SELECT count(*) AS items FROM todo.checklist_items;
 
 -- ========== In Progress: the fenced claim; another agent refused ==========
 SELECT pg_temp.said('task_edit', '{"id": "task-1", "status": "In Progress"}');
@@ -62,8 +63,6 @@ SELECT FROM todo.set_context('globex', 'project:/home/me/app', 'claude@s1', 'tur
 SELECT pg_temp.said('task_view', '{"id": "task-3"}');
 SELECT pg_temp.said('task_edit', '{"id": "task-3", "title": "mine now"}');
 SELECT pg_temp.said('task_list', '{}');
-SELECT count(*) AS globex_sees_items FROM todo.checklist_items;
-SELECT count(*) AS globex_sees_comments FROM todo.comments;
 
 -- ========== read back through Task Master's and beads' tools, and theirs through Backlog.md's ==========
 SELECT FROM todo.set_context('acme', 'project:/home/me/app', 'claude@s1', 'turn-1');
@@ -80,5 +79,34 @@ DELETE FROM todo.todos WHERE external_id = 'TASK-1';
 SELECT count(*) AS items_left_of_task_1 FROM todo.checklist_items c
  WHERE NOT EXISTS (SELECT 1 FROM todo.todos t WHERE t.tenant_id = c.tenant_id AND t.id = c.todo_id);
 rollback;
+
+-- ========== the rows under row-level security, as an app's role ==========
+BEGIN;
+SELECT FROM todo.set_context('acme', 'project:/home/me/app', 'claude@s1', 'turn-1');
+SELECT (todo.call_mcp('backlog/task_create', '{"title": "Kept", "acceptanceCriteria": ["One", "Two"]}')->>'isError')::bool AS refused;
+SELECT (todo.call_mcp('backlog/task_edit', '{"id": "task-1", "commentsAppend": ["Noted"], "commentAuthor": "@ada"}')->>'isError')::bool AS refused;
+COMMIT;
+\connect - agent_login
+\set ON_ERROR_ROLLBACK off
+-- (SET LOCAL, as an app sets its tenant: on a distributed store it reaches the workers)
+BEGIN;
+SET LOCAL todo.tenant = 'acme';
+SELECT c.position, c.text, c.checked FROM todo.checklist_items c ORDER BY c.position;
+SELECT c.author, c.body FROM todo.comments c;
+UPDATE todo.checklist_items SET checked = true WHERE position = 2;
+COMMIT;
+BEGIN;
+SET LOCAL todo.tenant = 'globex';
+SELECT count(*) AS globex_sees_items FROM todo.checklist_items;
+SELECT count(*) AS globex_sees_comments FROM todo.comments;
+UPDATE todo.checklist_items SET text = 'hijacked';
+DELETE FROM todo.comments;
+COMMIT;
+BEGIN;
+SET LOCAL todo.tenant = 'globex';
+INSERT INTO todo.comments (tenant_id, todo_id, position, body) VALUES ('acme', 1, 9, 'planted');
+ROLLBACK;
 \connect - postgres
+SELECT c.tenant_id, c.position, c.text, c.checked FROM todo.checklist_items c ORDER BY c.position;
+SELECT c.tenant_id, c.author, c.body FROM todo.comments c;
 DELETE FROM todo.tenants WHERE tenant_id IN ('acme', 'globex');
