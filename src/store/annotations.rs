@@ -4,20 +4,9 @@
 //! until the extension is updated.
 
 use pgrx::datum::DatumWithOid;
-use pgrx::prelude::*;
 
 use super::{exec, with_plan};
 use crate::interchange::{ChecklistItem, ChecklistKind, Comment};
-
-fn require_tables(what: &str) {
-    if !super::read::has_0_11_columns() {
-        crate::errors::raise(
-            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-            format!("{what} needs the pg_todos 0.11.0 schema"),
-            "run ALTER EXTENSION pg_todos UPDATE",
-        );
-    }
-}
 
 /// The checklist items of todos `ids` of `tenant`: (todo, item), by todo, list and position.
 pub fn checklists(tenant: &str, ids: &[i64]) -> Vec<(i64, ChecklistItem)> {
@@ -45,7 +34,7 @@ pub fn checklists(tenant: &str, ids: &[i64]) -> Vec<(i64, ChecklistItem)> {
 
 /// Replaces list `kind` of todo `id` with `items`, in order (the caller holds the todo's lock).
 pub fn set_checklist(tenant: &str, id: i64, kind: ChecklistKind, items: &[ChecklistItem]) {
-    require_tables("a checklist");
+    super::read::require_0_11("a checklist");
     exec(
         "DELETE FROM todo.checklist_items c WHERE c.tenant_id = $1 AND c.todo_id = $2 AND c.kind = $3",
         &[tenant.into(), id.into(), kind.as_str().into()],
@@ -90,7 +79,7 @@ pub fn comments(tenant: &str, ids: &[i64]) -> Vec<(i64, Comment)> {
 /// Adds a comment to todo `id` after its others (the caller holds the todo's lock); when it
 /// was written (None: now).
 pub fn add_comment(tenant: &str, id: i64, author: Option<&str>, body: &str, created_us: Option<i64>) {
-    require_tables("a comment");
+    super::read::require_0_11("a comment");
     let created = created_us.map(crate::time::timestamptz);
     exec(
         "INSERT INTO todo.comments (tenant_id, todo_id, position, author, body, created_at)

@@ -77,18 +77,6 @@ pub fn set_written_in_turn(tenant: &str, conversation: &str, turn: &str) {
     });
 }
 
-/// A database whose schema is older than 0.11.0 has no `todo.locks.properties`: what needs
-/// it is refused with 0A000 until the extension is updated.
-fn require_properties(what: &str) {
-    if !super::read::has_0_11_columns() {
-        crate::errors::raise(
-            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-            format!("{what} needs the pg_todos 0.11.0 schema"),
-            "run ALTER EXTENSION pg_todos UPDATE",
-        );
-    }
-}
-
 /// What dialects keep about the list as a whole (its lock row's `properties`: Task Master's
 /// tag description and the project's current tag); empty: nothing.
 pub fn properties(tenant: &str, conversation: &str) -> serde_json::Map<String, Value> {
@@ -113,7 +101,7 @@ pub fn properties(tenant: &str, conversation: &str) -> serde_json::Map<String, V
 /// todo), read, merged here and written back as one value (Citus allows no function but an
 /// IMMUTABLE one in an upsert's `DO UPDATE`).
 pub fn set_property(tenant: &str, conversation: &str, key: &str, value: Option<&Value>) {
-    require_properties("a list's properties");
+    super::read::require_0_11("a list's properties");
     super::locks::lock_list(tenant, conversation);
     let mut props = properties(tenant, conversation);
     match value {
@@ -124,7 +112,7 @@ pub fn set_property(tenant: &str, conversation: &str, key: &str, value: Option<&
             props.remove(key);
         }
     }
-    let props = (!props.is_empty()).then(|| JsonB(Value::Object(props)));
+    let props = (!props.is_empty()).then_some(JsonB(Value::Object(props)));
     roles::as_owner(|| {
         exec(
             "UPDATE todo.locks SET properties = $3 WHERE tenant_id = $1 AND name = $2",

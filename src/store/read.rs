@@ -263,6 +263,18 @@ pub fn relation_changed(relid: pgrx::pg_sys::Oid) {
 
 /// Whether `todo.todos` has the columns 0.11.0 added (looked up once per backend, again after
 /// the table changes).
+/// Refuses (0A000) what needs the 0.11.0 schema (its columns, `todo.checklist_items`,
+/// `todo.comments`, `todo.locks.properties`) on a database not yet updated to it.
+pub(crate) fn require_0_11(what: &str) {
+    if !has_0_11_columns() {
+        crate::errors::raise(
+            pgrx::prelude::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+            format!("{what} needs the pg_todos 0.11.0 schema"),
+            "run ALTER EXTENSION pg_todos UPDATE",
+        );
+    }
+}
+
 pub(crate) fn has_0_11_columns() -> bool {
     let found = COLUMNS_0_11.with(|c| {
         c.get(|| {

@@ -44,6 +44,17 @@ fn bad_file(e: FileError) -> ! {
     )
 }
 
+/// The list a function works on: the one named, else the context's (22023: neither).
+fn list_of(function: &str, conversation: Option<&str>, scope: &Scope) -> String {
+    conversation.map(str::to_string).or_else(|| scope.conversation.clone()).unwrap_or_else(|| {
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{function}: no list"),
+            "name one (conversation => 'project:/home/me/app') or set the conversation in context",
+        )
+    })
+}
+
 /// The list a record goes to: the import's own for `master` and for none, else
 /// `<list>#<name>`.
 fn conversation_of(base: &str, r: &Record) -> String {
@@ -159,13 +170,7 @@ fn sql_import(
     }
     runner::call(|| {
         let scope = Scope::from_context();
-        let base = conversation.map(str::to_string).or_else(|| scope.conversation.clone()).unwrap_or_else(|| {
-            raise(
-                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                "todo.import: no list to import into",
-                "name one (conversation => 'project:/home/me/app') or set the conversation in context",
-            )
-        });
+        let base = list_of("todo.import", conversation, &scope);
         let attempt = runner::attempt(|| {
             let outcomes = records::import(&scope, &records, &|r| conversation_of(&base, r))?;
             if dry_run {
@@ -227,13 +232,7 @@ fn sql_export(
         unknown_format("todo.export", format);
     }
     let scope = Scope::from_context();
-    let base = conversation.map(str::to_string).or_else(|| scope.conversation.clone()).unwrap_or_else(|| {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            "todo.export: no list to export",
-            "name one (conversation => 'project:/home/me/app') or set the conversation in context",
-        )
-    });
+    let base = list_of("todo.export", conversation, &scope);
     let lists =
         if format == "beads" || format == "backlog" { vec![(None, base.clone())] } else { lists_of(&scope, &base) };
     let mut all: Vec<Record> = Vec::new();

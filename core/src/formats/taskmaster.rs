@@ -37,7 +37,8 @@ use crate::time::iso8601;
 /// task), so that export writes it back.
 pub const TAG_METADATA: &str = "tagMetadata";
 
-/// Task Master's statuses and what each is in the store.
+/// Task Master's statuses and what each is in the store (`completed` is its old word for
+/// `done`).
 const STATUSES: &[(&str, Status)] = &[
     ("pending", Status::Pending),
     ("in-progress", Status::InProgress),
@@ -48,6 +49,24 @@ const STATUSES: &[(&str, Status)] = &[
     ("blocked", Status::Blocked),
     ("review", Status::Review),
 ];
+
+/// Task Master's word for a status.
+pub fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Pending => "pending",
+        Status::InProgress => "in-progress",
+        Status::Completed => "done",
+        Status::Canceled => "cancelled",
+        Status::Deferred => "deferred",
+        Status::Blocked => "blocked",
+        Status::Review => "review",
+    }
+}
+
+/// The store's status for one of Task Master's words (None: not one of them).
+pub fn status_of(word: &str) -> Option<Status> {
+    STATUSES.iter().find(|(name, _)| *name == word).map(|(_, s)| *s)
+}
 
 /// The keys of a task that a record field holds (never copied to or from the extra).
 const FIELDS: &[&str] = &[
@@ -375,13 +394,7 @@ fn task_json(r: &Record, subtasks: &[&Record], tm_core: bool, subtask_of: Option
     }
     let status = match r.status {
         Status::Completed if r.extra.get("status").and_then(Value::as_str) == Some("completed") => "completed",
-        Status::Pending => "pending",
-        Status::InProgress => "in-progress",
-        Status::Completed => "done",
-        Status::Canceled => "cancelled",
-        Status::Deferred => "deferred",
-        Status::Blocked => "blocked",
-        Status::Review => "review",
+        other => status_word(other),
     };
     o.put("status", status);
     let deps = r.dependencies.iter().map(|d| if is_subtask { d.as_str().into() } else { id_value(d, tm_core) });

@@ -243,9 +243,12 @@ fn write_js<'v>(out: &mut String, v: &'v Value, models: &[JsModel], within: &mut
     }
 }
 
-/// Whether two names are the same, in a `const fn` (a tool's static takes its description
-/// from its dialect's table of the runtime's tools by name).
-pub const fn same_name(a: &str, b: &str) -> bool {
+/// A runtime's tools as its server lists them: (name, description, input schema as JSON
+/// text), for the dialects that serve its schemas verbatim (Task Master's, Backlog.md's).
+pub type Listed = [(&'static str, &'static str, &'static str)];
+
+/// Whether two names are the same, in a `const fn`.
+const fn same_name(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -258,4 +261,26 @@ pub const fn same_name(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// The description of tool `name` of `listed` (a `const fn`: a tool's static takes it).
+pub const fn listed_description(listed: &'static Listed, name: &str) -> &'static str {
+    let mut i = 0;
+    while i < listed.len() {
+        if same_name(listed[i].0, name) {
+            return listed[i].1;
+        }
+        i += 1;
+    }
+    ""
+}
+
+/// The input schema of tool `name` of `listed`, as its text (the order of its properties is
+/// the runtime's) and as JSON.
+pub fn listed_schema_text(listed: &'static Listed, name: &str) -> &'static str {
+    listed.iter().find(|t| t.0 == name).map_or("{\"type\":\"object\"}", |t| t.2)
+}
+
+pub fn listed_schema(listed: &'static Listed, name: &str) -> Value {
+    serde_json::from_str(listed_schema_text(listed, name)).expect("a listed schema is JSON")
 }
