@@ -146,7 +146,7 @@ CREATE INDEX dependencies_depends_on ON todo.dependencies (tenant_id, depends_on
 -- comments with their author: rows of their own, which every dialect and plain SQL read. At
 -- most 100 items of each list and 1000 comments a todo (their positions' CHECKs).
 CREATE TABLE todo.checklist_items (
-    tenant_id  text NOT NULL,
+    tenant_id  text NOT NULL DEFAULT todo.current_tenant(),
     todo_id    bigint NOT NULL,
     kind       text NOT NULL CONSTRAINT checklist_items_kind_check CHECK (kind IN ('acceptance', 'done')),
     position   integer NOT NULL CONSTRAINT checklist_items_position_check CHECK (position BETWEEN 1 AND 100),
@@ -159,7 +159,7 @@ CREATE TABLE todo.checklist_items (
 COMMENT ON TABLE todo.checklist_items IS 'A todo''s checkable lists: its acceptance criteria and its definition of done (Backlog.md''s), item by item, in order.';
 
 CREATE TABLE todo.comments (
-    tenant_id  text NOT NULL,
+    tenant_id  text NOT NULL DEFAULT todo.current_tenant(),
     todo_id    bigint NOT NULL,
     position   integer NOT NULL CONSTRAINT comments_position_check CHECK (position BETWEEN 1 AND 1000),
     author     text CONSTRAINT comments_author_check CHECK (octet_length(author) <= 200),

@@ -101,13 +101,13 @@ COMMENT ON COLUMN todo.dependencies.depends_on IS 'The todo it waits for; the ed
 COMMENT ON COLUMN todo.dependencies.created_at IS 'When the edge was added.';
 
 -- todo.checklist_items, todo.comments
-COMMENT ON COLUMN todo.checklist_items.tenant_id IS 'The tenant of the todo.';
+COMMENT ON COLUMN todo.checklist_items.tenant_id IS 'The tenant of the todo (by default the one in context).';
 COMMENT ON COLUMN todo.checklist_items.todo_id IS 'The todo the item is on.';
 COMMENT ON COLUMN todo.checklist_items.kind IS 'Which list: acceptance (its acceptance criteria) or done (its definition of done).';
 COMMENT ON COLUMN todo.checklist_items.position IS 'Its place in its list, from 1 (Backlog.md''s #1, #2, …); at most 100.';
 COMMENT ON COLUMN todo.checklist_items.text IS 'What is to be true.';
 COMMENT ON COLUMN todo.checklist_items.checked IS 'Whether it is checked off.';
-COMMENT ON COLUMN todo.comments.tenant_id IS 'The tenant of the todo.';
+COMMENT ON COLUMN todo.comments.tenant_id IS 'The tenant of the todo (by default the one in context).';
 COMMENT ON COLUMN todo.comments.todo_id IS 'The todo commented on.';
 COMMENT ON COLUMN todo.comments.position IS 'Its place among the todo''s comments, from 1, in the order written; at most 1000.';
 COMMENT ON COLUMN todo.comments.author IS 'Who wrote it (Backlog.md''s commentAuthor); NULL: not said.';

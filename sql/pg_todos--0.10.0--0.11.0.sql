@@ -161,7 +161,7 @@ $fn$;
 -- comments with their author: rows of their own, which every dialect and plain SQL read. At
 -- most 100 items of each list and 1000 comments a todo (their positions' CHECKs).
 CREATE TABLE todo.checklist_items (
-    tenant_id  text NOT NULL,
+    tenant_id  text NOT NULL DEFAULT todo.current_tenant(),
     todo_id    bigint NOT NULL,
     kind       text NOT NULL CONSTRAINT checklist_items_kind_check CHECK (kind IN ('acceptance', 'done')),
     position   integer NOT NULL CONSTRAINT checklist_items_position_check CHECK (position BETWEEN 1 AND 100),
@@ -172,7 +172,7 @@ CREATE TABLE todo.checklist_items (
 COMMENT ON TABLE todo.checklist_items IS 'A todo''s checkable lists: its acceptance criteria and its definition of done (Backlog.md''s), item by item, in order.';
 
 CREATE TABLE todo.comments (
-    tenant_id  text NOT NULL,
+    tenant_id  text NOT NULL DEFAULT todo.current_tenant(),
     todo_id    bigint NOT NULL,
     position   integer NOT NULL CONSTRAINT comments_position_check CHECK (position BETWEEN 1 AND 1000),
     author     text CONSTRAINT comments_author_check CHECK (octet_length(author) <= 200),
@@ -208,13 +208,13 @@ BEGIN
 END
 $do$;
 -- todo.checklist_items, todo.comments
-COMMENT ON COLUMN todo.checklist_items.tenant_id IS 'The tenant of the todo.';
+COMMENT ON COLUMN todo.checklist_items.tenant_id IS 'The tenant of the todo (by default the one in context).';
 COMMENT ON COLUMN todo.checklist_items.todo_id IS 'The todo the item is on.';
 COMMENT ON COLUMN todo.checklist_items.kind IS 'Which list: acceptance (its acceptance criteria) or done (its definition of done).';
 COMMENT ON COLUMN todo.checklist_items.position IS 'Its place in its list, from 1 (Backlog.md''s #1, #2, …); at most 100.';
 COMMENT ON COLUMN todo.checklist_items.text IS 'What is to be true.';
 COMMENT ON COLUMN todo.checklist_items.checked IS 'Whether it is checked off.';
-COMMENT ON COLUMN todo.comments.tenant_id IS 'The tenant of the todo.';
+COMMENT ON COLUMN todo.comments.tenant_id IS 'The tenant of the todo (by default the one in context).';
 COMMENT ON COLUMN todo.comments.todo_id IS 'The todo commented on.';
 COMMENT ON COLUMN todo.comments.position IS 'Its place among the todo''s comments, from 1, in the order written; at most 1000.';
 COMMENT ON COLUMN todo.comments.author IS 'Who wrote it (Backlog.md''s commentAuthor); NULL: not said.';

@@ -1,6 +1,6 @@
 """dump_restore: user data survives pg_dump / pg_restore. Seeds a database, dumps it in custom
 format, restores into a fresh database, and checks that every tenant, counter, todo, event,
-dependency and token came back unchanged and that the restored store keeps working (next id,
+dependency, token, checklist item and comment came back unchanged and that the restored store keeps working (next id,
 triggers, the claim and the dependency, row-level security on every table)."""
 import os
 import re
@@ -28,6 +28,9 @@ INSERT INTO todo.todos (subject, parent_id) VALUES ('child', 5);
 UPDATE todo.todos SET description = 'moved' WHERE id = 5;
 SELECT todo.block(6, 4);
 SELECT id, fence FROM todo.claim(4);
+-- a checkable list and a comment (Backlog.md's)
+INSERT INTO todo.checklist_items (todo_id, kind, position, text, checked) VALUES (5, 'acceptance', 1, 'it works', true), (5, 'done', 1, 'tested', false);
+INSERT INTO todo.comments (todo_id, position, author, body) VALUES (5, 1, '@ada', 'on it');
 SELECT todo.set_context('globex', NULL, 'bot');
 INSERT INTO todo.todos (subject) VALUES ('globex one');
 COMMIT;
@@ -43,6 +46,8 @@ SELECT 'todos', count(*), md5(string_agg(t::text, '|' ORDER BY tenant_id, id)) F
 SELECT 'events', count(*), md5(string_agg(e::text, '|' ORDER BY tenant_id, todo_id, version)) FROM todo.events e;
 SELECT 'dependencies', count(*), md5(string_agg(d::text, '|' ORDER BY tenant_id, todo_id, depends_on)) FROM todo.dependencies d;
 SELECT 'tokens', count(*), md5(string_agg(k::text, '|' ORDER BY token_id)) FROM todo.tokens k;
+SELECT 'checklist_items', count(*), md5(string_agg(c::text, '|' ORDER BY tenant_id, todo_id, kind, position)) FROM todo.checklist_items c;
+SELECT 'comments', count(*), md5(string_agg(c::text, '|' ORDER BY tenant_id, todo_id, position)) FROM todo.comments c;
 """
 
 # ids continue after the highest ever given (7), triggers fire, the claim and the dependency
@@ -73,6 +78,8 @@ ERR: #4 is claimed by planner until TIME — /todo ready lists the todos you can
 #7 [pending] after restore
 [END TODO]
 channel_key:false
+checklist_items:true
+comments:true
 counters:true
 dependencies:true
 distribution:true
@@ -98,8 +105,10 @@ def test_a_dump_restores_every_row_and_a_working_store(cluster):
                                  env=env, capture_output=True, text=True)
     check("pg_restore succeeds", restore.returncode == 0, restore.stderr)
     src, dst = cluster.psql(SNAPSHOT, db="dump_src"), cluster.psql(SNAPSHOT, db="dump_dst")
-    check("restored tenants, counters, todos, events, dependencies and tokens are identical", src == dst,
-          f"\n{src}\n!=\n{dst}")
+    check("restored tenants, counters, todos, events, dependencies, tokens, checklist items and comments are identical",
+          src == dst, f"\n{src}\n!=\n{dst}")
+    check("the seed really had checklist items and a comment",
+          "\nchecklist_items|2|" in "\n" + dst and "\ncomments|1|" in "\n" + dst, dst)
     check("the seed really had rows", "\ntodos|6|" in "\n" + dst, dst)
     check("the seed really had a dependency", "\ndependencies|1|" in "\n" + dst, dst)
     after = re.sub(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z", "TIME", cluster.psql(AFTER, db="dump_dst"))

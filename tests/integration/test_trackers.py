@@ -187,6 +187,21 @@ def test_backlog_answers_as_recorded():
     )
 
 
+@pytest.mark.parametrize("tracker,dialect", [("taskmaster-0.43.1", "taskmaster"), ("backlog-1.52.0", "backlog")])
+def test_the_tools_are_listed_as_the_tracker_lists_them(tracker, dialect):
+    """Each tool the dialect serves has the description and input schema the tracker's own
+    server listed (fixtures/trackers/<tracker>-tools.json, recorded from its tools/list)."""
+    recorded = json.loads((FIXTURES / f"{tracker}-tools.json").read_text())
+    with psycopg.connect(dbname=DB, autocommit=True) as conn:
+        catalog = conn.execute("SELECT todo.tools()").fetchone()[0]
+    ours = {t["name"]: t for t in catalog if t["_meta"]["pg_todos/dialect"] == dialect}
+    differ = [t["name"] for t in recorded
+              if ours.get(t["name"], {}).get("description") != t["description"]
+              or ours.get(t["name"], {}).get("inputSchema") != t["inputSchema"]]
+    check(f"{dialect}: the {len(recorded)} tools it serves, each with the tracker's own description and schema",
+          not differ and sorted(ours) == sorted(t["name"] for t in recorded), (differ, sorted(set(ours) ^ {t["name"] for t in recorded})))
+
+
 # ---------- import and export: the trackers' own files, and their own programs reading ours ----------
 
 CORE_FIXTURES = pathlib.Path(__file__).parents[2] / "core" / "src" / "formats" / "fixtures"
