@@ -110,7 +110,11 @@ RETURN (WITH groups AS (
               FROM todo.todos s
              WHERE s.tenant_id = tenant AND s.parent_id = t.id
                AND s.status <> 'canceled' AND s.archived_at IS NULL
-            HAVING count(*) > 0) AS subtasks
+            HAVING count(*) > 0) AS subtasks,
+           -- who changed it last: its newest event's agent (one probe of the events' key)
+           (SELECT e.agent_id FROM todo.events e
+             WHERE e.tenant_id = tenant AND e.todo_id = t.id
+             ORDER BY e.version DESC LIMIT 1) AS updated_by
       FROM chosen c
       CROSS JOIN LATERAL (
           SELECT x.* FROM todo.todos x
@@ -127,7 +131,7 @@ RETURN (WITH groups AS (
                'lease_seconds_left', CASE WHEN claimed_by IS NOT NULL
                    THEN greatest(0, ceil(extract(epoch FROM lease_expires_at - now())))::bigint END,
                'blocked_by', blocked_by, 'parent_id', parent_id, 'subtasks', subtasks,
-               'updated_at', updated_at)
+               'updated_at', updated_at, 'updated_by', updated_by)
                ORDER BY position, id) AS todos,
            count(*) AS n
       FROM shown
@@ -154,6 +158,8 @@ SELECT jsonb_build_object(
                                  'attention', max_attention)));
 END
 $fn$;
+COMMENT ON FUNCTION todo.board() IS
+    'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos" (each with who changed it last, "updated_by"), "todos_omitted"}] (the tenant-wide pool first, then the most recently active; at most 50 conversations of at most 200 todos each, in list order), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';
 
 -- The checkable lists and comments of a todo (Backlog.md's acceptance criteria, definition of
 -- done and comments), as tables of their own.

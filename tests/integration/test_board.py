@@ -299,6 +299,21 @@ def run(d, server):
         wait_for("only reopen offered", lambda: actions_of(d, i) == ["reopen"])
     check("3. clicking done completes the todo in the database, as person:Ada", done_button)
 
+    def updated_by_the_last_actor():
+        # the todo was made by agent-1 and finished by Ada: "updated … by" names Ada, and its
+        # hover is the exact time in the viewer's zone, not the database's ISO text
+        i = state["sql"]
+        sel = f'.todo[data-todo-id="{i}"] [data-role=updated]'
+        wait_for("by person:Ada", lambda: text_of(d, sel + " [data-role=agent]").endswith("by person:Ada"))
+        title = d.find_element(By.CSS_SELECTOR, sel).get_attribute("title")
+        local = d.execute_script("const s = arguments[0]; return new Date(s).toLocaleString(undefined, {year: 'numeric', "
+                                 "month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', "
+                                 "timeZoneName: 'short'})",
+                                 agent(None, "checker", "SELECT updated_at FROM todo.todos WHERE id = %s", (i,))[0][0].isoformat())
+        assert title == local and "T" not in title.split(",")[0], (title, local)
+    check("3b. \"updated … by\" names the last actor (not the creator); its hover is the exact time in the viewer's zone",
+          updated_by_the_last_actor)
+
     def start_cancel_reopen():
         i = c1_b
         for action, status, after in (("start", "in_progress", ["cancel", "done"]),
@@ -528,6 +543,17 @@ def demo(d):
         assert text_of(d, f'.todo[data-todo-id="{ids["publish"]}"] [data-role=blocked-by]') == f"blocked by #{ids['build']}"
         assert text_of(d, f'.todo[data-todo-id="{ids["ship"]}"] [data-role=subtasks]').startswith("subtasks 1/3")
         assert not d.find_elements(By.CSS_SELECTOR, f'.todo[data-todo-id="{ids["ship"]}"] [data-role=claim]')
+        # the page uses the width it has: at 1400 px the two lists fill the row
+        viewport(d, 1400, 900)
+        def rows():
+            return d.execute_script(
+                "const c = document.getElementById('conversations').getBoundingClientRect();"
+                "const l = [...document.querySelectorAll('#conversations > .conv:not(.pool)')].map(e => e.getBoundingClientRect());"
+                "return [c.right, l.map(r => [Math.round(r.top), Math.round(r.right)])];")
+        # (the tenant-wide pool has a row of its own, above them)
+        wait_for("the lists side by side, the last at the right edge", lambda: (lambda c, l: len(l) >= 2
+                 and len({t for t, _ in l}) == 1 and max(r for _, r in l) >= c - 2)(*rows()))
+        viewport(d, 1280, 900)
         time.sleep(1.2)   # let a second tick by, so the countdowns read as they do live
         d.execute_script("window.scrollTo(0, 0)")
         os.makedirs(os.path.dirname(os.path.abspath(SHOT)), exist_ok=True)
@@ -535,6 +561,7 @@ def demo(d):
         print(f"     (screenshot: {SHOT})")
         errs = js_errors(d)
         assert not errs, errs
-    check("7. a realistic board (two conversations, claims, a lapsed lease, blocked, subtasks) renders; screenshot", realistic)
+    check("7. a realistic board (two conversations, claims, a lapsed lease, blocked, subtasks) renders, using the "
+          "width it has; screenshot", realistic)
 
 
