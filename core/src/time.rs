@@ -20,6 +20,18 @@ pub fn epoch_seconds(us: i64) -> i64 {
     us.div_euclid(1_000_000)
 }
 
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`; the
+/// inverse of the day arithmetic in `iso8601`).
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// ISO 8601 in UTC with milliseconds, as JavaScript's `toISOString()` prints it
 /// (`2026-11-22T02:49:08.123Z`): seed 001's timestamps.
 pub fn iso8601(us: i64) -> String {

@@ -174,25 +174,39 @@ pub fn import(
     records: &[Record],
     conversation_of: &dyn Fn(&Record) -> String,
 ) -> Result<Vec<Outcome>, Error> {
+    import_onto(scope, records, conversation_of, HashMap::new())
+}
+
+/// `import` onto the lists the caller has read already (`read`'s, by conversation; a tool
+/// that has its list need not read it again); the others are read here.
+pub fn import_onto(
+    scope: &Scope,
+    records: &[Record],
+    conversation_of: &dyn Fn(&Record) -> String,
+    mut lists: HashMap<String, Vec<(Todo, Record)>>,
+) -> Result<Vec<Outcome>, Error> {
     // the lists as they are, by conversation
-    let mut lists: HashMap<String, Vec<(Todo, Record)>> = HashMap::new();
     for r in records {
         let conv = conversation_of(r);
         lists.entry(conv).or_insert_with_key(|conv| read(scope, conv));
     }
     let mut outcomes = Vec::new();
-    // (conversation, record id) → store id, for parents and dependencies
+    // (conversation, record id) → store id, for parents and dependencies; and → the todo's
+    // place in its list as read (the first of an id)
     let mut store_id: HashMap<(String, String), i64> = HashMap::new();
+    let mut read_at: HashMap<(String, String), usize> = HashMap::new();
     for (conv, list) in &lists {
-        for (t, r) in list {
+        for (i, (t, r)) in list.iter().enumerate() {
             store_id.insert((conv.clone(), r.id.clone()), t.id);
+            read_at.entry((conv.clone(), r.id.clone())).or_insert(i);
         }
     }
+    let as_read = |conv: &str, id: &str| read_at.get(&(conv.to_string(), id.to_string())).map(|i| &lists[conv][*i]);
     let now = crate::time::iso8601(crate::time::now_us());
     for r in records {
         let conv = conversation_of(r);
         let list_scope = Scope { conversation: Some(conv.clone()), ..scope.clone() };
-        let existing = lists[&conv].iter().find(|(_, old)| old.id == r.id);
+        let existing = as_read(&conv, &r.id);
         let mut fields = columns(r, &conv);
         match existing {
             None => {
@@ -236,7 +250,7 @@ pub fn import(
         }
         let conv = &outcome.conversation;
         let id = store_id[&(conv.clone(), r.id.clone())];
-        let old = lists[conv].iter().find(|(_, o)| o.id == r.id).map(|(_, o)| o);
+        let old = as_read(conv, &r.id).map(|(_, o)| o);
         let list_scope = Scope { conversation: Some(conv.clone()), ..scope.clone() };
         let parent = r.parent.as_ref().and_then(|p| store_id.get(&(conv.clone(), p.clone())).copied());
         if old.map(|o| o.parent.clone()) != Some(r.parent.clone()) {

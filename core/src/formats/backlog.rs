@@ -140,16 +140,6 @@ pub fn file_path(record: &Record) -> String {
 // ---------------------------------------------------------------------------------------
 // dates
 
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 fn digits(s: &str) -> Option<i64> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -176,7 +166,7 @@ pub fn parse_date(s: &str) -> Option<i64> {
     if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
         return None;
     }
-    Some(days_from_civil(y, m, d) * 86_400_000_000)
+    Some(crate::time::days_from_civil(y, m, d) * 86_400_000_000)
 }
 
 /// `YYYY-MM-DD HH:mm` (or with a `T`) in UTC as microseconds.

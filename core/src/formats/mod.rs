@@ -20,7 +20,7 @@ use crate::interchange::FileError;
 /// A JSON value whose objects are written in the order given (a tracker's own key order).
 /// A plain `Value` inside is written as serde_json holds it (its objects' keys sorted).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Json {
+pub enum Json {
     Value(Value),
     Object(Vec<(String, Json)>),
     Array(Vec<Json>),
@@ -60,8 +60,10 @@ impl Obj {
 
 /// `JSON.stringify(v, null, 2)`: two spaces a level, `"key": value`, empty arrays and
 /// objects as `[]` and `{}`, no newline at the end. Strings are escaped the same way
-/// (`\"`, `\\`, `\n`, `\t`, … and `\u00XX` for the other control characters; nothing else).
-pub(crate) fn to_js_pretty(j: &Json) -> String {
+/// (`\"`, `\\`, `\n`, `\t`, … and `\u00XX` for the other control characters; nothing else),
+/// and a whole number held as a float is written as an integer (JavaScript has one number
+/// type: `50.0` is `50`).
+pub fn to_js_pretty(j: &Json) -> String {
     let mut out = String::new();
     pretty(&mut out, j, 0);
     out
@@ -71,6 +73,12 @@ fn pretty(out: &mut String, j: &Json, indent: usize) {
     let entries: Vec<(Option<&str>, Json)> = match j {
         Json::Value(Value::Object(m)) => m.iter().map(|(k, v)| (Some(k.as_str()), Json::Value(v.clone()))).collect(),
         Json::Value(Value::Array(a)) => a.iter().map(|v| (None, Json::Value(v.clone()))).collect(),
+        Json::Value(Value::Number(n)) => {
+            return match n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 1e21) {
+                Some(whole) => out.push_str(&format!("{}", whole as i64)),
+                None => out.push_str(&n.to_string()),
+            }
+        }
         Json::Value(v) => return out.push_str(&v.to_string()),
         Json::Object(kv) => kv.iter().map(|(k, v)| (Some(k.as_str()), v.clone())).collect(),
         Json::Array(a) => a.iter().map(|v| (None, v.clone())).collect(),
@@ -155,7 +163,7 @@ pub(crate) fn parse_iso8601(s: &str) -> Option<i64> {
     if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
         return None;
     }
-    let days = days_from_civil(y, mo, d);
+    let days = crate::time::days_from_civil(y, mo, d);
     if b.len() == 10 {
         return Some(days * 86_400_000_000);
     }
@@ -198,17 +206,6 @@ pub(crate) fn parse_iso8601(s: &str) -> Option<i64> {
     };
     let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_secs;
     Some(secs * 1_000_000 + micros)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// The error for text that is not JSON: the line serde_json stopped at, and what it found.

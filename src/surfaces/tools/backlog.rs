@@ -14,6 +14,8 @@
 //! `ops::records`, as `pg_todos import` does, so the tools and the files agree. Results are
 //! Backlog.md's plain texts (`core::backlog_view`), refusals its words, with nothing written.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Map, Value};
 
 use super::{error, error_message, str_arg, strings, Answer, Tool};
@@ -34,6 +36,10 @@ struct Project {
     scope: Scope,
     conversation: String,
     tasks: Vec<(Todo, Record)>,
+    /// each task's Backlog.md id (`bid`), by its place in `tasks`
+    bids: Vec<String>,
+    /// each task's place in `tasks` by its record's id (a todo's caller id, else store id)
+    by_raw: HashMap<String, usize>,
 }
 
 /// A refusal as Backlog.md gives it (its text; the code in the structured content).
@@ -67,7 +73,12 @@ impl Project {
         })?;
         let root = conversation.strip_prefix("project:").unwrap_or(".").to_string();
         let tasks = records::read(scope, conversation);
-        Ok(Project { root, scope: scope.clone(), conversation: conversation.to_string(), tasks })
+        let bids = tasks.iter().map(|(t, r)| Self::bid(t, r)).collect();
+        let mut by_raw = HashMap::new();
+        for (i, (_, r)) in tasks.iter().enumerate() {
+            by_raw.entry(r.id.clone()).or_insert(i);
+        }
+        Ok(Project { root, scope: scope.clone(), conversation: conversation.to_string(), tasks, bids, by_raw })
     }
 
     /// A task's Backlog.md id: its caller id as Backlog.md writes ids, else `TASK-<store id>`.
@@ -78,7 +89,7 @@ impl Project {
     /// The task an id names (`task-1`, `TASK-1`, `1`), archived ones too.
     fn find(&self, given: &str) -> Option<usize> {
         let wanted = view::parse_id(given)?;
-        self.tasks.iter().position(|(t, r)| Self::bid(t, r) == wanted)
+        self.bids.iter().position(|b| *b == wanted)
     }
 
     /// Whether a task is in Backlog.md's archive (not found by its tools).
@@ -94,16 +105,10 @@ impl Project {
     /// A record as Backlog.md shows it: its ids (its own, its parent's, its dependencies')
     /// Backlog.md's.
     fn shown(&self, i: usize) -> Record {
-        let (t, r) = &self.tasks[i];
-        let by_raw = |raw: &str| {
-            self.tasks
-                .iter()
-                .find(|(_, x)| x.id == raw)
-                .map(|(t, x)| Self::bid(t, x))
-                .unwrap_or_else(|| raw.to_string())
-        };
+        let r = &self.tasks[i].1;
+        let by_raw = |raw: &str| self.by_raw.get(raw).map_or_else(|| raw.to_string(), |j| self.bids[*j].clone());
         let mut shown = r.clone();
-        shown.id = Self::bid(t, r);
+        shown.id = self.bids[i].clone();
         shown.parent = r.parent.as_deref().map(by_raw);
         shown.dependencies = r.dependencies.iter().map(|d| by_raw(d)).collect();
         shown
@@ -122,7 +127,7 @@ impl Project {
             .filter(|j| {
                 self.tasks[*j].1.parent.as_deref() == Some(raw.as_str()) && !Self::in_archive(&self.tasks[*j].1)
             })
-            .map(|j| Link { id: Self::bid(&self.tasks[j].0, &self.tasks[j].1), title: self.tasks[j].1.title.clone() })
+            .map(|j| Link { id: self.bids[j].clone(), title: self.tasks[j].1.title.clone() })
             .collect();
         subtasks.sort_by(|a, b| view::compare_ids(&a.id, &b.id));
         v.subtasks = subtasks;
@@ -145,10 +150,12 @@ impl Project {
         view::task_text(&v, in_view)
     }
 
-    /// Writes a record through `ops::records` (as an import of one task).
-    fn save(&self, r: &Record) -> Result<(), Value> {
+    /// Writes a record through `ops::records` (as an import of one task), onto the list as
+    /// this call read it.
+    fn save(self, r: &Record) -> Result<(), Value> {
         let conv = self.conversation.clone();
-        records::import(&self.scope, std::slice::from_ref(r), &|_| conv.clone()).map(|_| ()).map_err(failed)
+        let read = HashMap::from([(conv.clone(), self.tasks)]);
+        records::import_onto(&self.scope, std::slice::from_ref(r), &|_| conv.clone(), read).map(|_| ()).map_err(failed)
     }
 }
 
@@ -209,7 +216,7 @@ fn dependencies_of(p: &Project, ids: &[String], own: Option<&str>) -> Result<Vec
     let mut raw = Vec::new();
     for d in ids {
         let i = p.visible(d).unwrap_or_default();
-        if let Some(own) = own.filter(|o| Project::bid(&p.tasks[i].0, &p.tasks[i].1) == *o) {
+        if let Some(own) = own.filter(|o| p.bids[i] == *o) {
             return Err(refused("VALIDATION_ERROR", view::self_dependency(own, d)));
         }
         raw.push(p.tasks[i].1.id.clone());
@@ -222,9 +229,8 @@ fn dependencies_of(p: &Project, ids: &[String], own: Option<&str>) -> Result<Vec
 fn next_id(p: &Project, parent: Option<&str>) -> String {
     let prefix = parent.map_or_else(|| "TASK-".to_string(), |p| format!("{p}."));
     let n = p
-        .tasks
+        .bids
         .iter()
-        .map(|(t, r)| Project::bid(t, r))
         .filter_map(|id| id.strip_prefix(&prefix).and_then(|rest| rest.parse::<u64>().ok()))
         .max()
         .unwrap_or(0);
@@ -242,7 +248,7 @@ fn task_create(scope: &Scope, args: &Value) -> Answer {
             Some(i)
         }
     };
-    let parent_bid = parent.map(|i| Project::bid(&p.tasks[i].0, &p.tasks[i].1));
+    let parent_bid = parent.map(|i| p.bids[i].clone());
     let id = next_id(&p, parent_bid.as_deref());
     let deps = dependencies_of(&p, &strings(args, "dependencies"), Some(&id))?;
     let due_us = given(args, "dueDate").filter(|s| !s.is_empty()).map(due).transpose()?;
@@ -448,7 +454,7 @@ fn task_edit(scope: &Scope, args: &Value) -> Answer {
     let i = p.find(id).filter(|i| !p.tasks[*i].1.archived);
     let i = i.ok_or_else(|| refused("VALIDATION_ERROR", view::task_not_found(id)))?;
     let (todo, old) = &p.tasks[i];
-    let bid = Project::bid(todo, old);
+    let bid = p.bids[i].clone();
     let mut r = old.clone();
     if let Some(t) = given(args, "title").map(str::trim).filter(|t| !t.is_empty()) {
         r.title = t.to_string();
@@ -558,11 +564,11 @@ fn task_complete(scope: &Scope, args: &Value) -> Answer {
     let p = Project::read(scope)?;
     let id = str_arg(args, "id");
     let i = p.find(id).ok_or_else(|| refused("TASK_NOT_FOUND", view::task_not_found(id)))?;
-    let (todo, old) = &p.tasks[i];
+    let old = &p.tasks[i].1;
     if old.archived {
         return Err(refused("OPERATION_FAILED", view::complete_failed(id)));
     }
-    let bid = Project::bid(todo, old);
+    let bid = p.bids[i].clone();
     if old.status != Status::Completed {
         return Err(refused("VALIDATION_ERROR", view::not_done(&bid)));
     }

@@ -186,21 +186,18 @@ pub fn rooted(scope: &Scope, conversation: &str, kind: &str, key: &str, value: O
 pub type JsModel = (&'static str, &'static [&'static str]);
 
 /// A value as JavaScript's `JSON.stringify(value, null, 2)` writes it (a Node runtime's
-/// answer): two spaces an indent level, `"key": value`, `[]` and `{}` when empty, a whole
-/// float as an integer; each object's keys in the order of the first of `models` that
-/// applies where it is nested and names them all (none does: sorted), as the runtime's
-/// objects were built.
+/// answer; the writer is `formats::to_js_pretty`, the trackers' files'), each object's keys in
+/// the order of the first of `models` that applies where it is nested and names them all
+/// (none does: sorted), as the runtime's objects were built.
 pub fn js_pretty(v: &Value, models: &[JsModel]) -> String {
-    let mut out = String::new();
-    write_js(&mut out, v, models, &mut Vec::new());
-    out
+    crate::formats::to_js_pretty(&js_ordered(v, models, &mut Vec::new()))
 }
 
-fn write_js<'v>(out: &mut String, v: &'v Value, models: &[JsModel], within: &mut Vec<&'v str>) {
-    let pad = |n: usize| "  ".repeat(n);
-    let depth = within.len();
+/// `v` with its objects' keys in their models' order (`within`: the members it is nested
+/// under, "" for an array's item).
+fn js_ordered<'v>(v: &'v Value, models: &[JsModel], within: &mut Vec<&'v str>) -> crate::formats::Json {
+    use crate::formats::Json;
     match v {
-        Value::Object(o) if o.is_empty() => out.push_str("{}"),
         Value::Object(o) => {
             let mut keys: Vec<&String> = o.keys().collect();
             let applies = |m: &&JsModel| {
@@ -209,37 +206,28 @@ fn write_js<'v>(out: &mut String, v: &'v Value, models: &[JsModel], within: &mut
             if let Some((_, model)) = models.iter().find(applies) {
                 keys.sort_by_key(|k| model.iter().position(|m| m == k));
             }
-            out.push_str("{\n");
-            for (i, k) in keys.iter().enumerate() {
-                out.push_str(&pad(depth + 1));
-                out.push_str(&json!(k).to_string());
-                out.push_str(": ");
-                within.push(k.as_str());
-                write_js(out, &o[k.as_str()], models, within);
-                within.pop();
-                out.push_str(if i + 1 < keys.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&pad(depth));
-            out.push('}');
+            Json::Object(
+                keys.into_iter()
+                    .map(|k| {
+                        within.push(k.as_str());
+                        let member = js_ordered(&o[k.as_str()], models, within);
+                        within.pop();
+                        (k.clone(), member)
+                    })
+                    .collect(),
+            )
         }
-        Value::Array(a) if a.is_empty() => out.push_str("[]"),
-        Value::Array(a) => {
-            out.push_str("[\n");
-            for (i, item) in a.iter().enumerate() {
-                out.push_str(&pad(depth + 1));
-                within.push("");
-                write_js(out, item, models, within);
-                within.pop();
-                out.push_str(if i + 1 < a.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&pad(depth));
-            out.push(']');
-        }
-        Value::Number(n) => match n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 1e21) {
-            Some(whole) => out.push_str(&format!("{}", whole as i64)),
-            None => out.push_str(&n.to_string()),
-        },
-        other => out.push_str(&other.to_string()),
+        Value::Array(a) => Json::Array(
+            a.iter()
+                .map(|item| {
+                    within.push("");
+                    let member = js_ordered(item, models, within);
+                    within.pop();
+                    member
+                })
+                .collect(),
+        ),
+        other => Json::Value(other.clone()),
     }
 }
 

@@ -229,6 +229,10 @@ struct Tasks {
     tops: Vec<usize>,
     /// each top-level task's subtasks (by its index), in list order
     subs: HashMap<usize, Vec<usize>>,
+    /// each subtask's task (by their indexes)
+    parents: HashMap<usize, usize>,
+    /// what each todo waits for, by store id, in the edges' order
+    waits: HashMap<i64, Vec<i64>>,
     /// each todo by its Task Master id
     by_tm: HashMap<String, usize>,
     /// each todo by its store id
@@ -260,14 +264,22 @@ impl Tasks {
         };
         let mut tops = Vec::new();
         let mut subs: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut parents = HashMap::new();
         for (i, t) in todos.iter().enumerate() {
             match parent_of(t) {
-                Some(p) => subs.entry(p).or_default().push(i),
+                Some(p) => {
+                    subs.entry(p).or_default().push(i);
+                    parents.insert(i, p);
+                }
                 None => tops.push(i),
             }
         }
+        let mut waits: HashMap<i64, Vec<i64>> = HashMap::new();
+        for (a, b, _) in &edges {
+            waits.entry(*a).or_default().push(*b);
+        }
         let at = todos.iter().enumerate().map(|(i, t)| (t.id, i)).collect();
-        Tasks { todos, edges, tops, subs, by_tm, at, claims }
+        Tasks { todos, edges, tops, subs, parents, waits, by_tm, at, claims }
     }
 
     fn find(&self, tm_id: &str) -> Option<&Todo> {
@@ -279,13 +291,18 @@ impl Tasks {
     }
 
     fn is_subtask(&self, t: &Todo) -> bool {
-        !self.tops.iter().any(|i| self.todos[*i].id == t.id)
+        self.parent(t).is_some()
     }
 
     /// The top-level task a subtask is under.
     fn parent(&self, t: &Todo) -> Option<&Todo> {
-        let p = self.subs.iter().find(|(_, s)| s.iter().any(|i| self.todos[*i].id == t.id))?.0;
+        let p = self.parents.get(self.at.get(&t.id)?)?;
         Some(&self.todos[*p])
+    }
+
+    /// The todos `t` waits for (those of this list).
+    fn awaited(&self, t: &Todo) -> impl Iterator<Item = Option<&Todo>> {
+        self.waits.get(&t.id).into_iter().flatten().map(|b| self.by_id(*b))
     }
 
     fn subtasks(&self, t: &Todo) -> Vec<&Todo> {
@@ -296,20 +313,12 @@ impl Tasks {
     /// The Task Master ids `t` depends on: a subtask by its dotted id, a task by its number
     /// (as text in the newer tools' tasks, `core`).
     fn dependencies(&self, t: &Todo, core: bool) -> Vec<Value> {
-        self.edges
-            .iter()
-            .filter(|(a, _, _)| *a == t.id)
-            .filter_map(|(_, b, _)| self.by_id(*b))
-            .map(|d| tm_id(&caller_id(d), core))
-            .collect()
+        self.awaited(t).flatten().map(|d| tm_id(&caller_id(d), core)).collect()
     }
 
     /// Whether every dependency of `t` is done.
     fn ready(&self, t: &Todo) -> bool {
-        self.edges
-            .iter()
-            .filter(|(a, _, _)| *a == t.id)
-            .all(|(_, b, _)| self.by_id(*b).is_some_and(|d| d.status == Status::Completed))
+        self.awaited(t).all(|d| d.is_some_and(|d| d.status == Status::Completed))
     }
 
     /// Whether another agent holds a live claim on `t`.
@@ -492,7 +501,7 @@ fn next_task(scope: &Scope, args: &Value) -> Answer {
             .collect();
         let next = json!({"id": caller_id(s), "title": s.subject, "status": status_word(s.status),
                           "priority": s.priority.clone().or_else(|| parent.priority.clone()).unwrap_or_else(|| "medium".into()),
-                          "dependencies": deps, "parentId": number(&caller_id(parent)).map_or_else(|| json!(caller_id(parent)), |n| json!(n))});
+                          "dependencies": deps, "parentId": tm_id(&caller_id(parent), false)});
         let steps = format!(
             "When ready to work on the subtask, use set-status to set the status to \"in progress\" {SUBTASK_ADVICE}"
         );
@@ -829,10 +838,9 @@ fn add_dependency(scope: &Scope, args: &Value) -> Answer {
         }
         Err(e) => return Err(refused(e, Some(&p.tag))),
     }
-    let as_id = |s: &str| number(s).map_or_else(|| json!(s), |n| json!(n));
     ok(
         json!({"message": format!("Successfully added dependency: Task {id} now depends on {on}"),
-               "taskId": as_id(id), "dependencyId": as_id(on)}),
+               "taskId": tm_id(id, false), "dependencyId": tm_id(on, false)}),
         &p.tag,
     )
 }
@@ -849,10 +857,9 @@ fn remove_dependency(scope: &Scope, args: &Value) -> Answer {
     if let Some(to) = dependency_end(&tasks, on) {
         dependencies::unblock(&p.scope, from.id, to.id).map_err(|e| refused(e, Some(&p.tag)))?;
     }
-    let as_id = |s: &str| number(s).map_or_else(|| json!(s), |n| json!(n));
     ok(
         json!({"message": format!("Successfully removed dependency: Task {id} no longer depends on {on}"),
-               "taskId": as_id(id), "dependencyId": as_id(on)}),
+               "taskId": tm_id(id, false), "dependencyId": tm_id(on, false)}),
         &p.tag,
     )
 }
