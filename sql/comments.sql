@@ -35,6 +35,10 @@ COMMENT ON FUNCTION todo.call_mcp_json(text, text) IS
     'todo.call_mcp with its arguments as JSON text; see todo.call_mcp.';
 COMMENT ON FUNCTION todo.rest_json(text, text, text) IS
     'todo.rest with the body as JSON text; see todo.rest.';
+COMMENT ON FUNCTION todo.board_act(jsonb) IS
+    'One change a person makes on the board, for the tenant and agent in context (pg_todos serve sets person:<label>): {"op": add | edit | status | reorder | block | unblock | release | create_list | archive | unarchive, ...its fields}; edit and status take the version the person read and refuse a todo changed since. Returns {"status": <http status>, "body": {"todo", ...} or {"error", "current"?}} as todo.rest does: 400 a bad action, 404 no such todo, 409 the lifecycle, a claim, a cycle or a stale version, 422 a value over its limit. Errors: 22023 no tenant in context, 22004 a NULL action.';
+COMMENT ON FUNCTION todo.board_todo(bigint) IS
+    'One todo of the tenant in context as the board''s detail panel shows it (archived too): {"status": 200, "body": {"todo", "subtasks", "blocked_by", "blocks" (at most 200 each), "history" (its newest 100 events: who did what, when), and the *_omitted counts}}, or {"status": 404}. Errors: 22023 no tenant in context, 22004 a NULL id.';
 COMMENT ON FUNCTION todo.acp_plan(text) IS
     'A conversation''s list as an Agent Client Protocol v1 session/update "plan" ({"sessionUpdate": "plan", "entries": [{content, priority, status}]}). Errors: 22023 no tenant in context.';
 COMMENT ON FUNCTION todo.export_tasks(text) IS

@@ -93,6 +93,13 @@ RETURN (WITH groups AS (
       FROM todo.todos t
      WHERE t.tenant_id = tenant AND t.archived_at IS NULL
      GROUP BY t.conversation_id
+    UNION ALL
+    -- lists made on the board (todo.board_act's create_list) that hold no todo yet
+    SELECT substr(l.name, 6), (l.properties->'board'->>'at')::timestamptz, 0
+      FROM todo.locks l
+     WHERE l.tenant_id = tenant AND starts_with(l.name, 'list:') AND l.properties ? 'board'
+       AND NOT EXISTS (SELECT 1 FROM todo.todos e
+                        WHERE e.tenant_id = tenant AND e.conversation_id = substr(l.name, 6) AND e.archived_at IS NULL)
 ), chosen AS (
     SELECT g.conversation_id, g.active, g.total, count(*) OVER () AS all_groups,
            row_number() OVER (ORDER BY g.conversation_id IS NOT NULL, g.active DESC, g.conversation_id) AS rank
@@ -130,6 +137,7 @@ RETURN (WITH groups AS (
                'lease_expires_at', lease_expires_at,
                'lease_seconds_left', CASE WHEN claimed_by IS NOT NULL
                    THEN greatest(0, ceil(extract(epoch FROM lease_expires_at - now())))::bigint END,
+               'fence', fence, 'version', version,
                'blocked_by', blocked_by, 'parent_id', parent_id, 'subtasks', subtasks,
                'updated_at', updated_at, 'updated_by', updated_by)
                ORDER BY position, id) AS todos,
@@ -146,10 +154,10 @@ SELECT jsonb_build_object(
     'tenant', tenant,
     'now', now(),
     'conversations', coalesce((SELECT jsonb_agg(jsonb_build_object('conversation_id', c.conversation_id,
-                                                                   'todos', l.todos,
-                                                                   'todos_omitted', c.total - l.n)
+                                                                   'todos', coalesce(l.todos, '[]'),
+                                                                   'todos_omitted', c.total - coalesce(l.n, 0))
                                                 ORDER BY c.rank)
-                                 FROM chosen c JOIN lists l ON l.rank = c.rank), '[]'),
+                                 FROM chosen c LEFT JOIN lists l ON l.rank = c.rank), '[]'),
     'conversations_omitted', coalesce((SELECT max(c.all_groups) - count(*) FROM chosen c), 0),
     'attention', coalesce((SELECT jsonb_agg(to_jsonb(a) - 'tenant_id' - 'all_rows' ORDER BY a.since, a.todo_id)
                              FROM attention a), '[]'),
@@ -159,7 +167,7 @@ SELECT jsonb_build_object(
 END
 $fn$;
 COMMENT ON FUNCTION todo.board() IS
-    'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos" (each with who changed it last, "updated_by"), "todos_omitted"}] (the tenant-wide pool first, then the most recently active; at most 50 conversations of at most 200 todos each, in list order), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';
+    'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos" (each with its version and fence, and who changed it last, "updated_by"), "todos_omitted"}] (the tenant-wide pool first, then the most recently active, a list made on the board with no todo yet among them; at most 50 conversations of at most 200 todos each, in list order), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';
 
 -- The checkable lists and comments of a todo (Backlog.md's acceptance criteria, definition of
 -- done and comments), as tables of their own.
@@ -452,6 +460,27 @@ COMMENT ON FUNCTION todo.import(text, jsonb, text, boolean) IS
 COMMENT ON FUNCTION todo.export(text, text) IS
     'Exports a list (conversation; NULL: the context''s) as a tracker''s files (format: taskmaster, beads, backlog, claude-todos, claude-tasks): each file''s path, as the tracker keeps it, and its text, which the tracker reads back. Errors: 22023 unknown format or no list.';
 REVOKE EXECUTE ON FUNCTION todo.import(text, jsonb, text, boolean), todo.export(text, text) FROM PUBLIC;
+
+-- The board's changes and its detail read (src/surfaces/board.rs).
+CREATE FUNCTION todo."board_act"(
+	"action" jsonb /* Option < JsonB > */
+) RETURNS jsonb /* Jsonb */
+VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'board_act_wrapper';
+CREATE FUNCTION todo."board_todo"(
+	"id" bigint /* Option < i64 > */
+) RETURNS jsonb /* Jsonb */
+STABLE SECURITY DEFINER PARALLEL SAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'board_todo_wrapper';
+COMMENT ON FUNCTION todo.board_act(jsonb) IS
+    'One change a person makes on the board, for the tenant and agent in context (pg_todos serve sets person:<label>): {"op": add | edit | status | reorder | block | unblock | release | create_list | archive | unarchive, ...its fields}; edit and status take the version the person read and refuse a todo changed since. Returns {"status": <http status>, "body": {"todo", ...} or {"error", "current"?}} as todo.rest does: 400 a bad action, 404 no such todo, 409 the lifecycle, a claim, a cycle or a stale version, 422 a value over its limit. Errors: 22023 no tenant in context, 22004 a NULL action.';
+COMMENT ON FUNCTION todo.board_todo(bigint) IS
+    'One todo of the tenant in context as the board''s detail panel shows it (archived too): {"status": 200, "body": {"todo", "subtasks", "blocked_by", "blocks" (at most 200 each), "history" (its newest 100 events: who did what, when), and the *_omitted counts}}, or {"status": 404}. Errors: 22023 no tenant in context, 22004 a NULL id.';
+REVOKE EXECUTE ON FUNCTION todo.board_act(jsonb), todo.board_todo(bigint) FROM PUBLIC;
 
 -- The roles granted so far get the new function and tables.
 SELECT todo.grant_usage(r.role, r.tenant_id, r.plain_sql) FROM todo.roles r ORDER BY r.role::oid;

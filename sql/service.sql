@@ -144,6 +144,13 @@ RETURN (WITH groups AS (
       FROM todo.todos t
      WHERE t.tenant_id = tenant AND t.archived_at IS NULL
      GROUP BY t.conversation_id
+    UNION ALL
+    -- lists made on the board (todo.board_act's create_list) that hold no todo yet
+    SELECT substr(l.name, 6), (l.properties->'board'->>'at')::timestamptz, 0
+      FROM todo.locks l
+     WHERE l.tenant_id = tenant AND starts_with(l.name, 'list:') AND l.properties ? 'board'
+       AND NOT EXISTS (SELECT 1 FROM todo.todos e
+                        WHERE e.tenant_id = tenant AND e.conversation_id = substr(l.name, 6) AND e.archived_at IS NULL)
 ), chosen AS (
     SELECT g.conversation_id, g.active, g.total, count(*) OVER () AS all_groups,
            row_number() OVER (ORDER BY g.conversation_id IS NOT NULL, g.active DESC, g.conversation_id) AS rank
@@ -181,6 +188,7 @@ RETURN (WITH groups AS (
                'lease_expires_at', lease_expires_at,
                'lease_seconds_left', CASE WHEN claimed_by IS NOT NULL
                    THEN greatest(0, ceil(extract(epoch FROM lease_expires_at - now())))::bigint END,
+               'fence', fence, 'version', version,
                'blocked_by', blocked_by, 'parent_id', parent_id, 'subtasks', subtasks,
                'updated_at', updated_at, 'updated_by', updated_by)
                ORDER BY position, id) AS todos,
@@ -197,10 +205,10 @@ SELECT jsonb_build_object(
     'tenant', tenant,
     'now', now(),
     'conversations', coalesce((SELECT jsonb_agg(jsonb_build_object('conversation_id', c.conversation_id,
-                                                                   'todos', l.todos,
-                                                                   'todos_omitted', c.total - l.n)
+                                                                   'todos', coalesce(l.todos, '[]'),
+                                                                   'todos_omitted', c.total - coalesce(l.n, 0))
                                                 ORDER BY c.rank)
-                                 FROM chosen c JOIN lists l ON l.rank = c.rank), '[]'),
+                                 FROM chosen c LEFT JOIN lists l ON l.rank = c.rank), '[]'),
     'conversations_omitted', coalesce((SELECT max(c.all_groups) - count(*) FROM chosen c), 0),
     'attention', coalesce((SELECT jsonb_agg(to_jsonb(a) - 'tenant_id' - 'all_rows' ORDER BY a.since, a.todo_id)
                              FROM attention a), '[]'),
@@ -210,4 +218,4 @@ SELECT jsonb_build_object(
 END
 $fn$;
 COMMENT ON FUNCTION todo.board() IS
-    'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos" (each with who changed it last, "updated_by"), "todos_omitted"}] (the tenant-wide pool first, then the most recently active; at most 50 conversations of at most 200 todos each, in list order), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';
+    'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos" (each with its version and fence, and who changed it last, "updated_by"), "todos_omitted"}] (the tenant-wide pool first, then the most recently active, a list made on the board with no todo yet among them; at most 50 conversations of at most 200 todos each, in list order), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';

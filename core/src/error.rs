@@ -31,6 +31,9 @@ pub enum Error {
     Edge(EdgeError),
     /// input that breaks a rule of the operation (a blank subject, a bad status, …)
     Invalid(String),
+    /// an edit made on what the caller read of todo `id` at version `read`: the todo has
+    /// changed since (it is at version `now`), so the edit is not applied blindly
+    Stale { id: i64, read: i64, now: i64 },
     /// the database refused the data (a CHECK, a constraint, a trigger's rule), caught from
     /// the statement that wrote it: its SQLSTATE and message
     Rejected { sqlstate: String, message: String },
@@ -61,7 +64,7 @@ impl Error {
             Error::Transition { .. } => "55000",
             Error::Claim(Refusal::HeldBy { .. }) => CLAIM_HELD,
             Error::Claim(Refusal::NoAgent | Refusal::BadLease { .. }) => "22023",
-            Error::Claim(_) => "55000",
+            Error::Claim(_) | Error::Stale { .. } => "55000",
             Error::Edge(_) | Error::Invalid(_) => "22023",
             Error::Rejected { sqlstate, .. } => sqlstate,
         }
@@ -83,16 +86,17 @@ impl Error {
                 "invalid_arguments"
             }
             Error::Edge(EdgeError::Cycle { .. }) => "cycle",
+            Error::Stale { .. } => "stale",
             Error::Rejected { .. } => "rejected",
         }
     }
 
     /// The HTTP status of REST's answer: 404 no such todo, 409 a conflict with the todo's
-    /// state (the lifecycle, a claim, a cycle), 400 anything else wrong with the request.
+    /// state (the lifecycle, a claim, a cycle, a change since the caller read it), 400 anything else wrong with the request.
     pub fn http_status(&self) -> u16 {
         match self {
             Error::NotFound { .. } => 404,
-            Error::Transition { .. } | Error::Edge(EdgeError::Cycle { .. }) => 409,
+            Error::Transition { .. } | Error::Edge(EdgeError::Cycle { .. }) | Error::Stale { .. } => 409,
             Error::Claim(Refusal::NoAgent | Refusal::BadLease { .. }) => 400,
             Error::Claim(_) => 409,
             Error::Edge(_) | Error::Invalid(_) => 400,
@@ -110,6 +114,7 @@ impl Error {
             Error::Transition { forbidden, .. } => forbidden.hint().into(),
             Error::Claim(r) => r.hint(),
             Error::Edge(_) => "todo.dependencies lists the edges".into(),
+            Error::Stale { .. } => "read the todo again and make the change on what it is now".into(),
             Error::Invalid(_) | Error::Rejected { .. } => String::new(),
         }
     }
@@ -123,6 +128,10 @@ impl fmt::Display for Error {
             Error::Claim(r) => r.fmt(f),
             Error::Edge(e) => e.fmt(f),
             Error::Invalid(m) | Error::Rejected { message: m, .. } => f.write_str(m),
+            Error::Stale { id, read, now } => write!(
+                f,
+                "todo #{id} changed since you read it (you read version {read}; it is at version {now}): look at it again and redo your change"
+            ),
         }
     }
 }
@@ -209,6 +218,12 @@ mod tests {
         let held = Error::Claim(Refusal::HeldBy { id: 3, holder: "b".into(), until_us: 0 });
         assert_eq!((held.sqlstate(), held.code(), held.http_status()), (CLAIM_HELD, "claimed", 409));
         assert_eq!(disposition(held.sqlstate()), Disposition::Answer, "a claim conflict is the caller's data");
+        let stale = Error::Stale { id: 12, read: 3, now: 5 };
+        assert_eq!((stale.sqlstate(), stale.code(), stale.http_status()), ("55000", "stale", 409));
+        assert_eq!(
+            stale.to_string(),
+            "todo #12 changed since you read it (you read version 3; it is at version 5): look at it again and redo your change"
+        );
         let missing = Error::NotFound { id: 3 };
         assert_eq!((missing.sqlstate(), missing.code(), missing.http_status()), ("P0002", "not_found", 404));
         assert_eq!(missing.to_string(), "no todo #3 in scope");

@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use super::single::json_fields;
-use super::Scope;
+use super::{Find, Scope};
 use crate::claims::{self, Need, Refusal};
 use crate::error::Error;
 use crate::session::grant;
@@ -77,6 +77,32 @@ pub fn release(scope: &Scope, id: i64, fence: Option<i64>) -> Result<String, Err
     store::write::update(&scope.tenant, id, &pending);
     session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(locked.todo.subject)
+}
+
+/// Takes back the claim on `id` that the caller saw held by `holder` under `fence`: a person
+/// releasing an agent's lapsed or stuck claim (the board asks first, naming the agent). The
+/// claim is cleared whether or not its lease still runs, and an in-progress todo returns to
+/// pending; the agent's next heartbeat or finish under that fence is refused. The todo as
+/// it is then (as it was when it holds no claim now: released or finished since). Errors:
+/// `NotFound`; `Claim(Superseded)` when it holds another claim than the caller saw (it was
+/// claimed again since), `Claim(HeldBy)` when its holder is not the one the caller named.
+pub fn take_back(scope: &Scope, id: i64, holder: &str, fence: i64) -> Result<crate::todo::Todo, Error> {
+    let locked = super::lock_one(scope, Find::Anywhere, id, false)?;
+    let state = &locked.claim;
+    match &state.claim {
+        // released or finished since: nothing is left to take back
+        None => return Ok(locked.todo),
+        Some(_) if state.fence != fence => {
+            return Err(Error::Claim(Refusal::Superseded { id, presented: fence, current: state.fence }))
+        }
+        Some(c) if c.holder != holder => {
+            return Err(Error::Claim(Refusal::HeldBy { id, holder: c.holder.clone(), until_us: c.expires_us }))
+        }
+        Some(_) => {}
+    }
+    store::lease::take_back(&scope.tenant, id);
+    session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
+    store::read::todo(&scope.tenant, id).ok_or(Error::NotFound { id })
 }
 
 /// Completes or cancels `id` with an optional outcome, as the holder of `fence` when given

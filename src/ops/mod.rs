@@ -8,15 +8,18 @@
 //! Surfaces run each writing operation through `runner::attempt` and render the outcome or
 //! the error in their own words.
 //!
-//! - `single`: add (a subtask too), change (status and columns), delete;
+//! - `single`: add (a subtask too), change (status and columns; on what the caller read),
+//!   archive and unarchive, delete;
 //! - `whole_list`: replace a conversation's whole list;
-//! - `claiming`: claim, heartbeat, release, finish;
+//! - `claiming`: claim, heartbeat, release, finish; a person taking a claim back;
 //! - `dependencies`: block, unblock;
+//! - `lists`: make a list before it holds a todo;
 //! - reads that surfaces share: `list` and `ready` (below).
 
 pub mod annotations;
 pub mod claiming;
 pub mod dependencies;
+pub mod lists;
 pub mod records;
 pub mod single;
 pub mod whole_list;

@@ -139,6 +139,53 @@ pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<
     Ok(Changed { before, after })
 }
 
+/// `change` of todo `id` (anywhere in the tenant) made on what its caller read of it at
+/// version `read` (a person editing on the board): applied only if the todo is still at that
+/// version, so an edit never overwrites a change its author did not see. Errors: `Stale`
+/// (with the version it is at now), and those of `change`.
+pub fn change_read_at(scope: &Scope, id: i64, read: i64, change: Change) -> Result<Changed, Error> {
+    super::lock_one(scope, Find::Anywhere, id, false)?;
+    let now = i64::from(store::board::version(&scope.tenant, id).ok_or(Error::NotFound { id })?);
+    if now != read {
+        return Err(Error::Stale { id, read, now });
+    }
+    self::change(scope, Find::Anywhere, id, change)
+}
+
+/// Takes todo `id` (one `find` finds) off its list, kept as history (archived); an open todo
+/// is canceled first, under the claim rules of any change of status. The todo as it was
+/// (what an undo restores: `unarchive` with its status). An archived todo stays as it is.
+/// Errors: `NotFound`, `Claim` (under another agent's live claim).
+pub fn archive(scope: &Scope, find: Find<'_>, id: i64) -> Result<Todo, Error> {
+    let locked = super::lock_one(scope, find, id, false)?;
+    let before = locked.todo;
+    if before.archived_us.is_some() {
+        return Ok(before);
+    }
+    let mut fields = json_fields([("archived_at", json!(time::iso8601(time::now_us())))]);
+    if !before.status.is_terminal() {
+        claims::check(&locked.claim, scope.agent.as_deref(), None, Need::Status, time::now_us())?;
+        fields.insert("status".into(), json!(Status::Canceled.as_str()));
+    }
+    store::write::update(&scope.tenant, id, &fields);
+    session::touched(&scope.tenant, before.conversation_id.as_deref(), id);
+    Ok(before)
+}
+
+/// Puts archived todo `id` (one `find` finds) back on its list, with status `status` when
+/// given (the one it had before `archive`; a canceled todo moves there as a reopen). The todo
+/// as it is then. Errors: `NotFound`, `Transition`, `Rejected`.
+pub fn unarchive(scope: &Scope, find: Find<'_>, id: i64, status: Option<Status>) -> Result<Todo, Error> {
+    super::lock_one(scope, find, id, false)?;
+    let change = Change {
+        status,
+        via_reopen: true,
+        fields: json_fields([("archived_at", Value::Null)]),
+        ..Change::default()
+    };
+    Ok(self::change(scope, find, id, change)?.after)
+}
+
 /// Deletes todo `id` (one `find` finds); the todo as it was. Errors: `NotFound`.
 pub fn delete(scope: &Scope, find: Find<'_>, id: i64) -> Result<Todo, Error> {
     let locked = super::lock_one(scope, find, id, true)?;

@@ -6,7 +6,7 @@ use pgrx::datum::DatumWithOid;
 use super::read::{first_ready, BLOCK_FLAGS, CLAIMABLE, CLAIM_ORDER};
 use pgrx::datum::TimestampWithTimeZone;
 
-use super::{one, with_plan};
+use super::{exec, one, with_plan};
 use crate::time;
 
 /// A claim granted: the todo, its new fence and when the lease ends (epoch microseconds).
@@ -109,6 +109,23 @@ pub fn claim_id(tenant: &str, id: i64, agent: &str, lease_s: i64) -> Granted {
         &[tenant.into(), id.into(), agent.into(), (lease_s as f64).into()],
     )
     .expect("the row is locked by the caller")
+}
+
+/// Takes the claim on todo `id` (locked and checked by the caller) back from its holder: clears
+/// it, then moves an in-progress todo back to pending. Two statements, since the row trigger
+/// lets a plain update clear a claim but refuses a change of status under another agent's
+/// live claim: once it is cleared, the status is anyone's to change.
+pub fn take_back(tenant: &str, id: i64) {
+    exec(
+        "UPDATE todo.todos u SET claimed_by = NULL, lease_expires_at = NULL
+          WHERE u.tenant_id = $1 AND u.id = $2 RETURNING u.id",
+        &[tenant.into(), id.into()],
+    );
+    exec(
+        "UPDATE todo.todos u SET status = 'pending'
+          WHERE u.tenant_id = $1 AND u.id = $2 AND u.status = 'in_progress' RETURNING u.id",
+        &[tenant.into(), id.into()],
+    );
 }
 
 /// Extends the lease of todo `id` (locked and checked by the caller) to `lease_s` seconds

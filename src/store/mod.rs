@@ -8,6 +8,7 @@
 //! backend, its generic plan on one server (`with_plan`).
 
 pub mod annotations;
+pub mod board;
 pub mod catalog;
 pub mod channel;
 pub mod distribution;

@@ -5,7 +5,9 @@
 //! |---|---|
 //! | `POST/GET /v1/todos`, `GET/PATCH/DELETE /v1/todos/:id`, `PATCH /v1/todos` | `todo.rest(method, path?query, body)`: its status and body |
 //! | `GET /session/:id/todo` | 200 `todo.list_as('opencode', id)` (OpenCode's `session.todo()`) |
-//! | `GET /v1/board` | 200 `todo.board()` |
+//! | `GET /v1/board` | 200 `todo.board()`, with `"viewer": {"label", "person"}`: who the token is for |
+//! | `POST /v1/board/act` | a person's change on the board: `todo.board_act(body)`'s status and body (403 for a token not made for a person, or a request from another origin) |
+//! | `GET /v1/board/todos/:id` | `todo.board_todo(id)`'s status and body: one todo with its history |
 //! | `GET /v1/events` | Server-Sent Events of every committed change (`hub`) |
 //! | `POST /mcp` | MCP over Streamable HTTP (`mcp`) |
 //! | `GET /openapi.json` | the OpenAPI 3.1 description of these routes |
@@ -25,7 +27,7 @@ use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get};
+use axum::routing::{any, get, post};
 use axum::Extension;
 use axum::Router;
 use serde_json::{json, Value};
@@ -69,6 +71,8 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/todos/{*rest}", any(rest))
         .route("/session/{id}/todo", get(session_todo))
         .route("/v1/board", get(board))
+        .route("/v1/board/act", post(board_act))
+        .route("/v1/board/todos/{id}", get(board_todo))
         .route("/v1/events", get(events))
         .route("/mcp", any(mcp))
         .route("/openapi.json", get(openapi))
@@ -269,15 +273,73 @@ async fn session_todo(
     Ok(json_response(StatusCode::OK, &list))
 }
 
-/// `GET /v1/board`: `todo.board()` of the token's tenant.
+/// `GET /v1/board`: `todo.board()` of the token's tenant, and who the token is for
+/// (`"viewer": {"label", "person"}`: the page offers changes to a person's token only).
 async fn board(
     State(state): State<AppState>,
     client: Option<Extension<ClientAddr>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
-    let board: Value = work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board()", &[]).await?;
+    let mut board: Value = work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board()", &[]).await?;
+    board["viewer"] = json!({ "label": identity.label, "person": identity.person });
     Ok(json_response(StatusCode::OK, &board))
+}
+
+/// Refuses a request whose `Origin` names another site than the one it was sent to (its
+/// `Host`): a page elsewhere can make a browser send it. The board sends its token from the
+/// tab's session storage, never a cookie, so such a request has no token anyway; this is the
+/// second guard. A request with no `Origin` (not from a browser's script) passes.
+pub fn same_origin(headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(origin) = headers.get(header::ORIGIN) else { return Ok(()) };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let authority = origin.to_str().ok().and_then(|o| o.split_once("://")).map(|(_, rest)| rest);
+    match (authority, host) {
+        (Some(a), Some(h)) if a.eq_ignore_ascii_case(h) => Ok(()),
+        _ => Err(ApiError::Forbidden("a change from another site's page is refused: open the board from this service".into())),
+    }
+}
+
+/// `POST /v1/board/act`: one change of a person at the board, `todo.board_act(body)`, as
+/// `person:<label>` of the token (which must be a person's: 403 otherwise), answered with its
+/// status and body. Errors: those of every route (401, 413, 408, 400 for a body that is not
+/// JSON, 503); 403 from another origin (`same_origin`).
+async fn board_act(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    same_origin(&headers)?;
+    let (identity, _) = caller(&state, &headers, client.map(|c| c.0)).await?;
+    if !identity.person {
+        return Err(ApiError::Forbidden(
+            "the board's changes need a token made for a person (todo.create_token(tenant, label, person => true)); this token is an agent's, so the board is read-only".into(),
+        ));
+    }
+    let action = json_body(body, &headers, state.limits.max_body, state.limits.body_timeout)
+        .await?
+        .ok_or_else(|| ApiError::BadRequest("the body must be an action: {\"op\": …}".into()))?;
+    let person = format!("person:{}", identity.label);
+    let answer: Value =
+        work::one(&state.db, &identity.tenant, Some(&person), "SELECT todo.board_act($1)", &[&action]).await?;
+    rest_response(&answer)
+}
+
+/// `GET /v1/board/todos/:id`: `todo.board_todo(id)` of the token's tenant, answered with its
+/// status and body. Errors: those of every route; 400 for an id that is not a whole number
+/// above 0.
+async fn board_todo(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
+    let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or_else(|| ApiError::BadRequest("bad todo id".into()))?;
+    let answer: Value =
+        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board_todo($1)", &[&id]).await?;
+    rest_response(&answer)
 }
 
 /// `GET /v1/events`: the tenant's changes as Server-Sent Events (see `hub`), once the token

@@ -8,8 +8,8 @@ begin;
 \set ON_ERROR_ROLLBACK on
 INSERT INTO todo.tenants (tenant_id) VALUES ('acme'), ('globex');
 CREATE FUNCTION pg_temp.said(tool text, args jsonb) RETURNS text LANGUAGE sql AS $$
-  SELECT regexp_replace((r->'content'->0->>'text') || CASE WHEN (r->>'isError')::bool THEN '  [isError]' ELSE '' END,
-         '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z', '<time>', 'g')
+  SELECT regexp_replace(regexp_replace((r->'content'->0->>'text') || CASE WHEN (r->>'isError')::bool THEN '  [isError]' ELSE '' END,
+         '\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z', '<time>', 'g'), 'created on \d\d?/\d\d?/\d{4}', 'created on <date>', 'g')
     FROM todo.call_mcp('taskmaster/' || tool, args || '{"projectRoot": "/home/me/app"}') r $$;
 CREATE FUNCTION pg_temp.rows(conv text) RETURNS TABLE (id text, parent text, subject text, status text, priority text,
                                                        claimed_by text, plan text, criteria text) LANGUAGE sql AS $$

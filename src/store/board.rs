@@ -1,0 +1,86 @@
+//! What the board reads of one todo: the todo as its detail panel shows it (every column a
+//! person reads, its claim and lease, its open blockers, subtask progress, who changed it
+//! last), its subtasks, what it waits for and what waits for it, and its history from
+//! `todo.events`; and its version, which an edit made on what a person read must match.
+//! Every list is bounded (`MAX_RELATED`, `MAX_HISTORY`), with a count of what was left out.
+
+use pgrx::JsonB;
+use serde_json::Value;
+
+use super::one;
+
+/// The most subtasks, blockers and blocked todos a detail lists, each.
+pub const MAX_RELATED: i64 = 200;
+/// The most events a detail's history lists (the newest).
+pub const MAX_HISTORY: i64 = 100;
+
+/// Todo `id` of `tenant`, archived or not, as the board's detail shows it:
+/// `{"todo", "subtasks", "subtasks_omitted", "blocked_by", "blocks", "history",
+/// "history_omitted"}`; None when the tenant has no such todo.
+pub fn detail(tenant: &str, id: i64) -> Option<Value> {
+    one::<JsonB>(
+        "SELECT jsonb_build_object(
+             'todo', jsonb_build_object(
+                 'id', t.id, 'conversation_id', t.conversation_id, 'subject', t.subject,
+                 'description', t.description, 'active_form', t.active_form, 'status', t.status,
+                 'priority', t.priority, 'owner', t.owner, 'agent_id', t.agent_id, 'outcome', t.outcome,
+                 'completion_criteria', t.completion_criteria, 'claimed_by', t.claimed_by,
+                 'lease_expires_at', t.lease_expires_at,
+                 'lease_seconds_left', CASE WHEN t.claimed_by IS NOT NULL
+                     THEN greatest(0, ceil(extract(epoch FROM t.lease_expires_at - now())))::bigint END,
+                 'fence', t.fence, 'version', t.version, 'parent_id', t.parent_id,
+                 'blocked_by', (SELECT coalesce(jsonb_agg(d.depends_on ORDER BY d.depends_on), '[]')
+                                  FROM todo.dependencies d
+                                  JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                                 WHERE d.tenant_id = $1 AND d.todo_id = t.id
+                                   AND b.status NOT IN ('completed', 'canceled')),
+                 'subtasks', (SELECT jsonb_build_object('done', count(*) FILTER (WHERE s.status = 'completed'), 'total', count(*))
+                                FROM todo.todos s
+                               WHERE s.tenant_id = $1 AND s.parent_id = t.id
+                                 AND s.status <> 'canceled' AND s.archived_at IS NULL
+                              HAVING count(*) > 0),
+                 'created_at', t.created_at, 'updated_at', t.updated_at,
+                 'updated_by', (SELECT e.agent_id FROM todo.events e
+                                 WHERE e.tenant_id = $1 AND e.todo_id = t.id ORDER BY e.version DESC LIMIT 1),
+                 'started_at', t.started_at, 'completed_at', t.completed_at, 'archived_at', t.archived_at),
+             'subtasks', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'subject', s.subject, 'status', s.status)
+                                                    ORDER BY s.position, s.id), '[]')
+                            FROM (SELECT s.id, s.subject, s.status, s.position FROM todo.todos s
+                                   WHERE s.tenant_id = $1 AND s.parent_id = t.id AND s.archived_at IS NULL
+                                   ORDER BY s.position, s.id LIMIT $3) s),
+             'subtasks_omitted', greatest(0, (SELECT count(*) FROM todo.todos s
+                                               WHERE s.tenant_id = $1 AND s.parent_id = t.id AND s.archived_at IS NULL) - $3),
+             'blocked_by', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', b.id, 'subject', b.subject, 'status', b.status)
+                                                      ORDER BY b.id), '[]')
+                              FROM (SELECT b.id, b.subject, b.status FROM todo.dependencies d
+                                      JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                                     WHERE d.tenant_id = $1 AND d.todo_id = t.id ORDER BY b.id LIMIT $3) b),
+             'blocks', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'subject', w.subject, 'status', w.status)
+                                                  ORDER BY w.id), '[]')
+                          FROM (SELECT w.id, w.subject, w.status FROM todo.dependencies d
+                                  JOIN todo.todos w ON w.tenant_id = d.tenant_id AND w.id = d.todo_id
+                                 WHERE d.tenant_id = $1 AND d.depends_on = t.id ORDER BY w.id LIMIT $3) w),
+             'history', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                                     'version', e.version, 'action', e.action, 'at', e.event_at, 'agent_id', e.agent_id,
+                                     'old_status', e.old_status, 'new_status', e.new_status, 'changes', e.changes)
+                                   ORDER BY e.version DESC), '[]')
+                           FROM (SELECT e.* FROM todo.events e WHERE e.tenant_id = $1 AND e.todo_id = t.id
+                                  ORDER BY e.version DESC LIMIT $4) e),
+             'history_omitted', greatest(0, (SELECT count(*) FROM todo.events e
+                                              WHERE e.tenant_id = $1 AND e.todo_id = t.id) - $4))
+           FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2",
+        &[tenant.into(), id.into(), MAX_RELATED.into(), MAX_HISTORY.into()],
+        false,
+    )
+    .map(|j| j.0)
+}
+
+/// The version of todo `id` of `tenant` (bumped by every update), None when there is no such
+/// todo. The caller holds the todo's lock, so it stays that until the transaction ends.
+pub fn version(tenant: &str, id: i64) -> Option<i32> {
+    one::<i32>(
+        "SELECT t.version FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2",
+        &[tenant.into(), id.into()],
+        false,
+    )
+}

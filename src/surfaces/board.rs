@@ -1,0 +1,324 @@
+//! The board's changes and its detail read, for the person at the board: `todo.board_act(action
+//! jsonb)` does one change (`{"op": …}`) and `todo.board_todo(id bigint)` reads one todo as
+//! the detail panel shows it. Each answers `{"status": <http status>, "body": <json>}`, as
+//! `todo.rest` does, so `pg_todos serve` forwards it unchanged. Every change is an operation
+//! (`ops`) run by `runner::attempt`, with the same rules and errors as every other surface;
+//! the actor is the agent in context (the service sets `person:<label>`).
+//!
+//! | op | fields | does | success |
+//! |---|---|---|---|
+//! | `add` | `subject`, `list`?, `description`?, `parent_id`? | adds a todo to the list (null or absent: the tenant-wide pool) | 201 `{"todo"}` |
+//! | `edit` | `id`, `version`, `subject`?, `description`?, `priority`?, `owner`? | changes those columns if the todo is still at `version` | 200 `{"todo"}` |
+//! | `status` | `id`, `status`, `version`? | moves it (at `version`, when given) | 200 `{"todo"}` |
+//! | `reorder` | `ids` | puts these todos of one list in this order, in the places they hold | 200 `{"ids"}` |
+//! | `block`, `unblock` | `id`, `on` | makes `id` wait for `on`, or not | 200 `{"todo", "changed"}` |
+//! | `release` | `id`, `holder`, `fence` | takes the claim the person saw back (`ops::claiming::take_back`) | 200 `{"todo"}` |
+//! | `create_list` | `name` | makes a list that shows before it holds a todo | 201 `{"list", "created"}` |
+//! | `archive` | `id` | takes it off its list (an open todo is canceled) | 200 `{"todo", "undo"}` |
+//! | `unarchive` | `id`, `status`? | puts it back (with its status before) | 200 `{"todo"}` |
+//!
+//! A refusal is `{"error": "<message>"}` with 400 (the request), 404 (no such todo), 409 (the
+//! lifecycle, a claim, a cycle; a `version` the todo has moved past, with `"current"`: the
+//! todo as it is now), 413 or 422 (a value over its limit).
+
+use pgrx::prelude::*;
+use pgrx::JsonB;
+use serde_json::{json, Map, Value};
+
+use crate::error::Error;
+use crate::jsonb::Jsonb;
+use crate::ops::single::{self, Change, NewTodo};
+use crate::ops::{claiming, dependencies, lists, Find, Scope};
+use crate::runner;
+use crate::status::Status;
+use crate::store;
+use pg_todos_core::limits::FIELD_TOO_LONG;
+
+/// An HTTP answer: a status and a JSON body.
+type Reply = (u16, Value);
+
+/// The most todos one `reorder` moves.
+pub const MAX_REORDER: usize = 500;
+
+/// Each op and the fields it takes (besides `op`).
+const OPS: &[(&str, &[&str])] = &[
+    ("add", &["subject", "list", "description", "parent_id"]),
+    ("edit", &["id", "version", "subject", "description", "priority", "owner"]),
+    ("status", &["id", "status", "version"]),
+    ("reorder", &["ids"]),
+    ("block", &["id", "on"]),
+    ("unblock", &["id", "on"]),
+    ("release", &["id", "holder", "fence"]),
+    ("create_list", &["name"]),
+    ("archive", &["id"]),
+    ("unarchive", &["id", "status"]),
+];
+
+const PRIORITIES: &[&str] = &["high", "medium", "low"];
+const STATUS_ERROR: &str =
+    "status must be one of: pending, in_progress, completed, canceled, blocked, deferred, review";
+
+fn bad(message: impl Into<String>) -> Reply {
+    (400, json!({ "error": message.into() }))
+}
+
+/// Does one change the person at the board asked for (`{"op": …}`: see the module's table),
+/// for the tenant and agent in context. Returns `{"status", "body"}`. Errors (SQL): 22023
+/// without a tenant, 42704 for one not registered, 22004 for a NULL action; and every error
+/// that is not about the action's data (a cancel, a deadlock, …), with nothing committed.
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn board_act(action: Option<JsonB>) -> Jsonb {
+    let action = crate::errors::required(action, "todo.board_act: action");
+    runner::call(|| {
+        let scope = Scope::from_context();
+        let (status, body) = act(&scope, &action.0);
+        Jsonb(json!({ "status": status, "body": body }))
+    })
+}
+
+/// Todo `id` of the tenant in context as the board's detail panel shows it (archived too):
+/// `{"status": 200, "body": {"todo", "subtasks", "subtasks_omitted", "blocked_by", "blocks",
+/// "history", "history_omitted"}}`, or 404. Errors (SQL): 22023 without a tenant, 42704 for
+/// one not registered.
+#[pg_extern(stable, parallel_safe, security_definer)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn board_todo(id: Option<i64>) -> Jsonb {
+    let id = crate::errors::required(id, "todo.board_todo: id");
+    let scope = Scope::reading(None);
+    Jsonb(match store::board::detail(&scope.tenant, id) {
+        Some(detail) => json!({ "status": 200, "body": detail }),
+        None => json!({ "status": 404, "body": { "error": "todo not found" } }),
+    })
+}
+
+/// The todo as the board shows it after a change.
+fn shown(scope: &Scope, id: i64) -> Value {
+    store::board::detail(&scope.tenant, id).map_or(Value::Null, |mut d| d["todo"].take())
+}
+
+fn act(scope: &Scope, action: &Value) -> Reply {
+    let Value::Object(action) = action else { return bad("the action must be a JSON object with an \"op\"") };
+    let Some(op) = action.get("op").and_then(Value::as_str) else {
+        return bad(format!("the action needs an \"op\": one of {}", names()));
+    };
+    let Some((_, takes)) = OPS.iter().find(|(name, _)| *name == op) else {
+        return bad(format!("unknown op \"{op}\": use one of {}", names()));
+    };
+    if let Some(k) = action.keys().find(|k| *k != "op" && !takes.contains(&k.as_str())) {
+        return bad(format!("{op} takes no field \"{k}\": it takes {}", takes.join(", ")));
+    }
+    let a = Fields(action);
+    let answer = match op {
+        "add" => add(scope, &a),
+        "edit" => edit(scope, &a),
+        "status" => status(scope, &a),
+        "reorder" => reorder(scope, &a),
+        "block" | "unblock" => edge(scope, &a, op == "block"),
+        "release" => release(scope, &a),
+        "create_list" => create_list(scope, &a),
+        "archive" => archive(scope, &a),
+        _ => unarchive(scope, &a),
+    };
+    answer.unwrap_or_else(|r| r)
+}
+
+fn names() -> String {
+    OPS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
+/// An action's fields, read with the type each must have; a wrong one is the 400 that says so.
+struct Fields<'a>(&'a Map<String, Value>);
+
+impl Fields<'_> {
+    fn has(&self, k: &str) -> bool {
+        self.0.contains_key(k)
+    }
+
+    /// A whole number (`3` or `3.0`), when present and not null.
+    fn int(&self, k: &str) -> Result<Option<i64>, Reply> {
+        match self.0.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_i64()
+                .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64))
+                .map(Some)
+                .ok_or_else(|| bad(format!("{k} must be a whole number"))),
+        }
+    }
+
+    fn id(&self, k: &str) -> Result<i64, Reply> {
+        self.int(k)?.filter(|i| *i > 0).ok_or_else(|| bad(format!("{k} must be a todo's id (a whole number above 0)")))
+    }
+
+    /// A string, or null (`Ok(None)`); absent: `Ok(None)` too (use `has` to tell).
+    fn text(&self, k: &str) -> Result<Option<&str>, Reply> {
+        match self.0.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(bad(format!("{k} must be a string or null"))),
+        }
+    }
+
+    fn required_text(&self, k: &str) -> Result<&str, Reply> {
+        match self.0.get(k) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
+            _ => Err(bad(format!("{k} must be a non-empty string"))),
+        }
+    }
+
+    fn status(&self, k: &str) -> Result<Option<Status>, Reply> {
+        self.text(k)?.map(|s| Status::parse(s).ok_or_else(|| bad(STATUS_ERROR))).transpose()
+    }
+}
+
+/// Runs an operation (`runner::attempt`): its reply, or its error's. A value over its limit
+/// (22001) is 422; a change on a version the todo has moved past is 409 with the todo as it
+/// is now.
+fn writing(scope: &Scope, f: impl FnOnce() -> Result<Reply, Error>) -> Result<Reply, Reply> {
+    runner::attempt(f).map_err(|e| {
+        let status = if e.sqlstate() == FIELD_TOO_LONG { 422 } else { e.http_status() };
+        let mut body = json!({ "error": e.to_string() });
+        if let Error::Stale { id, .. } = e {
+            body["current"] = shown(scope, id);
+        }
+        (status, body)
+    })
+}
+
+fn add(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let subject = a.required_text("subject")?;
+    let list = a.text("list")?;
+    let description = a.text("description")?;
+    let parent = a.int("parent_id")?;
+    let in_list = Scope { conversation: list.map(str::to_string), ..scope.clone() };
+    let new = NewTodo { parent, ..NewTodo::titled(&in_list, subject, description) };
+    writing(scope, || {
+        let t = single::add(&in_list, new)?;
+        Ok((201, json!({ "todo": shown(scope, t.id) })))
+    })
+}
+
+fn edit(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let id = a.id("id")?;
+    let version = a.int("version")?.ok_or_else(|| bad("version must be the todo's version as you read it"))?;
+    let mut fields = Map::new();
+    if a.has("subject") {
+        fields.insert("subject".into(), json!(a.required_text("subject")?));
+    }
+    if a.has("description") {
+        fields.insert("description".into(), json!(a.text("description")?.filter(|d| !d.is_empty())));
+    }
+    if a.has("priority") {
+        let p = a.text("priority")?;
+        if p.is_some_and(|p| !PRIORITIES.contains(&p)) {
+            return Err(bad("priority must be high, medium, low or null"));
+        }
+        fields.insert("priority".into(), json!(p));
+    }
+    if a.has("owner") {
+        // the assignee: blank is none
+        fields.insert("owner".into(), json!(a.text("owner")?.map(str::trim).filter(|o| !o.is_empty())));
+    }
+    if fields.is_empty() {
+        return Err(bad("edit needs at least one of subject, description, priority, owner"));
+    }
+    writing(scope, || {
+        single::change_read_at(scope, id, version, Change::fields(fields))?;
+        Ok((200, json!({ "todo": shown(scope, id) })))
+    })
+}
+
+fn status(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let id = a.id("id")?;
+    let to = a.status("status")?.ok_or_else(|| bad(STATUS_ERROR))?;
+    let version = a.int("version")?;
+    writing(scope, || {
+        match version {
+            Some(v) => single::change_read_at(scope, id, v, Change::status(to))?,
+            None => single::change(scope, Find::Anywhere, id, Change::status(to))?,
+        };
+        Ok((200, json!({ "todo": shown(scope, id) })))
+    })
+}
+
+fn reorder(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let err = || bad(format!("ids must be an array of 2 to {MAX_REORDER} todo ids of one list, each once"));
+    let Some(Value::Array(items)) = a.0.get("ids") else { return Err(err()) };
+    if !(2..=MAX_REORDER).contains(&items.len()) {
+        return Err(err());
+    }
+    let ids: Vec<i64> = items.iter().map(|v| v.as_i64().filter(|i| *i > 0)).collect::<Option<_>>().ok_or_else(err)?;
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    if sorted.windows(2).any(|w| w[0] == w[1]) {
+        return Err(err());
+    }
+    writing(scope, || {
+        let locked = store::read::lock(&scope.tenant, Find::Anywhere, &sorted, false);
+        if let Some(missing) = sorted.iter().find(|id| !locked.iter().any(|l| l.todo.id == **id)) {
+            return Err(Error::NotFound { id: *missing });
+        }
+        let list = &locked[0].todo.conversation_id;
+        if locked.iter().any(|l| &l.todo.conversation_id != list) {
+            return Err(Error::Invalid("a reorder moves todos within one list: these are on more than one".into()));
+        }
+        single::reorder(scope, &ids);
+        Ok((200, json!({ "ids": ids })))
+    })
+}
+
+fn edge(scope: &Scope, a: &Fields<'_>, add: bool) -> Result<Reply, Reply> {
+    let id = a.id("id")?;
+    let on = a.id("on")?;
+    writing(scope, || {
+        // the dependency is made in the waiting todo's list: the todo it waits for is of that
+        // list or the tenant-wide pool
+        let list = store::read::todo(&scope.tenant, id).ok_or(Error::NotFound { id })?.conversation_id;
+        let other = store::read::todo(&scope.tenant, on).ok_or(Error::NotFound { id: on })?.conversation_id;
+        if other.is_some() && other != list {
+            return Err(Error::Invalid(format!(
+                "#{id} and #{on} are on different lists: a todo can wait only for a todo of its own list or of the tenant-wide pool"
+            )));
+        }
+        let in_list = Scope { conversation: list, ..scope.clone() };
+        let changed = if add { dependencies::block(&in_list, id, on)? } else { dependencies::unblock(&in_list, id, on)? };
+        Ok((200, json!({ "todo": shown(scope, id), "changed": changed })))
+    })
+}
+
+fn release(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let id = a.id("id")?;
+    let holder = a.required_text("holder")?;
+    let fence = a.int("fence")?.ok_or_else(|| bad("fence must be the claim's fence as you read it"))?;
+    writing(scope, || {
+        claiming::take_back(scope, id, holder, fence)?;
+        Ok((200, json!({ "todo": shown(scope, id) })))
+    })
+}
+
+fn create_list(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let name = a.text("name")?.unwrap_or_default();
+    writing(scope, || {
+        let created = lists::create(scope, name)?;
+        Ok((if created { 201 } else { 200 }, json!({ "list": name, "created": created })))
+    })
+}
+
+fn archive(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let id = a.id("id")?;
+    writing(scope, || {
+        let before = single::archive(scope, Find::Anywhere, id)?;
+        let undo = json!({ "op": "unarchive", "id": id, "status": before.status.as_str() });
+        Ok((200, json!({ "todo": shown(scope, id), "undo": undo })))
+    })
+}
+
+fn unarchive(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let id = a.id("id")?;
+    let status = a.status("status")?;
+    writing(scope, || {
+        single::unarchive(scope, Find::Anywhere, id, status)?;
+        Ok((200, json!({ "todo": shown(scope, id) })))
+    })
+}

@@ -1,0 +1,161 @@
+-- board: what a person changes on the board (todo.board_act) and what its detail panel reads
+-- (todo.board_todo), as pg_todos serve calls them: the agent in context is person:<label>.
+-- Each change is recorded in todo.events with the person; an edit made on a version the todo
+-- has moved past is refused with the todo as it is now; a claim is taken back only as the
+-- person saw it; an archive comes with its undo; refusals write nothing; another tenant's
+-- todos answer as missing ones. Runs as agent_login (an agent's role: functions only).
+INSERT INTO todo.tenants (tenant_id) VALUES ('board_a'), ('board_b');
+SET ROLE agent_login;
+\set ON_ERROR_ROLLBACK on
+begin;
+CREATE FUNCTION pg_temp.act(action jsonb) RETURNS text LANGUAGE sql AS $$
+  SELECT r->>'status' || ' ' || regexp_replace(((r->'body') - 'todo' - 'current' - 'undo')::text,
+                                              '\d{4}-\d\d-\d\dT[0-9:.]+Z', '<time>', 'g')
+         || coalesce(' todo=' || (r->'body'->'todo'->>'id') || ':' || (r->'body'->'todo'->>'status')
+                     || ' v' || (r->'body'->'todo'->>'version'), '')
+    FROM todo.board_act(action) r $$;
+
+-- ========== add, to a list and to the pool, and a subtask ==========
+SELECT FROM todo.set_context('board_a', NULL, 'person:Ada');
+SELECT pg_temp.act('{"op": "add", "list": "release-1", "subject": "build the artifacts"}');
+SELECT pg_temp.act('{"op": "add", "list": "release-1", "subject": "publish them", "description": "to the <b>registry</b>"}');
+SELECT pg_temp.act('{"op": "add", "list": null, "subject": "a pool todo"}');
+SELECT pg_temp.act('{"op": "add", "list": "release-1", "subject": "sign them", "parent_id": 2}');
+SELECT pg_temp.act('{"op": "add", "list": "release-1", "subject": "write notes"}');
+SELECT id, conversation_id, subject, description, parent_id, agent_id FROM todo.todos WHERE tenant_id = 'board_a' ORDER BY id;
+
+-- ========== edit on the version read; a change in between refuses it, with the todo as it is ==========
+SELECT pg_temp.act('{"op": "edit", "id": 1, "version": 1, "subject": "build the release artifacts", "priority": "high", "owner": "agent-7"}');
+-- someone else changes #1 (an agent, over SQL) ...
+SELECT FROM todo.set_context('board_a', 'release-1', 'agent-7');
+SELECT todo.todo_writ('/todo start 1') IS NOT NULL AS started;
+SELECT FROM todo.set_context('board_a', NULL, 'person:Ada');
+-- ... so the person's edit on version 2 is refused, nothing written, and the current todo comes back
+SELECT r->>'status' AS status, r->'body'->>'error' AS error,
+       r->'body'->'current'->>'status' AS now_status, r->'body'->'current'->>'version' AS now_version,
+       r->'body'->'current'->>'subject' AS now_subject
+  FROM todo.board_act('{"op": "edit", "id": 1, "version": 2, "subject": "my stale edit"}') r;
+SELECT subject, priority, owner, status, version FROM todo.todos WHERE tenant_id = 'board_a' AND id = 1;
+SELECT pg_temp.act('{"op": "edit", "id": 1, "version": 3, "description": "all of them", "owner": "  "}');
+SELECT description, owner FROM todo.todos WHERE tenant_id = 'board_a' AND id = 1;
+
+-- ========== status; reorder by the window moved ==========
+SELECT pg_temp.act('{"op": "status", "id": 5, "status": "completed", "version": 1}');
+SELECT pg_temp.act('{"op": "status", "id": 5, "status": "in_progress"}');
+SELECT pg_temp.act('{"op": "status", "id": 5, "status": "pending"}');
+SELECT string_agg(id::text, ',' ORDER BY position, id) AS order_before FROM todo.todos WHERE tenant_id = 'board_a' AND conversation_id = 'release-1';
+SELECT pg_temp.act('{"op": "reorder", "ids": [5, 1, 2]}');
+SELECT string_agg(id::text, ',' ORDER BY position, id) AS order_after FROM todo.todos WHERE tenant_id = 'board_a' AND conversation_id = 'release-1';
+SELECT pg_temp.act('{"op": "reorder", "ids": [2, 5]}');
+SELECT string_agg(id::text, ',' ORDER BY position, id) AS moved_up FROM todo.todos WHERE tenant_id = 'board_a' AND conversation_id = 'release-1';
+-- refused: across lists, twice the same, one missing, one alone
+SELECT pg_temp.act('{"op": "reorder", "ids": [3, 1]}');
+SELECT pg_temp.act('{"op": "reorder", "ids": [1, 1]}');
+SELECT pg_temp.act('{"op": "reorder", "ids": [1, 999]}');
+SELECT pg_temp.act('{"op": "reorder", "ids": [1]}');
+
+-- ========== dependencies: add, see both ways, a cycle refused, remove ==========
+SELECT pg_temp.act('{"op": "block", "id": 2, "on": 1}');
+SELECT pg_temp.act('{"op": "block", "id": 2, "on": 1}');
+SELECT pg_temp.act('{"op": "block", "id": 1, "on": 2}');
+SELECT pg_temp.act('{"op": "block", "id": 1, "on": 1}');
+SELECT pg_temp.act('{"op": "block", "id": 2, "on": 3}');
+SELECT b->'body'->'blocked_by' AS two_waits_for, (todo.board_todo(1))->'body'->'blocks' AS one_blocks
+  FROM todo.board_todo(2) b;
+SELECT pg_temp.act('{"op": "unblock", "id": 2, "on": 3}');
+SELECT todo_id, depends_on FROM todo.dependencies WHERE tenant_id = 'board_a' ORDER BY 1, 2;
+
+-- ========== a claim taken back, as the person saw it ==========
+-- agent-7 claims #1
+SELECT FROM todo.set_context('board_a', 'release-1', 'agent-7');
+SELECT todo.todo_writ('/todo claim 1') IS NOT NULL AS claimed;
+SELECT claimed_by, fence FROM todo.todos WHERE tenant_id = 'board_a' AND id = 1 \gset
+SELECT FROM todo.set_context('board_a', NULL, 'person:Ada');
+-- a person cannot finish a todo under an agent's live claim ...
+SELECT pg_temp.act('{"op": "status", "id": 1, "status": "completed"}');
+-- ... but may take the claim back, naming the holder and fence they saw
+SELECT pg_temp.act(jsonb_build_object('op', 'release', 'id', 1, 'holder', :'claimed_by', 'fence', :fence - 1));
+SELECT pg_temp.act(jsonb_build_object('op', 'release', 'id', 1, 'holder', 'agent-8', 'fence', :fence));
+SELECT pg_temp.act(jsonb_build_object('op', 'release', 'id', 1, 'holder', :'claimed_by', 'fence', :fence));
+SELECT status, claimed_by, lease_expires_at FROM todo.todos WHERE tenant_id = 'board_a' AND id = 1;
+-- released already: nothing left to take back
+SELECT pg_temp.act(jsonb_build_object('op', 'release', 'id', 1, 'holder', :'claimed_by', 'fence', :fence));
+-- the agent's claim is gone: its heartbeat is refused
+SELECT FROM todo.set_context('board_a', 'release-1', 'agent-7');
+SELECT todo.todo_writ('/todo heartbeat 1') AS agent_heartbeat;
+SELECT FROM todo.set_context('board_a', NULL, 'person:Ada');
+
+-- ========== lists made on the board show before they hold a todo ==========
+SELECT pg_temp.act('{"op": "create_list", "name": "launch-plan"}');
+SELECT pg_temp.act('{"op": "create_list", "name": "launch-plan"}');
+SELECT pg_temp.act('{"op": "create_list", "name": "  "}');
+SELECT pg_temp.act('{"op": "create_list", "name": "two\nlines"}');
+SELECT pg_temp.act(jsonb_build_object('op', 'create_list', 'name', repeat('x', 301)));
+SELECT c->>'conversation_id' AS list, jsonb_array_length(c->'todos') AS todos
+  FROM jsonb_array_elements(todo.board()->'conversations') c ORDER BY 1 NULLS FIRST;
+SELECT pg_temp.act('{"op": "add", "list": "launch-plan", "subject": "first of the plan"}');
+SELECT c->>'conversation_id' AS list, jsonb_array_length(c->'todos') AS todos
+  FROM jsonb_array_elements(todo.board()->'conversations') c ORDER BY 1 NULLS FIRST;
+
+-- ========== archive, and its undo ==========
+SELECT r->>'status' AS status, r->'body'->'undo' AS undo, r->'body'->'todo'->>'status' AS now
+  FROM todo.board_act('{"op": "archive", "id": 2}') r;
+SELECT status, archived_at IS NOT NULL AS archived FROM todo.todos WHERE tenant_id = 'board_a' AND id = 2;
+SELECT count(*) FILTER (WHERE t->>'id' = '2') AS on_the_board
+  FROM jsonb_array_elements(todo.board()->'conversations') c, jsonb_array_elements(c->'todos') t;
+SELECT pg_temp.act('{"op": "unarchive", "id": 2, "status": "pending"}');
+SELECT status, archived_at IS NOT NULL AS archived FROM todo.todos WHERE tenant_id = 'board_a' AND id = 2;
+-- a finished todo archived keeps its status; archived again, it stays as it is; undo puts it back
+SELECT pg_temp.act('{"op": "status", "id": 5, "status": "completed"}');
+SELECT r->'body'->'undo' AS undo FROM todo.board_act('{"op": "archive", "id": 5}') r;
+SELECT r->'body'->'undo' AS undo_again FROM todo.board_act('{"op": "archive", "id": 5}') r;
+SELECT status, archived_at IS NOT NULL AS archived FROM todo.todos WHERE tenant_id = 'board_a' AND id = 5;
+SELECT pg_temp.act('{"op": "unarchive", "id": 5, "status": "completed"}');
+SELECT status, archived_at IS NOT NULL AS archived FROM todo.todos WHERE tenant_id = 'board_a' AND id = 5;
+
+-- ========== the detail: every column a person reads, and the history with who did what ==========
+SELECT jsonb_pretty((b->'body'->'todo') - 'created_at' - 'updated_at' - 'started_at' - 'completed_at' - 'archived_at' - 'lease_expires_at')
+  FROM todo.board_todo(2) b;
+SELECT e->>'version' AS version, e->>'action' AS action, e->>'agent_id' AS agent, e->>'old_status' AS old, e->>'new_status' AS new,
+       (SELECT string_agg(k, ',' ORDER BY k) FROM jsonb_object_keys(e->'changes') k) AS changed
+  FROM todo.board_todo(1) b, jsonb_array_elements(b->'body'->'history') e;
+SELECT b->'body'->'subtasks' AS subtasks, b->'body'->>'history_omitted' AS history_omitted FROM todo.board_todo(2) b;
+-- every change above is recorded with the person (or the agent that made it)
+SELECT agent_id, count(*) FROM todo.events WHERE tenant_id = 'board_a' GROUP BY 1 ORDER BY 1;
+SELECT todo.board_todo(999);
+
+-- a todo may wait for one of the tenant-wide pool
+SELECT pg_temp.act('{"op": "block", "id": 1, "on": 3}') AS pool_todo_ok;
+SELECT pg_temp.act('{"op": "unblock", "id": 1, "on": 3}');
+
+-- ========== bad actions: a 400 that says what to fix, nothing written ==========
+SELECT count(*) AS events_before FROM todo.events WHERE tenant_id = 'board_a' \gset
+SELECT pg_temp.act('[]');
+SELECT pg_temp.act('{}');
+SELECT pg_temp.act('{"op": "delete_everything"}');
+SELECT pg_temp.act('{"op": "add", "subject": "x", "tenant_id": "board_b"}');
+SELECT pg_temp.act('{"op": "add", "subject": "   "}');
+SELECT pg_temp.act('{"op": "add", "subject": 7}');
+SELECT pg_temp.act('{"op": "edit", "id": 1, "subject": "no version"}');
+SELECT pg_temp.act('{"op": "edit", "id": 1, "version": 5}');
+SELECT pg_temp.act('{"op": "edit", "id": 1, "version": 5, "priority": "urgent"}');
+SELECT pg_temp.act('{"op": "edit", "id": "1", "version": 5, "subject": "s"}');
+SELECT pg_temp.act('{"op": "edit", "id": 1.5, "version": 5, "subject": "s"}');
+SELECT pg_temp.act('{"op": "status", "id": 1, "status": "done-ish"}');
+SELECT pg_temp.act('{"op": "release", "id": 1, "holder": "agent-7"}');
+SELECT pg_temp.act(jsonb_build_object('op', 'add', 'subject', repeat('s', 20001)));
+SELECT pg_temp.act('{"op": "block", "id": 6, "on": 1}');
+SELECT count(*) - :events_before AS events_written FROM todo.events WHERE tenant_id = 'board_a';
+SELECT todo.board_act(NULL);
+
+-- ========== another tenant's todos answer as missing ones ==========
+SELECT FROM todo.set_context('board_b', NULL, 'person:Bee');
+SELECT pg_temp.act('{"op": "edit", "id": 1, "version": 1, "subject": "mine now"}');
+SELECT pg_temp.act('{"op": "archive", "id": 1}');
+SELECT pg_temp.act('{"op": "reorder", "ids": [1, 2]}');
+SELECT pg_temp.act('{"op": "block", "id": 1, "on": 2}');
+SELECT todo.board_todo(1);
+SELECT count(*) AS lists_of_b FROM jsonb_array_elements(todo.board()->'conversations');
+rollback;
+RESET ROLE;
+DELETE FROM todo.tenants WHERE tenant_id IN ('board_a', 'board_b');
