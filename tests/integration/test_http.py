@@ -431,6 +431,59 @@ def test_actor(acme):
               (status, body) == (400, {"error": "X-Agent-Id may not start with person:"}) and counts() == before, (status, body))
 
 
+def test_board_routes(acme, globex):
+    """7. The board's changes: a person's token only, from the service's own origin; its detail read."""
+    _, ada = token("acme", "Ada", person=True)
+    host = f"{HOST}:{MAIN.port}"
+    status, _, body, _ = request("GET", "/v1/board", tok=ada)
+    check("board: /v1/board says who the token is for", status == 200 and body["viewer"] == {"label": "Ada", "person": True},
+          (status, body.get("viewer")))
+    status, _, body, _ = request("GET", "/v1/board", tok=acme)
+    check("board: an agent's token reads a board marked not a person's",
+          status == 200 and body["viewer"] == {"label": "ci-bot", "person": False}, (status, body.get("viewer")))
+
+    before = counts()
+    status, _, body, _ = request("POST", "/v1/board/act", {"op": "add", "list": "board-http", "subject": "from the board"},
+                                 tok=acme)
+    check("board: an agent's token may not change anything on the board (403, nothing written)",
+          status == 403 and "person" in body["error"] and counts() == before, (status, body))
+    status, _, body, _ = request("POST", "/v1/board/act", {"op": "add", "list": "board-http", "subject": "from the board"},
+                                 tok=ada, headers={"Origin": "http://evil.example"})
+    check("board: a change sent from another site's page is refused (403, nothing written)",
+          status == 403 and "another site" in body["error"] and counts() == before, (status, body))
+    status, _, body, _ = request("POST", "/v1/board/act", {"op": "add", "list": "board-http", "subject": "from the board"},
+                                 tok=ada, headers={"Origin": f"http://{host}"})
+    check("board: a person's add from the board's own origin is 201", status == 201 and body["todo"]["subject"] == "from the board",
+          (status, body))
+    tid = body["todo"]["id"]
+    with admin() as c:
+        ev = c.execute("SELECT agent_id, action FROM todo.events WHERE tenant_id = 'acme' AND todo_id = %s", (tid,)).fetchall()
+    check("board: the change is recorded as person:<label>", ev == [("person:Ada", "insert")], ev)
+
+    status, _, body, _ = request("POST", "/v1/board/act", {"op": "edit", "id": tid, "version": 1, "subject": "renamed"}, tok=ada)
+    check("board: an edit on the version read is 200", status == 200 and body["todo"]["version"] == 2, (status, body))
+    status, _, body, _ = request("POST", "/v1/board/act", {"op": "edit", "id": tid, "version": 1, "subject": "stale"}, tok=ada)
+    check("board: an edit on a version moved past is 409 with the todo as it is now",
+          status == 409 and "changed since you read it" in body["error"] and body["current"]["subject"] == "renamed",
+          (status, body))
+    for bad, why in ((b"{", "malformed JSON"), (b"", "the body must be an action")):
+        status, _, body, _ = request("POST", "/v1/board/act", tok=ada, raw=bad)
+        check(f"board: a body {bad!r} is 400", status == 400 and why in body["error"], (status, body))
+    status = request("GET", "/v1/board/act", tok=ada)[0]
+    check("board: /v1/board/act takes POST only (405)", status == 405, status)
+
+    status, _, body, _ = request("GET", f"/v1/board/todos/{tid}", tok=acme)
+    check("board: the detail of a todo, with its history", status == 200 and body["todo"]["id"] == tid
+          and [e["agent_id"] for e in body["history"]] == ["person:Ada", "person:Ada"], (status, body))
+    status, _, body, _ = request("GET", f"/v1/board/todos/{tid}", tok=globex)
+    check("board: another tenant's todo is not found", (status, body) == (404, {"error": "todo not found"}), (status, body))
+    for bad in ("0", "-1", "x", "99999999999999999999"):
+        status, _, body, _ = request("GET", f"/v1/board/todos/{bad}", tok=acme)
+        check(f"board: detail of id {bad!r} is 400", (status, body) == (400, {"error": "bad todo id"}), (status, body))
+    status = request("GET", f"/v1/board/todos/{tid}")[0]
+    check("board: the detail needs a token", status == 401, status)
+
+
 def test_health():
     """7a."""
     status, _, body, _ = request("GET", "/healthz")
