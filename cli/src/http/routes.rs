@@ -497,6 +497,34 @@ mod tests {
     }
 
     #[test]
+    fn a_change_from_another_site_is_refused() {
+        let headers = |pairs: &[(&'static str, &str)]| {
+            let mut h = HeaderMap::new();
+            for (k, v) in pairs {
+                h.insert(*k, HeaderValue::from_str(v).unwrap());
+            }
+            h
+        };
+        // no Origin (curl, an MCP client): not a browser's cross-site request
+        assert!(same_origin(&headers(&[("host", "127.0.0.1:8787")])).is_ok());
+        assert!(same_origin(&headers(&[("host", "127.0.0.1:8787"), ("origin", "http://127.0.0.1:8787")])).is_ok());
+        assert!(same_origin(&headers(&[("host", "Board.Example:443"), ("origin", "https://board.example:443")])).is_ok());
+        for (host, origin) in [
+            ("127.0.0.1:8787", "http://evil.example"),
+            ("127.0.0.1:8787", "http://127.0.0.1:8788"),
+            ("127.0.0.1:8787", "null"),
+            ("127.0.0.1:8787", "http://127.0.0.1:8787.evil.example"),
+        ] {
+            assert!(
+                matches!(same_origin(&headers(&[("host", host), ("origin", origin)])), Err(ApiError::Forbidden(_))),
+                "{origin}"
+            );
+        }
+        // an Origin and no Host to compare it with: refused
+        assert!(same_origin(&headers(&[("origin", "http://127.0.0.1:8787")])).is_err());
+    }
+
+    #[test]
     fn rest_answers() {
         let r = rest_response(&json!({"status": 201, "body": {"todo": {"id": 1}}})).unwrap();
         assert_eq!(r.status(), StatusCode::CREATED);
