@@ -94,9 +94,9 @@ export async function archive(id) {
   const undo = result.data && result.data.undo;
   if (undo) {
     toast("Archived #" + id, { text: "Undo", label: "Undo archiving #" + id }, async () => {
-      const back = await write(undo);
+      focus.later({ id: String(id), control: '[data-control="open"]' });   // the todo, once it is back
+      const back = await write(undo);   // (its return is announced with the board's changes)
       if (back && back.error) toast("Could not undo the archiving of #" + id + ": " + back.error.message);
-      else if (back) announce("Restored #" + id);
     });
   } else {
     announce("Archived #" + id);

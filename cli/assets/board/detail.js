@@ -229,7 +229,7 @@ function describe(t) {
 function listOf(items, extra) {
   return el("ul", { class: "refs" }, ...items.map((r) => el("li", null,
     openButton(r.id, "#" + r.id, r.subject), " ", el("span", { class: "badge " + r.status, text: statusWord(r.status) }),
-    " ", el("span", { class: "subject", text: r.subject }), extra ? extra(r) : null)));
+    " ", el("span", { class: "subject", text: r.subject }), extra ? " " : null, extra ? extra(r) : null)));
 }
 
 function subtasks(data, person) {
@@ -261,17 +261,17 @@ function dependencies(data, person) {
   const t = data.todo;
   const waits = data.blocked_by || [], blocks = data.blocks || [];
   const slot = errorSlot();
-  const unblock = (r) => (person ? el("button", { type: "button", class: "small",
+  const unblock = (r) => el("button", { type: "button", class: "small",
     "aria-label": "Remove the dependency of #" + t.id + " on #" + r.id, text: "Remove",
     onclick: async () => {
       slot.say(null);
       const res = await actions.write({ op: "unblock", id: t.id, on: r.id });
       if (res && res.error) slot.say(res.error.message);
       else if (res) load(t.id);
-    } }) : null);
+    } });
   const kids = [
     el("h4", { text: "#" + t.id + " waits for" }),
-    waits.length ? listOf(waits, (r) => [" ", unblock(r)]) : el("p", { class: "muted", text: "Nothing." }),
+    waits.length ? listOf(waits, person ? unblock : null) : el("p", { class: "muted", text: "Nothing." }),
     el("h4", { text: "Waiting for #" + t.id }),
     blocks.length ? listOf(blocks) : el("p", { class: "muted", text: "Nothing." }),
   ];

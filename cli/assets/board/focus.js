@@ -5,7 +5,9 @@
 import { $, q } from "./dom.js";
 import { store } from "./store.js";
 
+const PENDING_MS = 5000;
 let pending = null;   // the control to focus once its view is rebuilt (its own focus was lost)
+let pendingUntil = 0; // ... if that happens within PENDING_MS
 
 /** What a focused element is, or null when nothing rebuilt could find it again. */
 export function keyOf(e) {
@@ -19,8 +21,9 @@ export function keyOf(e) {
   return e.id ? { elementId: e.id } : null;
 }
 
-/** Focuses the control of a key in the shown view: the same one, else (the todo's controls
- *  changed with its status) its partner move button, else its subject. True when found. */
+/** Focuses the control of a key in the shown view: the same one, else its partner move button,
+ *  else (its buttons changed with its status) its first status button, else its subject.
+ *  True when found. */
 export function restore(key) {
   if (!key) return false;
   if (key.elementId) {
@@ -34,7 +37,7 @@ export function restore(key) {
   const tries = [key.control];
   if (key.control === '[data-control="move-up"]') tries.push('[data-control="move-down"]');
   if (key.control === '[data-control="move-down"]') tries.push('[data-control="move-up"]');
-  tries.push('[data-control="open"]');
+  tries.push("[data-action]", '[data-control="open"]');
   for (const sel of tries) {
     const e = sel && row.querySelector(sel);
     if (e && !e.disabled) { e.focus(); return true; }
@@ -42,25 +45,27 @@ export function restore(key) {
   return false;
 }
 
-/** Remembers a control to focus after the next render, when its own focus is lost meanwhile
- *  (a disabled button loses it). */
+/** Remembers a control to focus once it is rendered (within 5 s), when the focus is lost
+ *  meanwhile (a disabled button loses it; a todo restored is not shown until the board is
+ *  read again). */
 export function later(key) {
   pending = key;
+  pendingUntil = Date.now() + PENDING_MS;
 }
 
-/** Runs a render, keeping the focus: on the same control when the render rebuilt it, or on
+/** Runs a render, keeping the focus: on the same control when the render replaced it, or on
  *  the control asked for by later() when the focus was lost before. */
 export function keeping(render) {
   const before = document.activeElement;
   const key = keyOf(before);
   render();
   const now = document.activeElement;
-  if (key && !key.elementId && (now === document.body || !now)) {
+  const lost = !now || now === document.body || now === $("main");   // (main: where a closed toast leaves it)
+  if (key && lost && !before.isConnected) {
     restore(key);
-  } else if (pending && (now === document.body || !now) && !store.busy.has(Number(pending.id))) {
-    const key = pending;
-    pending = null;
-    restore(key);
+  } else if (pending && lost && Date.now() < pendingUntil && !store.busy.has(Number(pending.id))) {
+    // restore() focuses (its focusin clears `pending`) or, when the todo is not shown yet, waits
+    restore(pending);
   }
 }
 

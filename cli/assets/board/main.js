@@ -8,10 +8,11 @@
 import { hooks, tokenFromPage, useToken, forgetToken, currentToken, request, Unauthorized } from "./api.js";
 import { liveHooks, startStream, stopStream, checkReadiness, watchReadiness } from "./live.js";
 import { $, el, show, setText } from "./dom.js";
-import { STATUS_DONE, statusWord, duration, clock, listWords } from "./format.js";
+import { STATUS_DONE, statusWord, duration, listWords } from "./format.js";
 import { store, setBoard, conversations, elapsed } from "./store.js";
 import { readUrl, writeUrl, wireFilters, fillListOptions, listValue, filtering } from "./filters.js";
 import { renderView, wireViews, reveal } from "./views.js";
+import { showLease } from "./todo.js";
 import { openDetail, refreshDetail, wireDetail } from "./detail.js";
 import { actionHooks, createList } from "./actions.js";
 import { announce, wireToast } from "./notices.js";
@@ -154,10 +155,12 @@ function reasonWords(reason, secs) {
 function announceChanges(before) {
   const said = [];
   let more = 0;
+  const newest = Math.max(0, ...before.keys());
   for (const [id, { todo: t, conversation }] of store.byId) {
     const old = before.get(id);
     let words = null;
-    if (!old) words = "#" + id + " added to " + listWords(conversation);
+    // a todo not shown before: new, or (an older id) back from the archive
+    if (!old) words = "#" + id + (id > newest ? " added to " : " back in ") + listWords(conversation);
     else if (old.todo.status !== t.status) words = "#" + id + " " + (STATUS_DONE[t.status] || statusWord(t.status));
     if (!words) continue;
     if (said.length < 3) said.push(words + (t.updated_by ? " by " + t.updated_by : ""));
@@ -175,15 +178,7 @@ function tick() {
   const e = elapsed(), now = Date.now();
   let lapsedNow = false;
   for (const s of document.querySelectorAll("[data-role=lease]")) {
-    if (s.dataset.until === undefined) { setText(s, "no lease"); continue; }
-    const left = (Number(s.dataset.until) - now) / 1000;
-    const lapsed = left <= 0;
-    if (lapsed && !s.classList.contains("lapsed") && Number(s.dataset.left) > 0) lapsedNow = true;   // since the read
-    s.classList.toggle("lapsed", lapsed);
-    s.classList.toggle("low", !lapsed && left < 60);
-    const row = s.closest(".todo");
-    if (row) row.classList.toggle("lapsed", lapsed);
-    setText(s, lapsed ? "lease lapsed" : clock(Math.ceil(left)) + " left");
+    if (showLease(s, now)) lapsedNow = true;
   }
   for (const s of document.querySelectorAll("#views [data-role=ago]")) {
     if (s.dataset.ago !== undefined) setText(s, "updated " + duration(Number(s.dataset.ago) + e) + " ago");

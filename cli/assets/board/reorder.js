@@ -16,6 +16,7 @@
 import { q } from "./dom.js";
 import { reorder } from "./actions.js";
 import { keyOf } from "./focus.js";
+import { announce } from "./notices.js";
 
 /** The rows of a row's group, in the order shown. */
 function group(row) {
@@ -28,8 +29,9 @@ const idOf = (row) => Number(row.dataset.todoId);
 export function moveBy(row, step, key) {
   const rows = group(row);
   const i = rows.indexOf(row), j = i + step;
-  if (j < 0 || j >= rows.length) return;
-  const me = idOf(row), other = idOf(rows[j]);
+  const me = idOf(row);
+  if (j < 0 || j >= rows.length) { announce("#" + me + " is already " + (step < 0 ? "first" : "last")); return; }
+  const other = idOf(rows[j]);
   reorder(step < 0 ? [me, other] : [other, me], me, key, "Moved #" + me + (step < 0 ? " up" : " down"));
 }
 

@@ -6,8 +6,8 @@
 // also has its drag handle ([data-control=drag]) and "Move up/down" ([data-control=move-up|move-down]).
 // Their clicks are handled by the view (one listener for all, see views.js).
 
-import { el } from "./dom.js";
-import { statusWord, exactTime } from "./format.js";
+import { el, setText } from "./dom.js";
+import { statusWord, exactTime, clock } from "./format.js";
 import { store, convKey, secondsSince } from "./store.js";
 
 /** The status buttons: visible text, the first word of the accessible name, the status set. */
@@ -41,10 +41,12 @@ export function todoElement(t, opts) {
   const busy = store.busy.has(t.id);
   const person = store.person;
 
+  // (spaces between the parts: read and copied as words)
   const line1 = el("div", { class: "line1" },
-    el("span", { class: "badge " + t.status, "data-role": "status", text: statusWord(t.status) }),
+    el("span", { class: "badge " + t.status, "data-role": "status", text: statusWord(t.status) }), " ",
     t.priority ? el("span", { class: "prio " + t.priority, "data-role": "priority",
                               title: "priority " + t.priority, text: t.priority }) : null,
+    t.priority ? " " : null,
     el("button", { type: "button", class: "subject", "data-control": "open",
                    "aria-label": "Open #" + t.id + ": " + t.subject, text: t.subject }));
 
@@ -74,7 +76,7 @@ export function todoElement(t, opts) {
     el("div", { class: "lead" },
       person && !card ? el("span", { class: "handle", "data-control": "drag", draggable: "true",
                                      title: "Drag to reorder", "aria-hidden": "true", text: "⋮⋮" }) : null,
-      el("span", { class: "id", text: "#" + t.id })),
+      el("span", { class: "id", text: "#" + t.id })), card ? " " : null,
     el("div", { class: "body" },
       line1,
       card ? el("div", { class: "list", "data-role": "list",
@@ -132,8 +134,25 @@ function updated(t) {
  *  data-until when it ends on our clock; the 1 s tick writes its text. No lease: no data. */
 export function lease(secondsLeft, readAt) {
   const has = present(secondsLeft);
-  return el("span", { class: "lease", "data-role": "lease", "data-left": has ? secondsLeft : null,
-                      "data-until": has ? Math.round(readAt + 1000 * secondsLeft) : null });
+  const s = el("span", { class: "lease", "data-role": "lease", "data-left": has ? secondsLeft : null,
+                         "data-until": has ? Math.round(readAt + 1000 * secondsLeft) : null });
+  showLease(s, Date.now());
+  return s;
+}
+
+/** Writes a countdown's text ("4:05 left", "lease lapsed", "no lease") and classes (.low under
+ *  a minute, .lapsed, and .lapsed on its todo). True when it lapsed since the board was read. */
+export function showLease(s, now) {
+  if (s.dataset.until === undefined) { setText(s, "no lease"); return false; }
+  const left = (Number(s.dataset.until) - now) / 1000;
+  const lapsed = left <= 0;
+  const lapsedNow = lapsed && !s.classList.contains("lapsed") && Number(s.dataset.left) > 0;
+  s.classList.toggle("lapsed", lapsed);
+  s.classList.toggle("low", !lapsed && left < 60);
+  const row = s.closest(".todo");
+  if (row) row.classList.toggle("lapsed", lapsed);
+  setText(s, lapsed ? "lease lapsed" : clock(Math.ceil(left)) + " left");
+  return lapsedNow;
 }
 
 /** A refusal by a todo, as the store said it. */

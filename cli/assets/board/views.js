@@ -5,7 +5,7 @@
 //   the next (what is typed in an add form stays) and stay where they are.
 // - the board view (#view-board): columns by status, `.column[data-column=pending|in_progress|
 //   blocked|completed|canceled]`, one card per todo; Done and Canceled are collapsed until their
-//   heading's button (aria-expanded) opens them.
+//   heading's button (aria-expanded) opens them (or the status filter asks for their status).
 // Each render builds its todos in a DocumentFragment and puts them in at once.
 
 import { $, el, show, q } from "./dom.js";
@@ -41,6 +41,8 @@ export function renderView() {
     $("columns").textContent = "";
     return renderList();
   }
+  // the list view's cards stay (with what is typed in their add forms), not their todos
+  for (const ul of $("conversations").querySelectorAll(".todos")) ul.textContent = "";
   return renderBoard();
 }
 
@@ -179,7 +181,8 @@ function renderBoard() {
   const frag = document.createDocumentFragment();
   for (const c of COLUMNS) {
     const todos = byColumn.get(c.key);
-    const open = !c.collapsible || store.expanded[c.key];
+    // a collapsed column opens by itself when the status filter asks for its status
+    const open = !c.collapsible || store.expanded[c.key] || c.statuses.includes(store.filters.status);
     const titleId = "col-" + c.key + "-title", listId = "col-" + c.key + "-list";
     const count = el("span", { class: "count", text: String(todos.length) });
     const heading = c.collapsible
