@@ -73,9 +73,11 @@ async function load(id) {
   }
   if (mine !== loads || !dialog().open) return;
   render(data);
+  // the control that had the focus, if it is still there; else the heading (never the page
+  // behind the dialog)
   const again = keep && $(keep);
   if (again) again.focus();
-  else if (!same) $("detail-title").focus();
+  else if (!dialog().contains(document.activeElement)) $("detail-title").focus();
 }
 
 function dirty() {

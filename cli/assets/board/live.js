@@ -67,9 +67,10 @@ export function startStream() {
         if (!res.ok || !res.body) throw new Error("HTTP " + res.status);
         await readEvents(res.body, mine);
       } catch (e) {
-        if (mine !== gen) return;
-        checkReadiness();
+        // the request failed or the stream broke: told below, then tried again
       }
+      if (mine !== gen) return;
+      checkReadiness();   // a stream that ends: is it the service or the database?
     }
   })();
 }

@@ -22,7 +22,8 @@ let inFlight = null;       // the /v1/board read under way
 let again = false;         // another read was asked for meanwhile
 let refreshTimer = null;
 let loadError = null;      // why the last read failed (shown until one succeeds)
-let focusNext = null;      // a selector to focus after the next render (a new list's add box)
+let focusNext = null;      // a selector to focus once a render shows it (a new list's add box) ...
+let focusNextUntil = 0;    // ... within 5 s
 
 // ---- the token -------------------------------------------------------------------------------
 
@@ -30,9 +31,11 @@ function showTokenForm(message) {
   stopStream();
   forgetToken();
   store.board = null;
+  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
   show($("board"), false);
   show($("signout"), false);
   show($("viewer"), false);
+  show($("readonly"), false);
   show($("token-panel"), true);
   $("token-message").textContent = message || "";
   $("tenant").textContent = "…";
@@ -45,6 +48,7 @@ function start(t) {
   store.board = null;
   store.errors.clear();
   store.busy.clear();
+  show($("board"), false);   // until this token's board is read
   show($("token-panel"), false);
   show($("signout"), true);
   stopStream();
@@ -61,10 +65,11 @@ hooks.failed = checkReadiness;
 async function refresh() {
   if (!currentToken()) return;
   if (inFlight) { again = true; return; }
+  const token = currentToken();
   inFlight = (async () => {
     try {
       const data = await request("GET", "/v1/board");
-      if (!currentToken()) return;
+      if (currentToken() !== token) return;   // signed out, or another token since
       const before = store.board ? new Map(store.byId) : null;
       setBoard(data);
       loadError = null;
@@ -112,10 +117,9 @@ function render() {
   $("omitted").textContent = b.conversations_omitted ? b.conversations_omitted + " more lists not shown." : "";
   tick();
   performance.measure("board:render", "board:render-start");
-  if (focusNext) {
+  if (focusNext && Date.now() < focusNextUntil) {
     const e = document.querySelector(focusNext);
-    focusNext = null;
-    if (e) e.focus();
+    if (e) { focusNext = null; e.focus(); }
   }
 }
 
@@ -202,14 +206,17 @@ function tick() {
 /** The view switch: a tab list (arrows move between the tabs, and select them). */
 function wireTabs() {
   const tabs = [$("tab-list"), $("tab-board")];
-  const select = (view, focusIt) => {
-    store.view = view;
+  const mark = () => {
     for (const t of tabs) {
-      const on = t.dataset.view === view;
+      const on = t.dataset.view === store.view;
       t.setAttribute("aria-selected", on ? "true" : "false");
       t.tabIndex = on ? 0 : -1;
-      if (on && focusIt) t.focus();
     }
+  };
+  const select = (view, focusIt) => {
+    store.view = view;
+    mark();
+    if (focusIt) tabs.find((t) => t.dataset.view === view).focus();
     writeUrl();
     render();
   };
@@ -223,11 +230,7 @@ function wireTabs() {
       select(tabs[(to + tabs.length) % tabs.length].dataset.view, true);
     });
   }
-  for (const t of tabs) {
-    const on = t.dataset.view === store.view;
-    t.setAttribute("aria-selected", on ? "true" : "false");
-    t.tabIndex = on ? 0 : -1;
-  }
+  mark();   // the view the address asked for
 }
 
 /** "New list": a name, then `create_list`; the new (empty) list shows with its add form focused. */
@@ -260,6 +263,8 @@ function wireNewList() {
     }
     if (store.view !== "list") $("tab-list").click();
     focusNext = 'form.add[data-conversation="' + CSS.escape(made) + '"] input[name=subject]';
+    focusNextUntil = Date.now() + 5000;
+    render();   // (the board read again by createList may be in already)
     announce("List " + made + " made");
   });
 }
