@@ -1,0 +1,111 @@
+// The board's writes (`POST /v1/board/act`) from the rows and cards: a todo's controls are
+// disabled while its write is in flight, a refusal is shown by it ([data-role=error]) for
+// 30 s or until the next action on it, and the focus comes back to the control pressed.
+
+import { act, Unauthorized } from "./api.js";
+import { q } from "./dom.js";
+import { store, setError } from "./store.js";
+import { announce, confirmDialog, toast } from "./notices.js";
+import { ACTIONS } from "./todo.js";
+import * as focus from "./focus.js";
+
+/** What main.js does after a write: render what is known now, and read the board again. */
+export const actionHooks = { changed() {} };
+
+/** Posts an op: {data} on success, {error} (an ApiError: .status, .message, .body) on a
+ *  refusal, null after a 401 (the page is back on the token form). */
+async function post(body) {
+  try {
+    return { data: (await act(body)) || {} };
+  } catch (e) {
+    if (e instanceof Unauthorized) return null;
+    return { error: e };
+  }
+}
+
+/** An op on todo id from its row or card; key: the control pressed (focus.keyOf). */
+async function onTodo(id, body, key) {
+  if (store.busy.has(id)) return null;
+  store.busy.add(id);
+  store.errors.delete(id);
+  for (const row of document.querySelectorAll(".todo[data-todo-id=" + q(id) + "]")) {
+    row.querySelectorAll("button[data-action], button[data-control]:not([data-control=open])")
+      .forEach((b) => { b.disabled = true; });
+    row.querySelectorAll("[data-role=error]").forEach((e) => e.remove());
+  }
+  focus.later(key);
+  const result = await post(body);
+  store.busy.delete(id);
+  if (result && result.error) setError(id, result.error.message);
+  actionHooks.changed();
+  return result;
+}
+
+const todo = (id) => (store.byId.get(id) || {}).todo;
+
+/** Start, Complete, Cancel, Reopen: the `status` op with the version the page read. */
+export function setStatus(id, action, key) {
+  const t = todo(id);
+  if (!t) return;
+  onTodo(id, { op: "status", id, version: t.version, status: ACTIONS[action].status }, key);
+}
+
+/** Takes an agent's claim back, once the person confirms. Resolves the op's result, or null. */
+export async function release(id, holder, fence, key) {
+  const yes = await confirmDialog({
+    title: "Release the claim on #" + id + "?",
+    text: "Release #" + id + " from " + holder + "'s claim? It goes back to pending.",
+    yes: "Release #" + id, no: "Keep the claim",
+  });
+  if (!yes) return null;
+  return onTodo(id, { op: "release", id, holder, fence }, key);
+}
+
+/** Releases a claim from a row or card, with the holder and fence the page read. */
+export function releaseRow(id, key) {
+  const t = todo(id);
+  if (t && t.claimed_by) release(id, t.claimed_by, t.fence, key);
+}
+
+/** Puts these todos of one list in this order (they keep the positions they hold). */
+export async function reorder(ids, id, key, words) {
+  const result = await onTodo(id, { op: "reorder", ids }, key);
+  if (result && result.data) announce(words);
+}
+
+/** Posts an op, and reads the board again when it succeeded. The op's result (see post). */
+export async function write(body) {
+  const result = await post(body);
+  if (result && result.data) actionHooks.changed();
+  return result;
+}
+
+/** Adds a todo to a list (null: the pool), under parentId when given. The op's result. */
+export function add(conversation, subject, parentId) {
+  const body = { op: "add", list: conversation === undefined ? null : conversation, subject };
+  if (parentId !== null && parentId !== undefined) body.parent_id = parentId;
+  return write(body);
+}
+
+/** Archives todo id and offers "Undo" for 10 s; resolves the op's result. */
+export async function archive(id) {
+  const result = await write({ op: "archive", id });
+  if (!result || result.error) return result;
+  const undo = result.data && result.data.undo;
+  if (undo) {
+    toast("Archived #" + id, { text: "Undo", label: "Undo archiving #" + id }, async () => {
+      focus.later({ id: String(id), control: '[data-control="open"]' });   // the todo, once it is back
+      const back = await write(undo);   // (its return is announced with the board's changes)
+      if (back && back.error) toast("Could not undo the archiving of #" + id + ": " + back.error.message);
+    });
+  } else {
+    announce("Archived #" + id);
+  }
+  return result;
+}
+
+/** Makes a new list (it shows with no todos and its add form). */
+export function createList(name) {
+  return write({ op: "create_list", name });
+}
+

@@ -1,0 +1,375 @@
+// The detail panel (#detail, a modal dialog labelled by its heading): one todo as
+// `GET /v1/board/todos/{id}` tells it, read when the panel opens (never before): its texts,
+// claim, subtasks, dependencies and history, and, for a person, its edit form, "Add a
+// subtask", "Add a dependency", "Release the claim" and "Archive". Escape or "Close" closes
+// it and the focus goes back to the control that opened it.
+
+import { request, ApiError, Unauthorized } from "./api.js";
+import { $, el } from "./dom.js";
+import { statusWord, exactTime, duration, listWords } from "./format.js";
+import { store, serverNow, ERROR_MS } from "./store.js";
+import * as actions from "./actions.js";
+import { lease, errorBox } from "./todo.js";
+import * as focus from "./focus.js";
+
+let openId = null;     // the todo shown
+let opener = null;     // the focus key of the control that opened the panel
+let shown = null;      // the last answer shown
+let base = null;       // what the edit form was filled with: { version, subject, description, priority, owner }
+let notice = null;     // a sentence to show above the edit form on the next render (a 409's)
+let loads = 0;         // so that a slower, older answer is dropped
+let returnFocus = true;
+
+const present = (v) => v !== null && v !== undefined;
+const dialog = () => $("detail");
+
+/** Opens the panel on todo id; openerKey (focus.keyOf) is where the focus goes back. */
+export function openDetail(id, openerKey) {
+  opener = openerKey;
+  returnFocus = true;
+  notice = null;
+  if (!dialog().open) dialog().showModal();
+  load(id);
+}
+
+/** After a read of the board: reads the shown todo again when it changed since, unless the
+ *  person has started editing it (then their save meets the change: 409, see save). */
+export function refreshDetail() {
+  if (openId === null || !shown) return;
+  const now = store.byId.get(openId);
+  if (!now || now.todo.version === shown.todo.version || dirty()) return;
+  load(openId);
+}
+
+/** Wires the close button and what closing does. */
+export function wireDetail() {
+  $("detail-close").addEventListener("click", () => dialog().close());
+  dialog().addEventListener("close", () => {
+    openId = null; shown = null; base = null;
+    $("detail-body").textContent = "";
+    if (returnFocus) focus.restore(opener);
+  });
+}
+
+async function load(id) {
+  const mine = ++loads;
+  const keep = dialog().contains(document.activeElement) ? document.activeElement.id : "";
+  const same = id === openId;
+  openId = id;
+  if (!same) {
+    $("detail-title").textContent = "#" + id;
+    $("detail-body").replaceChildren(el("p", { class: "muted", text: "Loading #" + id + "…" }));
+    $("detail-title").focus();
+  }
+  let data;
+  try {
+    data = await request("GET", "/v1/board/todos/" + encodeURIComponent(id));
+  } catch (e) {
+    if (mine !== loads || e instanceof Unauthorized) return;
+    shown = null;
+    $("detail-body").replaceChildren(errorBox(e instanceof ApiError && e.status === 404
+      ? "#" + id + " is not there any more (archived or deleted)." : "Could not read #" + id + ": " + e.message));
+    return;
+  }
+  if (mine !== loads || !dialog().open) return;
+  render(data);
+  // the control that had the focus, if it is still there; else the heading (never the page
+  // behind the dialog)
+  const again = keep && $(keep);
+  if (again) again.focus();
+  else if (!dialog().contains(document.activeElement)) $("detail-title").focus();
+}
+
+function dirty() {
+  const f = $("detail-edit");
+  if (!f || !base) return false;
+  return f.elements.subject.value !== base.subject || f.elements.description.value !== base.description
+    || f.elements.priority.value !== base.priority || f.elements.owner.value !== base.owner;
+}
+
+// ---- rendering -------------------------------------------------------------------------------
+
+function render(data) {
+  shown = data;
+  const t = data.todo;
+  $("detail-title").textContent = "#" + t.id + " " + t.subject;
+  const person = store.person;
+  const body = [
+    summary(t),
+    t.claimed_by ? claim(t, person) : null,
+    text("Description", t.description, "No description."),
+    text("Outcome", t.outcome, null),
+    text("Completion criteria", t.completion_criteria, null),
+    person ? editForm(t) : null,
+    subtasks(data, person),
+    dependencies(data, person),
+    history(data),
+    person ? archiveSection(t) : null,
+  ];
+  $("detail-body").replaceChildren(...body.filter(Boolean));
+}
+
+function section(title, ...kids) {
+  return el("section", { class: "part" }, el("h3", { text: title }), ...kids);
+}
+
+/** "3 min ago", with the exact time on hover. */
+function when(ts) {
+  if (!ts) return el("span", { text: "—" });
+  const s = (serverNow() - Date.parse(ts)) / 1000;
+  return el("span", { title: exactTime(ts), text: isNaN(s) ? ts : duration(Math.max(0, s)) + " ago" });
+}
+
+function summary(t) {
+  const row = (label, value) => [el("dt", { text: label }), el("dd", null, value)];
+  return el("dl", { class: "facts" },
+    ...row("Status", el("span", { class: "badge " + t.status, text: statusWord(t.status) })),
+    ...row("Priority", t.priority || "none"),
+    ...row("List", present(t.conversation_id) ? t.conversation_id : "Tenant-wide pool"),
+    ...row("Assignee", t.owner || "none"),
+    ...row("Made by", t.agent_id || "—"),
+    ...row("Created", when(t.created_at)),
+    ...(t.started_at ? row("Started", when(t.started_at)) : []),
+    ...(t.completed_at ? row("Completed", when(t.completed_at)) : []),
+    ...row("Updated", el("span", null, when(t.updated_at), t.updated_by ? " by " + t.updated_by : "")),
+    ...(present(t.parent_id) ? row("Subtask of", openButton(t.parent_id, "#" + t.parent_id)) : []));
+}
+
+function text(title, value, empty) {
+  if (!value && empty === null) return null;
+  return section(title, el("div", { class: value ? "text" : "text muted", text: value || empty }));
+}
+
+/** A button that shows another todo in the panel. */
+function openButton(id, label, subject) {
+  return el("button", { type: "button", class: "link", "aria-label": "Open #" + id + (subject ? ": " + subject : ""),
+                        text: label, onclick: () => { notice = null; load(id); } });
+}
+
+/** A slot for a refusal next to the controls it concerns; say(text) fills it for 30 s. */
+function errorSlot() {
+  const slot = el("div", { class: "slot" });
+  let timer = null;
+  slot.say = (msg) => {
+    clearTimeout(timer);
+    slot.replaceChildren(msg ? errorBox(msg) : "");
+    if (msg) timer = setTimeout(() => slot.replaceChildren(), ERROR_MS);
+  };
+  return slot;
+}
+
+function claim(t, person) {
+  const slot = errorSlot();
+  return section("Claim",
+    el("p", { "data-role": "claim" }, "claimed by ", el("b", { text: t.claimed_by }), " · ",
+       lease(t.lease_seconds_left, Date.now()), " · fence " + (present(t.fence) ? t.fence : "—")),
+    person ? el("button", { type: "button", id: "detail-release", text: "Release the claim on #" + t.id,
+      onclick: async () => {
+        slot.say(null);
+        const r = await actions.release(t.id, t.claimed_by, t.fence, null);
+        if (r && r.error) slot.say(r.error.message);
+        else if (r) load(t.id);
+      } }) : null,
+    slot);
+}
+
+function editForm(t) {
+  base = { version: t.version, subject: t.subject || "", description: t.description || "",
+           priority: t.priority || "", owner: t.owner || "" };
+  const slot = errorSlot();
+  const status = el("p", { class: "notice", role: "status", id: "detail-notice" });
+  if (notice) status.textContent = notice;
+  notice = null;
+  const field = (label, control) => el("div", { class: "field" }, el("label", { for: control.id, text: label }), control);
+  const form = el("form", { id: "detail-edit", class: "edit", "aria-labelledby": "detail-edit-title" },
+    el("h3", { id: "detail-edit-title", text: "Edit #" + t.id }),
+    status,
+    field("Subject", el("input", { id: "detail-subject", name: "subject", type: "text", required: true,
+                                   maxlength: 2000, value: base.subject })),
+    field("Description", el("textarea", { id: "detail-description", name: "description", rows: 4, text: base.description })),
+    el("div", { class: "row" },
+      field("Priority", el("select", { id: "detail-priority", name: "priority" },
+        ...[["", "none"], ["high", "high"], ["medium", "medium"], ["low", "low"]].map(([v, w]) =>
+          el("option", { value: v, text: w, selected: v === base.priority })))),
+      field("Assignee", el("input", { id: "detail-owner", name: "owner", type: "text", maxlength: 200,
+                                      value: base.owner, autocomplete: "off" }))),
+    el("div", { class: "buttons" }, el("button", { type: "submit", id: "detail-save", class: "primary",
+                                                   text: "Save changes to #" + t.id })),
+    slot);
+  form.addEventListener("submit", (ev) => { ev.preventDefault(); save(t.id, form, slot, status); });
+  return form;
+}
+
+async function save(id, form, slot, status) {
+  slot.say(null);
+  status.textContent = "";
+  const f = form.elements;
+  const body = { op: "edit", id, version: base.version };
+  if (f.subject.value.trim() !== base.subject) body.subject = f.subject.value.trim();
+  if (f.description.value !== base.description) body.description = f.description.value;
+  if (f.priority.value !== base.priority) body.priority = f.priority.value || null;
+  if (f.owner.value.trim() !== base.owner) body.owner = f.owner.value.trim() || null;
+  if (Object.keys(body).length === 3) { status.textContent = "Nothing to save: no field changed."; return; }
+  const r = await actions.write(body);
+  if (!r) return;
+  if (!r.error) { notice = "Saved."; load(id); return; }
+  const current = r.error.status === 409 && r.error.body && r.error.body.current;
+  if (!current) { slot.say(r.error.message); return; }
+  // A lost race: the form takes the values as they are now, to redo the edit on them.
+  notice = "Changed by someone else since you opened it: now " + describe(current)
+    + ". The form shows these values: make your change again.";
+  actions.actionHooks.changed();
+  load(id);
+}
+
+/** A todo's editable values in words (a 409's "now …"). */
+function describe(t) {
+  return "subject “" + t.subject + "”, status " + statusWord(t.status) + ", priority " + (t.priority || "none")
+    + ", assignee " + (t.owner || "none");
+}
+
+function listOf(items, extra) {
+  return el("ul", { class: "refs" }, ...items.map((r) => el("li", null,
+    openButton(r.id, "#" + r.id, r.subject), " ", el("span", { class: "badge " + r.status, text: statusWord(r.status) }),
+    " ", el("span", { class: "subject", text: r.subject }), extra ? " " : null, extra ? extra(r) : null)));
+}
+
+function subtasks(data, person) {
+  const t = data.todo;
+  const items = data.subtasks || [];
+  const kids = [items.length ? listOf(items) : el("p", { class: "muted", text: "No subtasks." })];
+  if (data.subtasks_omitted) kids.push(el("p", { class: "muted", text: data.subtasks_omitted + " more not shown." }));
+  if (person) {
+    const slot = errorSlot();
+    const input = el("input", { id: "detail-subtask", name: "subject", type: "text", maxlength: 2000, autocomplete: "off" });
+    const form = el("form", { class: "inline" },
+      el("label", { for: "detail-subtask", text: "Add a subtask to #" + t.id }), input,
+      el("button", { type: "submit", text: "Add" }));
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      slot.say(null);
+      const subject = input.value.trim();
+      if (!subject) { input.focus(); return; }
+      const r = await actions.add(t.conversation_id, subject, t.id);
+      if (r && r.error) slot.say(r.error.message);
+      else if (r) { notice = null; load(t.id); }
+    });
+    kids.push(form, slot);
+  }
+  return section("Subtasks", ...kids);
+}
+
+function dependencies(data, person) {
+  const t = data.todo;
+  const waits = data.blocked_by || [], blocks = data.blocks || [];
+  const slot = errorSlot();
+  const unblock = (r) => el("button", { type: "button", class: "small",
+    "aria-label": "Remove the dependency of #" + t.id + " on #" + r.id, text: "Remove",
+    onclick: async () => {
+      slot.say(null);
+      const res = await actions.write({ op: "unblock", id: t.id, on: r.id });
+      if (res && res.error) slot.say(res.error.message);
+      else if (res) load(t.id);
+    } });
+  const kids = [
+    el("h4", { text: "#" + t.id + " waits for" }),
+    waits.length ? listOf(waits, person ? unblock : null) : el("p", { class: "muted", text: "Nothing." }),
+    el("h4", { text: "Waiting for #" + t.id }),
+    blocks.length ? listOf(blocks) : el("p", { class: "muted", text: "Nothing." }),
+  ];
+  if (person) kids.push(dependencyForm(t, waits, slot));
+  kids.push(slot);
+  return section("Dependencies", ...kids);
+}
+
+/** "Add a dependency": pick the todo #N waits for among the others on the page, or type its id. */
+function dependencyForm(t, waits, slot) {
+  const taken = new Set(waits.map((r) => r.id).concat([t.id]));
+  const options = [...store.byId.values()].filter(({ todo }) => !taken.has(todo.id))
+    .sort((a, b) => a.todo.id - b.todo.id)
+    .map(({ todo, conversation }) => el("option", { value: todo.id,
+      text: "#" + todo.id + " " + todo.subject + " (" + listWords(conversation) + ")" }));
+  const select = el("select", { id: "detail-dep-select", name: "on" }, el("option", { value: "", text: "choose a todo…" }), ...options);
+  const typed = el("input", { id: "detail-dep-id", name: "id", type: "text", inputmode: "numeric", pattern: "[0-9]*",
+                              size: 6, autocomplete: "off" });
+  const form = el("form", { class: "inline", "aria-labelledby": "detail-dep-title" },
+    el("span", { id: "detail-dep-title", class: "legend", text: "Add a dependency:" }),
+    el("label", { for: "detail-dep-select", text: "#" + t.id + " waits for" }), select,
+    el("label", { for: "detail-dep-id", text: "or the todo with id" }), typed,
+    el("button", { type: "submit", text: "Add the dependency" }));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    slot.say(null);
+    const raw = typed.value.trim().replace(/^#/, "") || select.value;
+    const on = Number(raw);
+    if (!raw || !Number.isInteger(on) || on <= 0) { slot.say("Choose the todo #" + t.id + " waits for, or type its id."); return; }
+    const r = await actions.write({ op: "block", id: t.id, on });
+    if (r && r.error) slot.say(r.error.message);
+    else if (r) load(t.id);
+  });
+  return form;
+}
+
+// ---- history ---------------------------------------------------------------------------------
+
+// columns a change writes along with others, or said already (status)
+const QUIET = new Set(["status", "updated_at", "version", "fence", "lease_expires_at", "heartbeat_at",
+                       "started_at", "completed_at", "position"]);
+
+function changeWords(column, v) {
+  switch (column) {
+    case "subject": return "renamed it “" + v + "”";
+    case "description": return "edited the description";
+    case "priority": return v ? "set priority " + v : "cleared the priority";
+    case "owner": return v ? "assigned it to " + v : "unassigned it";
+    case "claimed_by": return v ? "claimed it" : "released the claim";
+    case "archived_at": return v ? "archived it" : "restored it";
+    case "parent_id": return present(v) ? "made it a subtask of #" + v : "made it a top-level todo";
+    case "conversation_id": return "moved it to " + listWords(v);
+    default: {
+      const s = typeof v === "string" ? v : JSON.stringify(v);
+      return "set " + column.replace(/_/g, " ") + " to " + (s.length > 60 ? s.slice(0, 59) + "…" : s);
+    }
+  }
+}
+
+function historyLine(h) {
+  let what;
+  if (h.action === "insert") what = "created it" + (h.new_status ? " (" + statusWord(h.new_status) + ")" : "");
+  else if (h.action === "delete") what = "deleted it";
+  else {
+    const parts = [];
+    if (h.old_status && h.new_status && h.old_status !== h.new_status) {
+      parts.push("changed status " + statusWord(h.old_status) + " → " + statusWord(h.new_status));
+    }
+    for (const [column, v] of Object.entries(h.changes || {})) if (!QUIET.has(column)) parts.push(changeWords(column, v));
+    if (!parts.length && h.changes && "position" in h.changes) parts.push("moved it in its list");
+    what = parts.length ? parts.join(", ") : "updated it";
+  }
+  return el("li", { "data-version": h.version }, el("b", { text: h.agent_id || "someone" }), " " + what + ", ", when(h.at));
+}
+
+function history(data) {
+  const items = data.history || [];
+  return section("History",
+    items.length ? el("ol", { class: "history" }, ...items.map(historyLine)) : el("p", { class: "muted", text: "No history." }),
+    data.history_omitted ? el("p", { class: "muted", text: data.history_omitted + " older changes not shown." }) : null);
+}
+
+function archiveSection(t) {
+  const slot = errorSlot();
+  return el("div", { class: "part danger" },
+    el("button", { type: "button", id: "detail-archive", text: "Archive #" + t.id,
+      onclick: async () => {
+        slot.say(null);
+        const r = await actions.archive(t.id);
+        if (!r) return;
+        if (r.error) { slot.say(r.error.message); return; }
+        // the todo is gone from the board: the focus goes to the toast's Undo, not back to it
+        returnFocus = false;
+        dialog().close();
+        const undo = $("toast").querySelector("button");
+        if (undo) undo.focus();
+      } }),
+    slot);
+}

@@ -1,0 +1,47 @@
+// Words and numbers as the board shows them.
+
+/** A status as the badges say it. */
+const STATUS_WORDS = {
+  pending: "pending", in_progress: "in progress", completed: "done", canceled: "canceled",
+  blocked: "blocked", deferred: "deferred", review: "in review",
+};
+
+/** What a change to this status did, for the announcements ("#12 completed by agent-3"). */
+export const STATUS_DONE = {
+  pending: "reopened", in_progress: "started", completed: "completed", canceled: "canceled",
+  blocked: "blocked", deferred: "deferred", review: "sent to review",
+};
+
+export const statusWord = (s) => STATUS_WORDS[s] || String(s);
+
+/** A duration in words: "42 s", "5 min", "2 h 10 min", "3 d". */
+export function duration(s) {
+  s = Math.max(0, Math.round(s));
+  if (s < 60) return s + " s";
+  if (s < 3600) return Math.floor(s / 60) + " min";
+  if (s < 86400) {
+    const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+    return m && h < 10 ? h + " h " + m + " min" : h + " h";
+  }
+  return Math.floor(s / 86400) + " d";
+}
+
+/** A countdown: "4:05", "1:02:03". */
+export function clock(s) {
+  s = Math.max(0, Math.floor(s));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  const pad = (n) => String(n).padStart(2, "0");
+  return h ? h + ":" + pad(m) + ":" + pad(r) : m + ":" + pad(r);
+}
+
+/** A time as the viewer's clock shows it, to the second, with the zone (the hover of "… ago"). */
+export function exactTime(ts) {
+  const d = ts ? new Date(ts) : null;
+  if (!d || isNaN(d.getTime())) return "";
+  return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit",
+                                       minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+}
+
+/** A list's name in sentences: the pool is "the tenant-wide pool". */
+export const listWords = (conversation) => (conversation === null || conversation === undefined
+  ? "the tenant-wide pool" : conversation);

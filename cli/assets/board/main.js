@@ -1,0 +1,318 @@
+// The board's page: the token, reading the board (on every live change, every 30 s, when the
+// database comes back), the header, "Needs attention", the view switch, "New list", the 1 s
+// tick (countdowns and ages only: nothing is rebuilt), and the announcements of changes.
+//
+// Each render is measured: performance.getEntriesByName("board:render")[0].duration (ms; the
+// last render's).
+
+import { hooks, tokenFromPage, useToken, forgetToken, currentToken, request, Unauthorized } from "./api.js";
+import { liveHooks, startStream, stopStream, checkReadiness, watchReadiness } from "./live.js";
+import { $, el, show, setText } from "./dom.js";
+import { STATUS_DONE, statusWord, duration, listWords } from "./format.js";
+import { store, setBoard, conversations, elapsed } from "./store.js";
+import { readUrl, writeUrl, wireFilters, fillListOptions, listValue, filtering } from "./filters.js";
+import { renderView, wireViews, reveal } from "./views.js";
+import { showLease } from "./todo.js";
+import { openDetail, refreshDetail, wireDetail } from "./detail.js";
+import { actionHooks, createList } from "./actions.js";
+import { announce, wireToast } from "./notices.js";
+import * as focus from "./focus.js";
+
+let inFlight = null;       // the /v1/board read under way
+let again = false;         // another read was asked for meanwhile
+let refreshTimer = null;
+let loadError = null;      // why the last read failed (shown until one succeeds)
+let focusNext = null;      // a selector to focus once a render shows it (a new list's add box) ...
+let focusNextUntil = 0;    // ... within 5 s
+
+// ---- the token -------------------------------------------------------------------------------
+
+function showTokenForm(message) {
+  stopStream();
+  forgetToken();
+  store.board = null;
+  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
+  show($("board"), false);
+  show($("signout"), false);
+  show($("viewer"), false);
+  show($("readonly"), false);
+  show($("token-panel"), true);
+  $("token-message").textContent = message || "";
+  $("tenant").textContent = "…";
+  $("updated").textContent = "";
+  $("token-input").focus();
+}
+
+function start(t) {
+  useToken(t);
+  store.board = null;
+  store.errors.clear();
+  store.busy.clear();
+  show($("board"), false);   // until this token's board is read
+  show($("token-panel"), false);
+  show($("signout"), true);
+  stopStream();
+  refresh();
+  startStream();
+}
+
+const unauthorized = () => showTokenForm("token refused");
+hooks.unauthorized = unauthorized;
+hooks.failed = checkReadiness;
+
+// ---- reading the board -----------------------------------------------------------------------
+
+async function refresh() {
+  if (!currentToken()) return;
+  if (inFlight) { again = true; return; }
+  const token = currentToken();
+  inFlight = (async () => {
+    try {
+      const data = await request("GET", "/v1/board");
+      if (currentToken() !== token) return;   // signed out, or another token since
+      const before = store.board ? new Map(store.byId) : null;
+      setBoard(data);
+      loadError = null;
+      render();
+      if (before) announceChanges(before);
+      refreshDetail();
+    } catch (e) {
+      if (e instanceof Unauthorized) return;
+      loadError = e.message;
+      $("updated").textContent = "could not load the board: " + loadError;
+    }
+  })();
+  try { await inFlight; } finally {
+    inFlight = null;
+    if (again) { again = false; refresh(); }
+  }
+}
+
+function scheduleRefresh(ms) {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(refresh, ms);
+}
+
+/** Renders what the store holds: the header, the filters' lists, Needs attention, the view. */
+function render() {
+  if (!store.board) return;
+  performance.clearMarks("board:render-start");
+  performance.clearMeasures("board:render");   // the last render's only
+  performance.mark("board:render-start");
+  const b = store.board;
+  show($("board"), true);
+  $("tenant").textContent = b.tenant || "?";
+  document.title = (b.tenant ? b.tenant + " · " : "") + "pg_todos board";
+  const viewer = b.viewer || {};
+  $("viewer").textContent = viewer.label ? "signed in as " + viewer.label : "";
+  show($("viewer"), Boolean(viewer.label));
+  show($("readonly"), !store.person);
+  show($("new-list"), store.person);
+  fillListOptions(conversations());
+  renderAttention();
+  let shown = 0;
+  focus.keeping(() => { shown = renderView(); });
+  const total = store.byId.size;
+  $("filter-count").textContent = filtering() ? "showing " + shown + " of " + total + " todos" : total + " todos";
+  $("omitted").textContent = b.conversations_omitted ? b.conversations_omitted + " more lists not shown." : "";
+  tick();
+  performance.measure("board:render", "board:render-start");
+  if (focusNext && Date.now() < focusNextUntil) {
+    const e = document.querySelector(focusNext);
+    if (e) { focusNext = null; e.focus(); }
+  }
+}
+
+function renderAttention() {
+  const list = $("attention-list");
+  const items = Array.isArray(store.board.attention) ? store.board.attention : [];
+  show($("attention"), items.length > 0);
+  const frag = document.createDocumentFragment();
+  for (const a of items) {
+    const where = [a.conversation_id === null || a.conversation_id === undefined ? "tenant-wide" : a.conversation_id,
+                   a.claimed_by ? "held by " + a.claimed_by : null,
+                   a.status ? statusWord(a.status) : null].filter(Boolean).join(" · ");
+    frag.append(el("li", { "data-attention-todo-id": a.todo_id, "data-reason": a.reason, "data-for-seconds": a.for_seconds },
+      el("button", { type: "button", class: "attention-item", id: "attention-" + a.todo_id, title: "show #" + a.todo_id },
+        el("span", { class: "reason", "data-role": "reason", text: reasonWords(a.reason, a.for_seconds) }),
+        el("span", { class: "id", text: "#" + a.todo_id }),
+        el("span", { class: "subject", text: a.subject }),
+        el("span", { class: "where", text: where }))));
+  }
+  if (store.board.attention_omitted) {
+    frag.append(el("li", { class: "muted", text: store.board.attention_omitted + " more not shown" }));
+  }
+  list.replaceChildren(frag);
+}
+
+function reasonWords(reason, secs) {
+  const live = (secs || 0) + elapsed();
+  switch (reason) {
+    case "lease_lapsed": return "lease lapsed " + duration(live) + " ago";
+    case "no_heartbeat": return "no heartbeat for " + duration(live);
+    case "blocked": return "blocked for " + duration(live);
+    default: return String(reason || "attention").replace(/_/g, " ") + (secs ? " for " + duration(live) : "");
+  }
+}
+
+/** Says what changed since the last read: "#12 completed by agent-3" (three at most, then a count). */
+function announceChanges(before) {
+  const said = [];
+  let more = 0;
+  const newest = Math.max(0, ...before.keys());
+  for (const [id, { todo: t, conversation }] of store.byId) {
+    const old = before.get(id);
+    let words = null;
+    // a todo not shown before: new, or (an older id) back from the archive
+    if (!old) words = "#" + id + (id > newest ? " added to " : " back in ") + listWords(conversation);
+    else if (old.todo.status !== t.status) words = "#" + id + " " + (STATUS_DONE[t.status] || statusWord(t.status));
+    if (!words) continue;
+    if (said.length < 3) said.push(words + (t.updated_by ? " by " + t.updated_by : ""));
+    else more++;
+  }
+  if (said.length) announce(said.join("; ") + (more ? "; and " + more + " more changes" : ""));
+}
+
+// ---- every second: countdowns and ages -------------------------------------------------------
+
+let lapseRefreshAt = 0;
+
+function tick() {
+  if (!store.board) return;
+  const e = elapsed(), now = Date.now();
+  let lapsedNow = false;
+  for (const s of document.querySelectorAll("[data-role=lease]")) {
+    if (showLease(s, now)) lapsedNow = true;
+  }
+  for (const s of document.querySelectorAll("#views [data-role=ago]")) {
+    if (s.dataset.ago !== undefined) setText(s, "updated " + duration(Number(s.dataset.ago) + e) + " ago");
+  }
+  for (const li of document.querySelectorAll("#attention-list li[data-reason]")) {
+    setText(li.querySelector("[data-role=reason]"), reasonWords(li.dataset.reason, Number(li.dataset.forSeconds)));
+  }
+  for (const [id, er] of store.errors) {
+    if (er.until > now) continue;
+    store.errors.delete(id);
+    document.querySelectorAll('.todo[data-todo-id="' + id + '"] [data-role=error]').forEach((x) => x.remove());
+  }
+  setText($("updated"), "updated " + (e < 5 ? "just now" : duration(e) + " ago")
+    + (loadError ? " · could not refresh: " + loadError : ""));
+  // A lease that runs out writes nothing, so no event comes: ask the server once it lapses.
+  if (lapsedNow && now - lapseRefreshAt > 3000) { lapseRefreshAt = now; scheduleRefresh(700); }
+}
+
+// ---- the header's and toolbar's controls -----------------------------------------------------
+
+/** The view switch: a tab list (arrows move between the tabs, and select them). */
+function wireTabs() {
+  const tabs = [$("tab-list"), $("tab-board")];
+  const mark = () => {
+    for (const t of tabs) {
+      const on = t.dataset.view === store.view;
+      t.setAttribute("aria-selected", on ? "true" : "false");
+      t.tabIndex = on ? 0 : -1;
+    }
+  };
+  const select = (view, focusIt) => {
+    store.view = view;
+    mark();
+    if (focusIt) tabs.find((t) => t.dataset.view === view).focus();
+    writeUrl();
+    render();
+  };
+  for (const t of tabs) {
+    t.addEventListener("click", () => select(t.dataset.view, false));
+    t.addEventListener("keydown", (ev) => {
+      const i = tabs.indexOf(t);
+      const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[ev.key];
+      if (to === undefined) return;
+      ev.preventDefault();
+      select(tabs[(to + tabs.length) % tabs.length].dataset.view, true);
+    });
+  }
+  mark();   // the view the address asked for
+}
+
+/** "New list": a name, then `create_list`; the new (empty) list shows with its add form focused. */
+function wireNewList() {
+  const toggle = $("new-list-toggle"), form = $("new-list-form"), input = $("new-list-name"), err = $("new-list-error");
+  const open = (on) => {
+    show(form, on);
+    toggle.setAttribute("aria-expanded", on ? "true" : "false");
+    if (on) input.focus();
+    else { err.textContent = ""; show(err, false); }
+  };
+  toggle.addEventListener("click", () => open(form.classList.contains("hidden")));
+  $("new-list-cancel").addEventListener("click", () => { open(false); toggle.focus(); });
+  form.addEventListener("keydown", (ev) => { if (ev.key === "Escape") { open(false); toggle.focus(); } });
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const name = input.value.trim();
+    if (!name) { input.focus(); return; }
+    show(err, false);
+    const r = await createList(name);
+    if (!r) return;
+    if (r.error) { err.textContent = r.error.message; show(err, true); return; }
+    const made = (r.data && r.data.list) || name;
+    input.value = "";
+    open(false);
+    if (store.filters.list && store.filters.list !== listValue(made)) {
+      store.filters.list = "";
+      $("filter-list").value = "";
+      writeUrl();
+    }
+    if (store.view !== "list") $("tab-list").click();
+    focusNext = 'form.add[data-conversation="' + CSS.escape(made) + '"] input[name=subject]';
+    focusNextUntil = Date.now() + 5000;
+    render();   // (the board read again by createList may be in already)
+    announce("List " + made + " made");
+  });
+}
+
+// ---- start -----------------------------------------------------------------------------------
+
+readUrl();
+$("token-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const t = $("token-input").value.trim();
+  if (!t) return;
+  $("token-input").value = "";
+  start(t);
+});
+$("signout").addEventListener("click", () => showTokenForm(""));
+$("attention-list").addEventListener("click", (ev) => {
+  const b = ev.target instanceof Element ? ev.target.closest("button.attention-item") : null;
+  if (!b) return;
+  const id = Number(b.closest("li").dataset.attentionTodoId);
+  if (!reveal(id)) openDetail(id, focus.keyOf(b));
+});
+wireTabs();
+wireFilters(render);
+wireNewList();
+wireViews(render);
+wireDetail();
+wireToast();
+
+actionHooks.changed = () => { render(); refresh(); };
+liveHooks.connected = () => scheduleRefresh(0);
+liveHooks.changed = () => scheduleRefresh(100);
+liveHooks.unauthorized = unauthorized;
+liveHooks.ready = () => refresh();
+liveHooks.database = (up) => announce(up ? "The database is back." : "The database is unavailable.");
+
+setInterval(tick, 1000);
+// Attention that grows with time alone (no heartbeat, blocked for long): read again now and then.
+setInterval(() => { if (currentToken() && document.visibilityState !== "hidden") refresh(); }, 30000);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && currentToken()) refresh();
+});
+window.addEventListener("hashchange", () => {
+  if (new URLSearchParams(location.hash.replace(/^#/, "")).get("token")) {
+    const t = tokenFromPage();
+    if (t) start(t);
+  }
+});
+watchReadiness();
+
+const first = tokenFromPage();
+if (first) start(first); else showTokenForm("");
