@@ -24,6 +24,7 @@
 //! - SIGTERM or SIGINT: no new connections, in-flight requests finish, event streams end, exit
 //!   0; after `--shutdown-grace` seconds, exit 1 anyway.
 
+pub mod assets;
 pub mod auth;
 pub mod config;
 pub mod decode;

@@ -13,13 +13,13 @@
 //! | `GET /openapi.json` | the OpenAPI 3.1 description of these routes |
 //! | `GET /healthz` | 200 `{"status":"ok"}` |
 //! | `GET /readyz` | 200 `{"status":"ready"}`, or 503 `{"status":"unavailable","error":"database unavailable"}` when the database does not answer in 2 s (the cause is logged, never sent) |
-//! | `GET /` | the board's page, with a Content-Security-Policy that allows its own script and style only |
+//! | `GET /`, `GET /board/:file` | the board's page and its style and modules (`assets`), with a Content-Security-Policy that allows scripts and styles of this origin only |
 //! | anything else | 404 `{"error":"not found"}` (405 for another method of a known path) |
 //!
 //! Every response carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a
 //! Content-Security-Policy with `frame-ancestors 'none'`.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
@@ -31,7 +31,6 @@ use axum::routing::{any, get, post};
 use axum::Extension;
 use axum::Router;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 
 use super::auth::{self, Identity};
 use super::config::Limits;
@@ -44,9 +43,6 @@ use crate::db::work::{self, Db};
 /// The OpenAPI 3.1 description of these routes, served at `/openapi.json` (checked against
 /// the running service by tests/integration/test_openapi.py).
 pub const OPENAPI: &str = include_str!("../../assets/openapi.json");
-
-/// The board's page, served at `/`.
-pub const BOARD: &str = include_str!("../../assets/board.html");
 
 /// What every handler shares.
 #[derive(Clone)]
@@ -64,7 +60,8 @@ pub struct AppState {
 /// Every route, with the request log around them.
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .route("/", get(board_page))
+        .route("/", get(board_file))
+        .route("/board/{file}", get(board_file))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/v1/todos", any(rest))
@@ -86,28 +83,12 @@ pub fn router(state: AppState) -> Router {
 /// The policy of every response but the board's page: nothing may load, nothing may frame it.
 const API_POLICY: &str = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-/// The text between the first `open` tag and the next `close` tag of `page`.
-fn inline<'a>(page: &'a str, open: &str, close: &str) -> &'a str {
-    page.find(open).map(|i| &page[i + open.len()..]).and_then(|rest| rest.find(close).map(|j| &rest[..j])).unwrap_or("")
-}
-
-/// `'sha256-<base64>'` of a text, as a Content-Security-Policy source.
-fn hash_source(text: &str) -> String {
-    use base64::Engine;
-    format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text.as_bytes())))
-}
-
-/// The board's policy: its one inline script and one inline style, by their hashes; requests
-/// to this origin only (`/v1/board`, `/v1/events`, `/v1/todos`); the favicon's `data:`; no
-/// frame, no plugin, no base or form target elsewhere.
-pub fn board_policy(page: &str) -> String {
-    format!(
-        "default-src 'none'; script-src {}; style-src {}; connect-src 'self'; img-src 'self' data:; \
-         base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        hash_source(inline(page, "<script>", "</script>")),
-        hash_source(inline(page, "<style>", "</style>"))
-    )
-}
+/// The board's policy: scripts and styles from this origin's files only (no inline code, no
+/// `eval`: the page holds none, `assets` checks); requests to this origin only (`/v1/board…`,
+/// `/v1/events`, `/readyz`); the favicon's `data:`; no frame, no plugin, no base or form target
+/// elsewhere.
+pub const BOARD_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+     img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// The security headers of every response (the board's page sets its own policy first).
 async fn secure(request: Request, next: Next) -> Response {
@@ -387,12 +368,6 @@ async fn readyz(State(state): State<AppState>) -> Response {
     json_response(StatusCode::SERVICE_UNAVAILABLE, &json!({"status": "unavailable", "error": "database unavailable"}))
 }
 
-/// The board's Content-Security-Policy, computed once from the page.
-fn board_header() -> &'static HeaderValue {
-    static POLICY: OnceLock<HeaderValue> = OnceLock::new();
-    POLICY.get_or_init(|| HeaderValue::from_str(&board_policy(BOARD)).expect("a policy is header text"))
-}
-
 /// `/mcp`, any method: the caller (as every route's) and the request's scope
 /// (`mcp::scope`) among its extensions for `mcp::Tools`; a POST's body read (413, 408 as
 /// every route's) and checked (`mcp::check`: 400 or 415 with a JSON-RPC error); then rmcp's
@@ -437,11 +412,16 @@ async fn openapi() -> Response {
     r
 }
 
-async fn board_page() -> Response {
-    let mut r = BOARD.into_response();
+/// `GET /` and `GET /board/:file`: one of the board's files (`assets::BOARD`), or 404. Never
+/// cached (a new binary serves a new page with its own modules).
+async fn board_file(uri: Uri) -> Response {
+    let Some(file) = super::assets::BOARD.iter().find(|a| a.path == uri.path()) else {
+        return ApiError::NotFound.into_response();
+    };
+    let mut r = file.text.into_response();
     let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
-    h.insert(header::CONTENT_SECURITY_POLICY, board_header().clone());
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(file.content_type));
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(BOARD_POLICY));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
 }
@@ -475,25 +455,11 @@ mod tests {
     }
 
     #[test]
-    fn the_board_policy_allows_its_own_script_and_style_only() {
-        let policy = board_policy(BOARD);
-        let script = inline(BOARD, "<script>", "</script>");
-        let style = inline(BOARD, "<style>", "</style>");
-        assert!(script.contains("use strict") && style.contains(":root"), "the page's script and style are found");
-        // one of each: a second inline block would be blocked by the policy
-        assert_eq!(BOARD.matches("<script").count(), 1);
-        assert_eq!(BOARD.matches("<style").count(), 1);
-        assert!(
-            !BOARD.contains(" style=\"") && !BOARD.contains(" onclick=\""),
-            "no inline attribute the policy would block"
-        );
-        assert!(policy.contains(&format!("script-src {}", hash_source(script))), "{policy}");
-        assert!(policy.contains(&format!("style-src {}", hash_source(style))), "{policy}");
-        assert!(policy.contains("frame-ancestors 'none'") && policy.starts_with("default-src 'none'"));
-        assert!(!policy.contains("unsafe-inline"));
-        // a known hash: sha256 of "" in base64
-        assert_eq!(hash_source(""), "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='");
-        board_header();
+    fn the_board_policy_allows_this_origins_files_only() {
+        assert!(BOARD_POLICY.starts_with("default-src 'none'") && BOARD_POLICY.contains("frame-ancestors 'none'"));
+        assert!(BOARD_POLICY.contains("script-src 'self';") && BOARD_POLICY.contains("style-src 'self';"));
+        assert!(!BOARD_POLICY.contains("unsafe") && !BOARD_POLICY.contains("sha256-"), "{BOARD_POLICY}");
+        HeaderValue::from_static(BOARD_POLICY);
     }
 
     #[test]
