@@ -4,8 +4,15 @@ Headless Chromium, driven by Selenium through Debian's chromedriver, opens the b
 `pg_todos serve` serves at /, while psycopg writes as agents (the plain role agent_login, with
 todo.set_context). Tenants acme (a person's token labelled Ada) and northwind (the realistic
 board of docs/board.png). Needs /usr/bin/chromium and /usr/bin/chromedriver (bin/setup
-installs them). PGTODOS_BOARD_SCREENSHOT=docs/board.png saves the realistic board there
-(default: a temporary file); BOARD_TRACE=1 prints each failed check's traceback.
+installs them) and axe-core (tests/browser). PGTODOS_BOARD_SCREENSHOT=$PWD/docs/board.png saves
+the realistic board's list view there and its board view as docs/board-view.png (default: a
+temporary file); BOARD_TRACE=1 prints each failed check's traceback.
+
+A person runs the work from it (test_a_person_runs_the_work): a new list, adds, reorder by
+keyboard and by drag, an edit that lost a race to an agent, dependencies and a cycle refused,
+a lapsed claim released after a confirmation, archive and undo, filters kept in the URL, the
+database stopped and started, an agent's read-only board, axe-core on both views; each
+change checked in the database, with its event's person.
 """
 
 import json
@@ -21,6 +28,9 @@ from selenium.common.exceptions import (ElementClickInterceptedException, Elemen
                                         StaleElementReferenceException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 import checks
 import pg
@@ -30,6 +40,7 @@ import web
 SERVER = LISTEN = BASE = TOKEN = DEMO_TOKEN = None
 DB = "board"
 SHOT = os.environ.get("PGTODOS_BOARD_SCREENSHOT") or os.path.join(tempfile.gettempdir(), "pg_todos-board.png")
+SHOT_VIEW = SHOT[:-len(".png")] + "-view.png" if SHOT.endswith(".png") else SHOT + "-view"
 TENANT = "acme"
 
 def check(name, fn):
@@ -241,6 +252,10 @@ def test_the_live_board(board):
 
 def test_a_realistic_board_renders(board):
     demo(board[0])
+
+
+def test_a_person_runs_the_work(board, cluster):
+    manage(board[0], cluster)
 
 
 def run(d, server):
@@ -473,6 +488,10 @@ def run(d, server):
         d.execute_script("sessionStorage.clear()")
         d.get(f"{BASE}/#token={tok}")
         wait_for("board with the second token", lambda: has_todo(d, c1_a))
+        # the stream connected, and the read it asks for once connected is done: else that read
+        # meets the revocation first and shows the form before the click
+        wait_for("live with the second token", lambda: live_state(d) == "live")
+        time.sleep(0.5)
         superuser("SELECT todo.revoke_token(%s)", (tid,))
         click(d, c1_b, "start")
         wait_for("token form after a 401 on an action", lambda: visible(d, "token-panel"), timeout=5)
@@ -480,6 +499,360 @@ def run(d, server):
         assert db_status(c1_b) == "pending"
         assert d.execute_script("return sessionStorage.length") == 0, "the refused token is kept"
     check("6b. a token revoked while the board is open: the next call's 401 shows the form", revoked)
+
+
+# ---- a person runs the work from the board -------------------------------------------------
+
+AXE = os.path.join(pg.REPO, "tests", "browser", "node_modules", "axe-core", "axe.min.js")
+
+
+def control(d, todo_id, name):
+    """A row's control by its data-control (open, release, move-up, move-down, drag)."""
+    return todo_el(d, todo_id).find_element(By.CSS_SELECTOR, f'[data-control="{name}"]')
+
+
+def press(d, element):
+    """Click an element as a person does, once it is in view (below the sticky header)."""
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def order(conversation):
+    return [r[0] for r in agent(None, "checker", "SELECT id FROM todo.todos WHERE conversation_id = %s "
+                                "AND archived_at IS NULL ORDER BY position, id", (conversation,))]
+
+
+def events_of(todo_id, since_version=0):
+    return agent(None, "checker", "SELECT agent_id, changes FROM todo.events WHERE todo_id = %s AND version > %s "
+                 "ORDER BY version", (todo_id, since_version))
+
+
+def version_of(todo_id):
+    return agent(None, "checker", "SELECT version FROM todo.todos WHERE id = %s", (todo_id,))[0][0]
+
+
+def press_id(d, element_id):
+    """Click the element of this id, again if a refresh replaced it between finding and clicking."""
+    def go():
+        press(d, d.find_element(By.ID, element_id))
+        return True
+    wait_for(f"click #{element_id}", go)
+
+
+def type_in(d, element_id, text, enter=False):
+    """Types into a field found by its id, again if a refresh replaced it meanwhile."""
+    def go():
+        box = d.find_element(By.ID, element_id)
+        box.clear()
+        box.send_keys(text)
+        if enter:
+            box.send_keys(Keys.ENTER)
+        return True
+    wait_for(f"typed into #{element_id}", go)
+
+
+def press_control(d, todo_id, name):
+    """Click a row's control, again if a refresh replaced the row between finding and clicking."""
+    def go():
+        press(d, control(d, todo_id, name))
+        return True
+    wait_for(f"click {name} of #{todo_id}", go)
+
+
+def keys_to_focused(d, key, alt=False):
+    """Press a key (with Alt) as a person does: to whatever has the focus (a refresh that
+    re-renders a row gives the focus to the same control of the new row)."""
+    chain = ActionChains(d)
+    if alt:
+        chain = chain.key_down(Keys.ALT)
+    chain = chain.send_keys(key)
+    if alt:
+        chain = chain.key_up(Keys.ALT)
+    chain.perform()
+
+
+def open_detail(d, todo_id):
+    press_control(d, todo_id, "open")
+    wait_for(f"the detail of #{todo_id}", lambda: d.execute_script("return document.getElementById('detail').open")
+             and f"#{todo_id}" in d.find_element(By.ID, "detail-title").text)
+
+
+def close_detail(d):
+    d.find_element(By.ID, "detail").send_keys(Keys.ESCAPE)
+    wait_for("the detail closed", lambda: not d.execute_script("return document.getElementById('detail').open"))
+
+
+def axe(d, where):
+    """axe-core's serious and critical violations on the page as it is."""
+    with open(AXE) as f:
+        d.execute_script(f.read())
+    found = d.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations.map(v => ({id: v.id, "
+        "impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))).catch(e => done([{id: 'error', "
+        "impact: 'critical', nodes: [String(e)]}]));")
+    bad = [v for v in found if v["impact"] in ("serious", "critical")]
+    assert not bad, f"{where}: {bad}"
+    return found
+
+
+def manage(d, cluster):
+    state = {}
+    d.get(f"{BASE}/")
+    d.execute_script("sessionStorage.clear()")
+    viewport(d, 1280, 900)
+    d.get(f"{BASE}/#token={TOKEN}")
+    wait_for("the board", lambda: d.find_element(By.ID, "tenant").text == TENANT and live_state(d) == "live")
+
+    def new_list():
+        press(d, d.find_element(By.ID, "new-list-toggle"))
+        box = d.find_element(By.ID, "new-list-name")
+        box.send_keys("launch-plan")
+        box.send_keys(Keys.ENTER)
+        wait_for("the new list's card", lambda: d.find_elements(By.CSS_SELECTOR, '.conv[data-conversation="launch-plan"]'))
+        made = superuser("SELECT properties->'board'->>'by' FROM todo.locks WHERE tenant_id = %s AND name = %s",
+                         (TENANT, "list:launch-plan"))
+        assert made == [("person:Ada",)], made
+        form = d.find_element(By.CSS_SELECTOR, 'form.add[data-conversation="launch-plan"]')
+        label = form.find_element(By.CSS_SELECTOR, "input[name=subject]").accessible_name
+        assert label == "Add a todo to launch-plan", label
+    check("8. a person makes a new list, which shows (with its add form) before it holds a todo", new_list)
+
+    def adds():
+        ids = []
+        for subject in ("draft the announcement", "book the venue", "send the invitations", "order the banners"):
+            form = d.find_element(By.CSS_SELECTOR, 'form.add[data-conversation="launch-plan"]')
+            box = form.find_element(By.CSS_SELECTOR, "input[name=subject]")
+            box.send_keys(subject)
+            box.send_keys(Keys.ENTER)
+            got = wait_for(f"{subject!r} in the database", lambda s=subject: agent(
+                None, "checker", "SELECT id FROM todo.todos WHERE subject = %s", (s,)))
+            ids.append(got[0][0])
+            wait_for(f"#{ids[-1]} on the board", lambda: has_todo(d, ids[-1]))
+        state["ids"] = ids
+        for i in ids:
+            assert events_of(i) and events_of(i)[0][0] == "person:Ada", events_of(i)
+        assert order("launch-plan") == ids, order("launch-plan")
+    check("9. the add form adds todos to the new list, each recorded as person:Ada", adds)
+
+    def reorder_by_keyboard():
+        a, b, c, _ = state["ids"]
+        v = version_of(c)
+        wait_for("Move up's name", lambda: control(d, c, "move-up").accessible_name == f"Move #{c} up")
+
+        # the focus on "Move up" (a refresh that re-renders the row keeps it there), then Enter
+        wait_for("the focus on Move up", lambda: d.execute_script(
+            "const b = document.querySelector('.todo[data-todo-id=\"' + arguments[0] + '\"] [data-control=move-up]');"
+            "b.scrollIntoView({block: 'center'}); b.focus(); return document.activeElement === b;", c))
+        keys_to_focused(d, Keys.ENTER)
+        wait_for("#c above #b in the database", lambda: order("launch-plan")[:3] == [a, c, b])
+        assert any(e[0] == "person:Ada" and "position" in (e[1] or {}) for e in events_of(c, v)), events_of(c, v)
+        wait_for("the focus stays on the moved todo", lambda: d.switch_to.active_element.get_attribute("aria-label")
+                 in (f"Move #{c} up", f"Move #{c} down"))
+        # Alt+ArrowDown on a control of the row moves it back down
+        keys_to_focused(d, Keys.ARROW_DOWN, alt=True)
+        wait_for("back below #b", lambda: order("launch-plan")[:3] == [a, b, c])
+        wait_for("the board shows the database's order", lambda: [int(e.get_attribute("data-todo-id")) for e in
+                 d.find_elements(By.CSS_SELECTOR, '.conv[data-conversation="launch-plan"] .todo')][:3] == [a, b, c])
+    check("10. reorder by keyboard: Move up, then Alt+ArrowDown, change the positions as person:Ada", reorder_by_keyboard)
+
+    def reorder_by_drag():
+        a, b, c, e = state["ids"]
+        # Chrome does not fire HTML5 drag events for WebDriver's pointer actions: the events a
+        # drag fires, dispatched on the handle and the row it is dropped on, found and fired in
+        # one script (a refresh cannot replace them in between)
+        d.execute_script(
+            "const row = (id) => document.querySelector('.todo[data-todo-id=\"' + id + '\"]');"
+            "const handle = row(arguments[0]).querySelector('[data-control=drag]'), target = row(arguments[1]);"
+            "const dt = new DataTransfer();"
+            "const fire = (el, type) => el.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: dt}));"
+            "fire(handle, 'dragstart'); fire(target, 'dragenter'); fire(target, 'dragover'); fire(target, 'drop');"
+            "fire(handle, 'dragend');", e, a)
+        wait_for("#e dragged to the top of its list", lambda: order("launch-plan") == [e, a, b, c])
+        assert events_of(e)[-1][0] == "person:Ada", events_of(e)
+    check("11. reorder by drag: the dragged todo takes the place of the one it is dropped on", reorder_by_drag)
+
+    def edit_with_a_conflict():
+        a = state["ids"][0]
+        open_detail(d, a)
+        type_in(d, "detail-subject", "draft the launch announcement")
+        # meanwhile an agent renames it
+        agent("launch-plan", "agent-5", "UPDATE todo.todos SET subject = 'draft the press release' WHERE id = %s", (a,))
+        press_id(d, "detail-save")
+        notice = wait_for("the refusal, with the todo as it is now", lambda: "someone else" in
+                          d.find_element(By.ID, "detail-notice").text and d.find_element(By.ID, "detail-notice").text)
+        assert "draft the press release" in notice, notice
+        assert row_subject(a) == "draft the press release", "the stale edit was applied"
+        wait_for("the form holds the current subject",
+                 lambda: d.find_element(By.ID, "detail-subject").get_attribute("value") == "draft the press release")
+        type_in(d, "detail-subject", "draft the launch announcement")
+        type_in(d, "detail-owner", "ada")
+        press_id(d, "detail-save")
+        wait_for("the edit applied", lambda: row_subject(a) == "draft the launch announcement")
+        assert agent(None, "checker", "SELECT owner FROM todo.todos WHERE id = %s", (a,)) == [("ada",)]
+        assert events_of(a)[-1][0] == "person:Ada", events_of(a)
+        # the history names who did what
+        wait_for("the history", lambda: "agent-5" in d.find_element(By.CSS_SELECTOR, "#detail .history").text
+                 and "person:Ada" in d.find_element(By.CSS_SELECTOR, "#detail .history").text)
+        close_detail(d)
+    check("12. an edit that lost a race is refused with the current values shown; redone on them, it applies",
+          edit_with_a_conflict)
+
+    def dependencies():
+        a, b = state["ids"][0], state["ids"][1]
+        open_detail(d, b)
+        type_in(d, "detail-dep-id", str(a), enter=True)
+        wait_for("#b waits for #a", lambda: agent(None, "checker", "SELECT 1 FROM todo.dependencies WHERE todo_id = %s "
+                                                  "AND depends_on = %s", (b, a)))
+        wait_for("the board shows it", lambda: text_of(d, f'.todo[data-todo-id="{b}"] [data-role=blocked-by]')
+                 == f"blocked by #{a}")
+        close_detail(d)
+        open_detail(d, a)
+        wait_for("what #a blocks", lambda: f"#{b}" in d.find_element(By.ID, "detail-body").text)
+        type_in(d, "detail-dep-id", str(b), enter=True)
+        msg = wait_for("the cycle refused", lambda: " ".join(e.text for e in d.find_elements(
+            By.CSS_SELECTOR, "#detail [role=alert]") if "cycle" in e.text))
+        assert f"#{b}" in msg and f"#{a}" in msg, msg
+        assert not agent(None, "checker", "SELECT 1 FROM todo.dependencies WHERE todo_id = %s AND depends_on = %s", (a, b))
+        close_detail(d)
+    check("13. a dependency added from the detail panel; one that closes a cycle is refused with the store's message",
+          dependencies)
+
+    def release_a_lapsed_claim():
+        i = state["ids"][2]
+        got = agent("launch-plan", "agent-9", "SELECT id FROM todo.claim(%s, 60)", (i,))
+        assert got == [(i,)], got
+        agent("launch-plan", "agent-9", "UPDATE todo.todos SET lease_expires_at = now() - interval '2 min' WHERE id = %s", (i,))
+        wait_for("the lapsed lease shown", lambda: "lapsed" in (todo_el(d, i).get_attribute("class") or ""), timeout=8)
+        assert control(d, i, "release").accessible_name == f"Release the claim on #{i}"
+        press_control(d, i, "release")
+        wait_for("the confirmation", lambda: d.execute_script("return document.getElementById('confirm').open"))
+        text = d.find_element(By.ID, "confirm").text
+        assert "agent-9" in text and f"#{i}" in text, text
+        press_id(d, "confirm-yes")
+        wait_for("released in the database", lambda: row(i)[0] == "pending" and row(i)[2] is None)
+        assert [e[0] for e in events_of(i)][-2:] == ["person:Ada", "person:Ada"], events_of(i)
+        wait_for("released on the board", lambda: dom_status(d, i) == "pending"
+                 and not todo_el(d, i).find_elements(By.CSS_SELECTOR, "[data-role=claim]"))
+    check("14. a lapsed claim released from the board, after a confirmation naming the agent", release_a_lapsed_claim)
+
+    def archive_and_undo():
+        c = state["ids"][2]
+        open_detail(d, c)
+        press_id(d, "detail-archive")
+        wait_for("archived in the database", lambda: agent(None, "checker", "SELECT status, archived_at IS NOT NULL "
+                 "FROM todo.todos WHERE id = %s", (c,)) == [("canceled", True)])
+        wait_for("off the board", lambda: not has_todo(d, c))
+        undo = wait_for("the undo", lambda: [b for b in d.find_elements(By.CSS_SELECTOR, "#toast button")
+                                            if b.accessible_name == f"Undo archiving #{c}"])
+        press(d, undo[0])
+        wait_for("back in the database", lambda: agent(None, "checker", "SELECT status, archived_at IS NOT NULL "
+                 "FROM todo.todos WHERE id = %s", (c,)) == [("pending", False)])
+        wait_for("back on the board", lambda: has_todo(d, c))
+        assert [e[0] for e in events_of(c)][-2:] == ["person:Ada", "person:Ada"], events_of(c)
+    check("15. archive from the detail panel, then Undo: the todo is back as it was", archive_and_undo)
+
+    def filters_in_the_url():
+        a, b, c, e = state["ids"]
+        agent("launch-plan", "agent-5", "UPDATE todo.todos SET status = 'completed' WHERE id = %s", (e,))
+        Select(d.find_element(By.ID, "filter-list")).select_by_value("launch-plan")
+        Select(d.find_element(By.ID, "filter-status")).select_by_value("pending")
+        d.find_element(By.ID, "filter-q").send_keys("invitations")
+        wait_for("the URL holds the filter", lambda: all(p in d.current_url for p in
+                 ("list=launch-plan", "status=pending", "q=invitations")))
+        assert "token" not in d.current_url, d.current_url
+        wait_for("only #c shown", lambda: [int(x.get_attribute("data-todo-id")) for x in
+                 d.find_elements(By.CSS_SELECTOR, ".todo") if x.is_displayed()] == [c])
+        press(d, d.find_element(By.ID, "tab-board"))
+        wait_for("the board view in the URL", lambda: "view=board" in d.current_url)
+        link = d.current_url
+        d.get("about:blank")
+        d.get(link)
+        wait_for("the same view from the link", lambda: d.find_element(By.ID, "tab-board").get_attribute("aria-selected")
+                 == "true" and d.find_element(By.ID, "filter-q").get_attribute("value") == "invitations"
+                 and d.find_element(By.ID, "filter-status").get_attribute("value") == "pending")
+        wait_for("only #c in the columns", lambda: [int(x.get_attribute("data-todo-id")) for x in
+                 d.find_elements(By.CSS_SELECTOR, "#columns .todo") if x.is_displayed()] == [c])
+        press(d, d.find_element(By.ID, "filter-clear"))
+        wait_for("no filter in the URL", lambda: "q=" not in d.current_url and "status=" not in d.current_url)
+        toggle = d.find_element(By.ID, "col-completed-toggle")
+        assert toggle.get_attribute("aria-expanded") == "false", "done is not collapsed by default"
+        assert not [x for x in d.find_elements(By.CSS_SELECTOR, '.column[data-column="completed"] .todo') if x.is_displayed()]
+        press(d, toggle)
+        wait_for("done shown", lambda: any(x.is_displayed() and x.get_attribute("data-todo-id") == str(e)
+                                          for x in d.find_elements(By.CSS_SELECTOR, '.column[data-column="completed"] .todo')))
+    check("16. filters and the view are kept in the URL: a link opens the same view; done is collapsed by default",
+          filters_in_the_url)
+
+    def accessible():
+        found = {}
+        found["board view"] = axe(d, "the board view")
+        press(d, d.find_element(By.ID, "tab-list"))
+        wait_for("the list view", lambda: d.find_element(By.ID, "view-list").is_displayed())
+        found["list view"] = axe(d, "the list view")
+        open_detail(d, state["ids"][0])
+        found["detail panel"] = axe(d, "the detail panel")
+        close_detail(d)
+        print("     (axe-core, every violation: " + "; ".join(
+            f"{k}: {len(v)}" + (f" {[x['id'] + '/' + str(x['impact']) for x in v]}" if v else "") for k, v in found.items()) + ")")
+        # every control is reachable by keyboard, with a visible focus
+        d.find_element(By.TAG_NAME, "body").click()
+        seen, unseen = set(), []
+        for _ in range(40):
+            d.switch_to.active_element.send_keys(Keys.TAB)
+            el = d.switch_to.active_element
+            if el.tag_name == "body":   # past the last control, the focus leaves the page once
+                continue
+            name = el.get_attribute("id") or el.accessible_name
+            seen.add(name)
+            if not d.execute_script("const s = getComputedStyle(arguments[0]); return s.outlineStyle !== 'none' "
+                                    "&& parseFloat(s.outlineWidth) >= 2 || s.boxShadow !== 'none'", el):
+                unseen.append(f"{el.tag_name} {name!r}")
+        assert {"tab-list", "filter-list", "filter-q", "new-list-toggle"} <= seen, seen
+        assert not unseen, f"controls with no visible focus: {unseen}"
+    check("17. axe-core finds no serious or critical violation on either view or the detail panel; Tab reaches the "
+          "controls with a visible focus", accessible)
+
+    def database_down_and_back():
+        cluster.stop()
+        try:
+            wait_for("database unavailable shown", lambda: live_state(d) == "unavailable", timeout=15)
+            assert "database unavailable" in d.find_element(By.ID, "live").text.lower(), d.find_element(By.ID, "live").text
+        finally:
+            cluster.start()
+        wait_for("live again", lambda: live_state(d) == "live", timeout=30)
+        i = add_todo("launch-plan", "written once the database was back")
+        wait_for("live updates again", lambda: has_todo(d, i), timeout=10)
+    check("18. the database stopped while the page is open: 'database unavailable', then live again on its own",
+          database_down_and_back)
+
+    def agents_token_reads_only():
+        _, bot = web.token(DB, TENANT, "ci-bot")
+        d.execute_script("sessionStorage.clear()")
+        d.get(f"{BASE}/#token={bot}")
+        wait_for("the board, read-only", lambda: has_todo(d, state["ids"][0]) and visible(d, "readonly"))
+        for css in ("button[data-action]", "form.add", '[data-control="drag"]', '[data-control="move-up"]',
+                    '[data-control="release"]'):
+            assert not [x for x in d.find_elements(By.CSS_SELECTOR, css) if x.is_displayed()], f"{css} offered to an agent"
+        assert not visible(d, "new-list-toggle")
+        open_detail(d, state["ids"][0])
+        assert not d.find_elements(By.ID, "detail-save") and not d.find_elements(By.ID, "detail-archive")
+        close_detail(d)
+        status = d.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/v1/board/act', {method: 'POST', headers: {Authorization: 'Bearer ' + arguments[0], "
+            "'Content-Type': 'application/json'}, body: JSON.stringify({op: 'add', subject: 'sneaky'})})"
+            ".then(r => done(r.status)).catch(e => done(String(e)));", bot)
+        assert status == 403, status
+        assert not agent(None, "checker", "SELECT 1 FROM todo.todos WHERE subject = 'sneaky'")
+        errs = js_errors(d)
+        assert not errs, errs
+    check("19. an agent's token gets a read-only board (no control to change anything; the service refuses with 403)",
+          agents_token_reads_only)
+
+
+def row_subject(todo_id):
+    return agent(None, "checker", "SELECT subject FROM todo.todos WHERE id = %s", (todo_id,))[0][0]
 
 
 # ---- a realistic board, for docs/board.png -----------------------------------------------
@@ -558,7 +931,16 @@ def demo(d):
         d.execute_script("window.scrollTo(0, 0)")
         os.makedirs(os.path.dirname(os.path.abspath(SHOT)), exist_ok=True)
         assert d.save_screenshot(SHOT), "screenshot not saved"
-        print(f"     (screenshot: {SHOT})")
+        # the board view: columns by status (done and canceled collapsed)
+        press(d, d.find_element(By.ID, "tab-board"))
+        wait_for("the board view", lambda: d.find_element(By.ID, "view-board").is_displayed()
+                 and all(any(x.get_attribute("data-todo-id") == str(i) for x in d.find_elements(By.CSS_SELECTOR, "#columns .todo"))
+                         for i in (ids["build"], ids["vendor"])))
+        time.sleep(0.3)
+        d.execute_script("window.scrollTo(0, 0)")
+        assert d.save_screenshot(SHOT_VIEW), "screenshot not saved"
+        press(d, d.find_element(By.ID, "tab-list"))
+        print(f"     (screenshots: {SHOT}, {SHOT_VIEW})")
         errs = js_errors(d)
         assert not errs, errs
     check("7. a realistic board (two conversations, claims, a lapsed lease, blocked, subtasks) renders, using the "
