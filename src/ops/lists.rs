@@ -5,8 +5,8 @@ use serde_json::json;
 use super::Scope;
 use crate::error::Error;
 use crate::limits;
-use pg_todos_core::limits::Setting;
 use crate::{store, time};
+use pg_todos_core::limits::Setting;
 
 /// The property of a list's lock row that says who made it on the board, and when: such a
 /// list shows on the board while it holds no todo.

@@ -177,12 +177,8 @@ pub fn archive(scope: &Scope, find: Find<'_>, id: i64) -> Result<Todo, Error> {
 /// as it is then. Errors: `NotFound`, `Transition`, `Rejected`.
 pub fn unarchive(scope: &Scope, find: Find<'_>, id: i64, status: Option<Status>) -> Result<Todo, Error> {
     super::lock_one(scope, find, id, false)?;
-    let change = Change {
-        status,
-        via_reopen: true,
-        fields: json_fields([("archived_at", Value::Null)]),
-        ..Change::default()
-    };
+    let change =
+        Change { status, via_reopen: true, fields: json_fields([("archived_at", Value::Null)]), ..Change::default() };
     Ok(self::change(scope, find, id, change)?.after)
 }
 

@@ -282,7 +282,8 @@ fn edge(scope: &Scope, a: &Fields<'_>, add: bool) -> Result<Reply, Reply> {
             )));
         }
         let in_list = Scope { conversation: list, ..scope.clone() };
-        let changed = if add { dependencies::block(&in_list, id, on)? } else { dependencies::unblock(&in_list, id, on)? };
+        let changed =
+            if add { dependencies::block(&in_list, id, on)? } else { dependencies::unblock(&in_list, id, on)? };
         Ok((200, json!({ "todo": shown(scope, id), "changed": changed })))
     })
 }

@@ -277,7 +277,9 @@ pub fn same_origin(headers: &HeaderMap) -> Result<(), ApiError> {
     let authority = origin.to_str().ok().and_then(|o| o.split_once("://")).map(|(_, rest)| rest);
     match (authority, host) {
         (Some(a), Some(h)) if a.eq_ignore_ascii_case(h) => Ok(()),
-        _ => Err(ApiError::Forbidden("a change from another site's page is refused: open the board from this service".into())),
+        _ => Err(ApiError::Forbidden(
+            "a change from another site's page is refused: open the board from this service".into(),
+        )),
     }
 }
 
@@ -474,7 +476,9 @@ mod tests {
         // no Origin (curl, an MCP client): not a browser's cross-site request
         assert!(same_origin(&headers(&[("host", "127.0.0.1:8787")])).is_ok());
         assert!(same_origin(&headers(&[("host", "127.0.0.1:8787"), ("origin", "http://127.0.0.1:8787")])).is_ok());
-        assert!(same_origin(&headers(&[("host", "Board.Example:443"), ("origin", "https://board.example:443")])).is_ok());
+        assert!(
+            same_origin(&headers(&[("host", "Board.Example:443"), ("origin", "https://board.example:443")])).is_ok()
+        );
         for (host, origin) in [
             ("127.0.0.1:8787", "http://evil.example"),
             ("127.0.0.1:8787", "http://127.0.0.1:8788"),
