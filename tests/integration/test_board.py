@@ -826,6 +826,17 @@ def manage(d, cluster):
     check("18. the database stopped while the page is open: 'database unavailable', then live again on its own",
           database_down_and_back)
 
+    def reloads():
+        # a browser holds at most 6 connections to a host: a page left behind must close its
+        # event stream, or the 7th load waits for the service to drop one (about a minute)
+        for n in range(8):
+            d.get("about:blank")
+            d.get(f"{BASE}/")
+            wait_for(f"the board on load {n + 1}", lambda: has_todo(d, state["ids"][0]) and live_state(d) == "live",
+                     timeout=10)
+    check("18b. the board opened 8 times in a row in one tab: each shows, live (each page closes its stream as it goes)",
+          reloads)
+
     def agents_token_reads_only():
         _, bot = web.token(DB, TENANT, "ci-bot")
         d.execute_script("sessionStorage.clear()")

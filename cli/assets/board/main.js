@@ -3,7 +3,8 @@
 // tick (countdowns and ages only: nothing is rebuilt), and the announcements of changes.
 //
 // Each render is measured: performance.getEntriesByName("board:render")[0].duration (ms; the
-// last render's).
+// last render's); the mark "board:shown" is when the first board was on the page (its
+// startTime: ms since the navigation began).
 
 import { hooks, tokenFromPage, useToken, forgetToken, currentToken, request, Unauthorized } from "./api.js";
 import { liveHooks, startStream, stopStream, checkReadiness, watchReadiness } from "./live.js";
@@ -117,6 +118,8 @@ function render() {
   $("omitted").textContent = b.conversations_omitted ? b.conversations_omitted + " more lists not shown." : "";
   tick();
   performance.measure("board:render", "board:render-start");
+  // the first board shown since the page was opened: from navigation to here
+  if (!performance.getEntriesByName("board:shown").length) performance.mark("board:shown");
   if (focusNext && Date.now() < focusNextUntil) {
     const e = document.querySelector(focusNext);
     if (e) { focusNext = null; e.focus(); }
@@ -305,6 +308,13 @@ setInterval(tick, 1000);
 setInterval(() => { if (currentToken() && document.visibilityState !== "hidden") refresh(); }, 30000);
 document.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "visible" && currentToken()) refresh();
+});
+// Leaving the page closes its event stream at once: a browser holds at most 6 connections to
+// a host, and streams of pages left behind (or kept in the back/forward cache) would take them
+// until the service drops them. Coming back from that cache opens it again.
+window.addEventListener("pagehide", () => stopStream());
+window.addEventListener("pageshow", (ev) => {
+  if (ev.persisted && currentToken()) { startStream(); refresh(); }
 });
 window.addEventListener("hashchange", () => {
   if (new URLSearchParams(location.hash.replace(/^#/, "")).get("token")) {
