@@ -19,7 +19,8 @@
 //! default `~/.postgresql/postgresql.crt` and `.key` when they exist). A certificate that does
 //! not verify is refused, and the error says why and what to check. `sslrootcert` is the
 //! only authority trusted (not the system's too). Over a Unix-domain socket no TLS is tried,
-//! as libpq.
+//! as libpq, and with `sslmode=disable` neither: then no certificate is read at all (`Tls::Off`:
+//! the system's roots take about 50 ms to load, which `pg_todos mcp` would pay at every spawn).
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -30,6 +31,7 @@ use openssl::x509::store::X509StoreBuilder;
 use openssl::x509::X509;
 use postgres_openssl::MakeTlsConnector;
 use tokio_postgres::config::SslMode;
+use tokio_postgres::tls::{MakeTlsConnect, TlsConnect};
 
 /// libpq's `sslmode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,12 +60,62 @@ impl Mode {
     }
 }
 
+/// The TLS connector of a target: none when the target never asks for TLS (`sslmode=disable`,
+/// or only Unix-domain sockets), so that nothing of TLS is built or read for it.
+#[derive(Clone)]
+pub enum Tls {
+    Off,
+    On(MakeTlsConnector),
+}
+
+/// `Tls`'s connector for one connection.
+pub enum Connect {
+    Off,
+    On(postgres_openssl::TlsConnector),
+}
+
+type Stream<S> = postgres_openssl::TlsStream<S>;
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+impl<S> MakeTlsConnect<S> for Tls
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + std::fmt::Debug + Send + Sync + 'static,
+{
+    type Stream = Stream<S>;
+    type TlsConnect = Connect;
+    type Error = openssl::error::ErrorStack;
+
+    fn make_tls_connect(&mut self, domain: &str) -> Result<Connect, Self::Error> {
+        match self {
+            Tls::Off => Ok(Connect::Off),
+            Tls::On(make) => Ok(Connect::On(MakeTlsConnect::<S>::make_tls_connect(make, domain)?)),
+        }
+    }
+}
+
+impl<S> TlsConnect<S> for Connect
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    type Stream = Stream<S>;
+    type Error = Failure;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Stream<S>, Failure>> + Send>>;
+
+    fn connect(self, stream: S) -> Self::Future {
+        match self {
+            Connect::On(c) => c.connect(stream),
+            // never asked: a target with TLS off connects with sslmode disable
+            Connect::Off => Box::pin(async { Err("TLS is off for this connection (sslmode=disable or a Unix socket)".into()) }),
+        }
+    }
+}
+
 /// What to connect to, and how.
 #[derive(Clone)]
 pub struct Target {
     /// the connection string's settings, without the TLS keys tokio-postgres does not read
     pub config: tokio_postgres::Config,
-    pub tls: MakeTlsConnector,
+    pub tls: Tls,
     pub mode: Mode,
 }
 
@@ -74,7 +126,7 @@ impl Target {
     ) -> Result<
         (
             tokio_postgres::Client,
-            tokio_postgres::Connection<tokio_postgres::Socket, postgres_openssl::TlsStream<tokio_postgres::Socket>>,
+            tokio_postgres::Connection<tokio_postgres::Socket, Stream<tokio_postgres::Socket>>,
         ),
         tokio_postgres::Error,
     > {
@@ -240,6 +292,10 @@ pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<
         Mode::Allow | Mode::Prefer => SslMode::Prefer,
         Mode::Require | Mode::VerifyCa | Mode::VerifyFull => SslMode::Require,
     });
+    if mode == Mode::Disable {
+        // nothing of TLS is asked for: no connector, no certificate read
+        return Ok(Target { config, tls: Tls::Off, mode });
+    }
     let root = parts.sslrootcert.clone().or_else(|| from_env("PGSSLROOTCERT"));
     let root: Option<String> = match root {
         Some(r) => Some(r),
@@ -313,7 +369,7 @@ pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<
         c.set_verify_hostname(check_host);
         Ok(())
     });
-    Ok(Target { config, tls, mode })
+    Ok(Target { config, tls: Tls::On(tls), mode })
 }
 
 /// A pool on `connection` (TLS as it says): `size` connections at most, a connection waited
@@ -399,6 +455,10 @@ mod tests {
         // over a Unix-domain socket nothing of TLS is asked for (libpq), but the mode must be valid
         let t = target("host=/var/run/postgresql sslmode=verify-full", &none).unwrap();
         assert_eq!((t.mode, t.config.get_ssl_mode()), (Mode::Disable, SslMode::Disable));
+        // ... and no connector is built: no certificate is read (the system's roots cost ~50 ms)
+        assert!(matches!(t.tls, Tls::Off));
+        assert!(matches!(target("host=db sslmode=disable sslcert=/nonexistent.crt", &none).unwrap().tls, Tls::Off));
+        assert!(matches!(target("host=db", &none).unwrap().tls, Tls::On(_)));
         assert!(target("host=/tmp sslmode=sure", &none).is_err());
         let e = target("host=db sslcert=/nonexistent.crt", &none).err().unwrap();
         assert!(e.starts_with("sslcert \"/nonexistent.crt\": cannot read it"), "{e}");
