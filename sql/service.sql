@@ -130,7 +130,8 @@ SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
 -- PL/pgSQL with the tenant in a variable: each statement names one tenant, so Citus sends it
 -- to the tenant's worker. Bounded, however large the tenant: at most max_conversations
--- conversations, max_todos todos of each and max_attention attention rows are built, with
+-- conversations, max_todos todos of each (each with at most max_blockers of the open todos
+-- it waits for) and max_attention attention rows are built, with
 -- counts of what was left out; the conversations are chosen from one aggregate over the
 -- tenant's live todos (no JSON is built for the others).
 DECLARE
@@ -138,6 +139,7 @@ DECLARE
     max_conversations constant integer := 50;
     max_todos constant integer := 200;
     max_attention constant integer := 200;
+    max_blockers constant integer := 50;
 BEGIN
 RETURN (WITH groups AS (
     SELECT t.conversation_id, max(t.updated_at) AS active, count(*) AS total
@@ -159,11 +161,12 @@ RETURN (WITH groups AS (
      LIMIT max_conversations
 ), shown AS (
     SELECT c.rank, t.*,
-           (SELECT coalesce(jsonb_agg(d.depends_on ORDER BY d.depends_on), '[]')
-              FROM todo.dependencies d
-              JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-             WHERE d.tenant_id = tenant AND d.todo_id = t.id
-               AND b.status NOT IN ('completed', 'canceled')) AS blocked_by,
+           (SELECT coalesce(jsonb_agg(o.depends_on ORDER BY o.depends_on), '[]')
+              FROM (SELECT d.depends_on FROM todo.dependencies d
+                      JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                     WHERE d.tenant_id = tenant AND d.todo_id = t.id
+                       AND b.status NOT IN ('completed', 'canceled')
+                     ORDER BY d.depends_on LIMIT max_blockers) o) AS blocked_by,
            (SELECT jsonb_build_object('done', count(*) FILTER (WHERE s.status = 'completed'), 'total', count(*))
               FROM todo.todos s
              WHERE s.tenant_id = tenant AND s.parent_id = t.id
@@ -214,8 +217,8 @@ SELECT jsonb_build_object(
                              FROM attention a), '[]'),
     'attention_omitted', coalesce((SELECT max(a.all_rows) - count(*) FROM attention a), 0),
     'limits', jsonb_build_object('conversations', max_conversations, 'todos', max_todos,
-                                 'attention', max_attention)));
+                                 'attention', max_attention, 'blocked_by', max_blockers)));
 END
 $fn$;
 COMMENT ON FUNCTION todo.board() IS
-    'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos" (each with its version and fence, and who changed it last, "updated_by"), "todos_omitted"}] (the tenant-wide pool first, then the most recently active, a list made on the board with no todo yet among them; at most 50 conversations of at most 200 todos each, in list order), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';
+    'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos" (each with its version and fence, and who changed it last, "updated_by"), "todos_omitted"}] (the tenant-wide pool first, then the most recently active, a list made on the board with no todo yet among them; at most 50 conversations of at most 200 todos each, in list order, each todo with at most 50 of the open todos it is blocked by), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200, "blocked_by": 50}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';

@@ -105,7 +105,9 @@ where
         match self {
             Connect::On(c) => c.connect(stream),
             // never asked: a target with TLS off connects with sslmode disable
-            Connect::Off => Box::pin(async { Err("TLS is off for this connection (sslmode=disable or a Unix socket)".into()) }),
+            Connect::Off => {
+                Box::pin(async { Err("TLS is off for this connection (sslmode=disable or a Unix socket)".into()) })
+            }
         }
     }
 }
@@ -124,10 +126,7 @@ impl Target {
     pub async fn connect(
         &self,
     ) -> Result<
-        (
-            tokio_postgres::Client,
-            tokio_postgres::Connection<tokio_postgres::Socket, Stream<tokio_postgres::Socket>>,
-        ),
+        (tokio_postgres::Client, tokio_postgres::Connection<tokio_postgres::Socket, Stream<tokio_postgres::Socket>>),
         tokio_postgres::Error,
     > {
         self.config.connect(self.tls.clone()).await

@@ -140,13 +140,17 @@ pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<
 }
 
 /// `change` of todo `id` (anywhere in the tenant) made on what its caller read of it at
-/// version `read` (a person editing on the board): applied only if the todo is still at that
-/// version, so an edit never overwrites a change its author did not see. Errors: `Stale`
-/// (with the version it is at now), and those of `change`.
+/// version `read` (a person editing on the board): applied only if no change was recorded
+/// since (an event of a later version in `todo.events`), so an edit never overwrites a change
+/// its author did not see; a lease renewal, which records no event, is no such change.
+/// Errors: `Stale` (with the version it is at now), and those of `change`.
 pub fn change_read_at(scope: &Scope, id: i64, read: i64, change: Change) -> Result<Changed, Error> {
     super::lock_one(scope, Find::Anywhere, id, false)?;
+    // a change recorded since: an event of a later version (a lease renewal bumps the version
+    // but records nothing, and is no change to what the caller read)
     let now = i64::from(store::board::version(&scope.tenant, id).ok_or(Error::NotFound { id })?);
-    if now != read {
+    // (a version the todo never had is no version anyone read)
+    if read > now || store::board::changed_since(&scope.tenant, id, read) {
         return Err(Error::Stale { id, read, now });
     }
     self::change(scope, Find::Anywhere, id, change)
@@ -174,9 +178,13 @@ pub fn archive(scope: &Scope, find: Find<'_>, id: i64) -> Result<Todo, Error> {
 
 /// Puts archived todo `id` (one `find` finds) back on its list, with status `status` when
 /// given (the one it had before `archive`; a canceled todo moves there as a reopen). The todo
-/// as it is then. Errors: `NotFound`, `Transition`, `Rejected`.
+/// as it is then. Errors: `NotFound`; `Invalid` for a todo that is not archived; `Transition`,
+/// `Rejected`.
 pub fn unarchive(scope: &Scope, find: Find<'_>, id: i64, status: Option<Status>) -> Result<Todo, Error> {
-    super::lock_one(scope, find, id, false)?;
+    let locked = super::lock_one(scope, find, id, false)?;
+    if locked.todo.archived_us.is_none() {
+        return Err(Error::Invalid(format!("todo #{id} is not archived: there is nothing to put back")));
+    }
     let change =
         Change { status, via_reopen: true, fields: json_fields([("archived_at", Value::Null)]), ..Change::default() };
     Ok(self::change(scope, find, id, change)?.after)

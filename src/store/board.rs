@@ -29,11 +29,12 @@ pub fn detail(tenant: &str, id: i64) -> Option<Value> {
                  'lease_seconds_left', CASE WHEN t.claimed_by IS NOT NULL
                      THEN greatest(0, ceil(extract(epoch FROM t.lease_expires_at - now())))::bigint END,
                  'fence', t.fence, 'version', t.version, 'parent_id', t.parent_id,
-                 'blocked_by', (SELECT coalesce(jsonb_agg(d.depends_on ORDER BY d.depends_on), '[]')
-                                  FROM todo.dependencies d
-                                  JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-                                 WHERE d.tenant_id = $1 AND d.todo_id = t.id
-                                   AND b.status NOT IN ('completed', 'canceled')),
+                 'blocked_by', (SELECT coalesce(jsonb_agg(o.depends_on ORDER BY o.depends_on), '[]')
+                                  FROM (SELECT d.depends_on FROM todo.dependencies d
+                                          JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                                         WHERE d.tenant_id = $1 AND d.todo_id = t.id
+                                           AND b.status NOT IN ('completed', 'canceled')
+                                         ORDER BY d.depends_on LIMIT $3) o),
                  'subtasks', (SELECT jsonb_build_object('done', count(*) FILTER (WHERE s.status = 'completed'), 'total', count(*))
                                 FROM todo.todos s
                                WHERE s.tenant_id = $1 AND s.parent_id = t.id
@@ -73,6 +74,18 @@ pub fn detail(tenant: &str, id: i64) -> Option<Value> {
         false,
     )
     .map(|j| j.0)
+}
+
+/// Whether a change of todo `id` of `tenant` was recorded after version `read`: an event of a
+/// later version (one probe of the events' key).
+pub fn changed_since(tenant: &str, id: i64, read: i64) -> bool {
+    one::<i64>(
+        "SELECT e.version::bigint FROM todo.events e WHERE e.tenant_id = $1 AND e.todo_id = $2
+          ORDER BY e.version DESC LIMIT 1",
+        &[tenant.into(), id.into()],
+        false,
+    )
+    .is_some_and(|v| v > read)
 }
 
 /// The version of todo `id` of `tenant` (bumped by every update), None when there is no such

@@ -14,10 +14,11 @@
 //! | `block`, `unblock` | `id`, `on` | makes `id` wait for `on`, or not | 200 `{"todo", "changed"}` |
 //! | `release` | `id`, `holder`, `fence` | takes the claim the person saw back (`ops::claiming::take_back`) | 200 `{"todo"}` |
 //! | `create_list` | `name` | makes a list that shows before it holds a todo | 201 `{"list", "created"}` |
-//! | `archive` | `id` | takes it off its list (an open todo is canceled) | 200 `{"todo", "undo"}` |
-//! | `unarchive` | `id`, `status`? | puts it back (with its status before) | 200 `{"todo"}` |
+//! | `archive` | `id` | takes it off its list (an open todo is canceled) | 200 `{"todo", "undo"}` (`undo` null when it was archived already) |
+//! | `unarchive` | `id`, `status`? | puts an archived todo back (with its status before) | 200 `{"todo"}` |
 //!
-//! A refusal is `{"error": "<message>"}` with 400 (the request), 404 (no such todo), 409 (the
+//! A refusal is `{"error": "<message>"}` with 400 (the request), 403 (the agent in context is
+//! not a person), 404 (no such todo), 409 (the
 //! lifecycle, a claim, a cycle; a `version` the todo has moved past, with `"current"`: the
 //! todo as it is now), 413 or 422 (a value over its limit).
 
@@ -55,6 +56,7 @@ const OPS: &[(&str, &[&str])] = &[
 ];
 
 const PRIORITIES: &[&str] = &["high", "medium", "low"];
+const NOT_A_PERSON: &str = "todo.board_act makes a person's changes: the agent in context must be person:<label> (pg_todos serve sets it from a token made for a person)";
 const STATUS_ERROR: &str =
     "status must be one of: pending, in_progress, completed, canceled, blocked, deferred, review";
 
@@ -63,7 +65,8 @@ fn bad(message: impl Into<String>) -> Reply {
 }
 
 /// Does one change the person at the board asked for (`{"op": …}`: see the module's table),
-/// for the tenant and agent in context. Returns `{"status", "body"}`. Errors (SQL): 22023
+/// for the tenant and agent in context, which must be a person (`person:<label>`: else 403,
+/// nothing done). Returns `{"status", "body"}`. Errors (SQL): 22023
 /// without a tenant, 42704 for one not registered, 22004 for a NULL action; and every error
 /// that is not about the action's data (a cancel, a deadlock, …), with nothing committed.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
@@ -72,6 +75,12 @@ fn board_act(action: Option<JsonB>) -> Jsonb {
     let action = crate::errors::required(action, "todo.board_act: action");
     runner::call(|| {
         let scope = Scope::from_context();
+        // a person's changes only: an agent's role may not take a live claim away, archive or
+        // reorder through here (pg_todos serve sets person:<label> from a person's token; a
+        // role bound to a tenant cannot name a person at all)
+        if !scope.agent.as_deref().is_some_and(store::scope::names_person) {
+            return Jsonb(json!({ "status": 403, "body": { "error": NOT_A_PERSON } }));
+        }
         let (status, body) = act(&scope, &action.0);
         Jsonb(json!({ "status": status, "body": body }))
     })
@@ -310,7 +319,12 @@ fn archive(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
     let id = a.id("id")?;
     writing(scope, || {
         let before = single::archive(scope, Find::Anywhere, id)?;
-        let undo = json!({ "op": "unarchive", "id": id, "status": before.status.as_str() });
+        // archived already (a second click, another person): no undo, whose status would be
+        // the archived one
+        let undo = match before.archived_us {
+            None => json!({ "op": "unarchive", "id": id, "status": before.status.as_str() }),
+            Some(_) => Value::Null,
+        };
         Ok((200, json!({ "todo": shown(scope, id), "undo": undo })))
     })
 }

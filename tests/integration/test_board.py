@@ -358,14 +358,20 @@ def run(d, server):
                 except StaleElementReferenceException:
                     if attempt == 2:
                         raise
-            got = wait_for(f"{subject!r} in the database", lambda: agent(
-                None, "checker", "SELECT id, conversation_id, agent_id FROM todo.todos WHERE subject = %s", (subject,)))
+            try:
+                got = wait_for(f"{subject!r} in the database", lambda: agent(
+                    None, "checker", "SELECT id, conversation_id, agent_id FROM todo.todos WHERE subject = %s", (subject,)))
+            except AssertionError as e:
+                shown = [x.text for x in d.find_elements(By.CSS_SELECTOR, "[data-role=add-error]") if x.text]
+                box = d.find_element(By.CSS_SELECTOR, f'form.add[data-conversation="{key}"] input').get_attribute("value")
+                raise AssertionError(f"{e} (errors shown: {shown}; the box holds {box!r}; console: {js_errors(d)})") from e
             todo_id, conversation, agent_id = got[0]
             assert conversation == conv, f"{subject!r} went to conversation {conversation!r}, not {conv!r}"
             assert agent_id == "person:Ada", f"{subject!r} was written by {agent_id!r}"
             wait_for(f"#{todo_id} on the board", lambda: has_todo(d, todo_id))
             assert todo_el(d, todo_id).get_attribute("data-conversation") == key
-            assert d.find_element(By.CSS_SELECTOR, f'form.add[data-conversation="{key}"] input').get_attribute("value") == ""
+            wait_for("the add box emptied", lambda: d.find_element(
+                By.CSS_SELECTOR, f'form.add[data-conversation="{key}"] input').get_attribute("value") == "")
     check("4b. the add form adds a todo to its conversation (and to the tenant-wide pool)", add_form)
 
     def typing_survives_refresh():

@@ -37,8 +37,8 @@ export function openDetail(id, openerKey) {
 export function refreshDetail() {
   if (openId === null || !shown) return;
   const now = store.byId.get(openId);
-  if (!now || now.todo.version === shown.todo.version || dirty()) return;
-  load(openId);
+  if (!now || now.todo.version === shown.todo.version || dirty() || typing()) return;
+  load(openId, true);
 }
 
 /** Wires the close button and what closing does. */
@@ -51,7 +51,9 @@ export function wireDetail() {
   });
 }
 
-async function load(id) {
+/** Reads todo id and shows it; `refreshing`: a live refresh, dropped when the person has
+ *  started typing meanwhile (their input is not wiped). */
+async function load(id, refreshing) {
   const mine = ++loads;
   const keep = dialog().contains(document.activeElement) ? document.activeElement.id : "";
   const same = id === openId;
@@ -72,12 +74,18 @@ async function load(id) {
     return;
   }
   if (mine !== loads || !dialog().open) return;
+  if (refreshing && (dirty() || typing())) return;
   render(data);
   // the control that had the focus, if it is still there; else the heading (never the page
   // behind the dialog)
   const again = keep && $(keep);
   if (again) again.focus();
   else if (!dialog().contains(document.activeElement)) $("detail-title").focus();
+}
+
+/** Whether the person has typed a subtask or picked or typed a dependency, not sent yet. */
+function typing() {
+  return ["detail-subtask", "detail-dep-id", "detail-dep-select"].some((id) => $(id) && $(id).value.trim() !== "");
 }
 
 function dirty() {
@@ -174,7 +182,9 @@ function claim(t, person) {
 }
 
 function editForm(t) {
-  base = { version: t.version, subject: t.subject || "", description: t.description || "",
+  // (a textarea's value has LF line ends: a CRLF description compared as stored would always
+  // look edited)
+  base = { version: t.version, subject: t.subject || "", description: (t.description || "").replace(/\r\n?/g, "\n"),
            priority: t.priority || "", owner: t.owner || "" };
   const slot = errorSlot();
   const status = el("p", { class: "notice", role: "status", id: "detail-notice" });
@@ -360,9 +370,13 @@ function archiveSection(t) {
   const slot = errorSlot();
   return el("div", { class: "part danger" },
     el("button", { type: "button", id: "detail-archive", text: "Archive #" + t.id,
-      onclick: async () => {
+      onclick: async (ev) => {
+        const button = ev.currentTarget;
+        if (button.disabled) return;
+        button.disabled = true;   // one archive: a second would answer with no undo
         slot.say(null);
         const r = await actions.archive(t.id);
+        button.disabled = false;
         if (!r) return;
         if (r.error) { slot.say(r.error.message); return; }
         // the todo is gone from the board: the focus goes to the toast's Undo, not back to it

@@ -2,6 +2,7 @@
 // confirmation dialog (#confirm) and the undo toast (#toast).
 
 import { $, el, show } from "./dom.js";
+import * as focus from "./focus.js";
 
 const TOAST_MS = 10000;
 
@@ -21,6 +22,7 @@ export function announce(text) {
 export function confirmDialog({ title, text, yes, no }) {
   const dialog = $("confirm");
   const back = document.activeElement;
+  const backKey = focus.keyOf(back);   // found again if a refresh replaces it meanwhile
   $("confirm-title").textContent = title;
   $("confirm-text").textContent = text;
   $("confirm-yes").textContent = yes;
@@ -35,6 +37,7 @@ export function confirmDialog({ title, text, yes, no }) {
       $("confirm-yes").removeEventListener("click", onYes);
       $("confirm-no").removeEventListener("click", onNo);
       if (back && back.isConnected) back.focus();
+      else focus.restore(backKey);
       resolve(answer);
     }, { once: true });
     dialog.showModal();

@@ -114,10 +114,13 @@ function addForm(conversation, n) {
     ev.preventDefault();
     const subject = input.value.trim();
     if (!subject) { input.focus(); return; }
+    const pressed = document.activeElement === button;
     button.disabled = true;
     show(err, false);
     const result = await actions.add(conversation, subject);
     button.disabled = false;
+    // a disabled button loses the focus: give it back to where the person was
+    if (pressed && document.activeElement === document.body) button.focus();
     if (result && result.data) input.value = "";
     else if (result) { err.textContent = result.error.message; show(err, true); }
   });
@@ -233,7 +236,8 @@ export function wireViews(rerender) {
 export function reveal(id) {
   const view = $(store.view === "board" ? "view-board" : "view-list");
   const row = view.querySelector(".todo[data-todo-id=" + q(id) + "]");
-  if (!row) return false;
+  // (a card the filter hides keeps its old rows: not shown is not there)
+  if (!row || row.offsetParent === null) return false;
   row.scrollIntoView({ behavior: "smooth", block: "center" });
   row.classList.remove("flash");
   void row.offsetWidth;   // restarts the animation

@@ -268,15 +268,19 @@ async fn board(
 }
 
 /// Refuses a request whose `Origin` names another site than the one it was sent to (its
-/// `Host`): a page elsewhere can make a browser send it. The board sends its token from the
-/// tab's session storage, never a cookie, so such a request has no token anyway; this is the
-/// second guard. A request with no `Origin` (not from a browser's script) passes.
+/// `Host`, or the `X-Forwarded-Host` a reverse proxy in front of the service sets): a page
+/// elsewhere can make a browser send it. The board sends its token from the tab's session
+/// storage, never a cookie, so such a request has no token anyway; this is the second guard.
+/// A request with no `Origin` (not from a browser's script) passes.
 pub fn same_origin(headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(origin) = headers.get(header::ORIGIN) else { return Ok(()) };
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     let authority = origin.to_str().ok().and_then(|o| o.split_once("://")).map(|(_, rest)| rest);
-    match (authority, host) {
-        (Some(a), Some(h)) if a.eq_ignore_ascii_case(h) => Ok(()),
+    let hosts = [header::HOST.as_str(), "x-forwarded-host"]
+        .into_iter()
+        .filter_map(|name| headers.get(name).and_then(|h| h.to_str().ok()))
+        .flat_map(|h| h.split(',').map(str::trim));
+    match authority {
+        Some(a) if hosts.clone().any(|h| a.eq_ignore_ascii_case(h)) => Ok(()),
         _ => Err(ApiError::Forbidden(
             "a change from another site's page is refused: open the board from this service".into(),
         )),
@@ -492,6 +496,16 @@ mod tests {
         }
         // an Origin and no Host to compare it with: refused
         assert!(same_origin(&headers(&[("origin", "http://127.0.0.1:8787")])).is_err());
+        // behind a reverse proxy: the host the browser used is the forwarded one
+        let proxied = |origin: &str| {
+            same_origin(&headers(&[
+                ("host", "127.0.0.1:8787"),
+                ("x-forwarded-host", "board.example"),
+                ("origin", origin),
+            ]))
+        };
+        assert!(proxied("https://board.example").is_ok());
+        assert!(proxied("https://evil.example").is_err());
     }
 
     #[test]

@@ -89,6 +89,21 @@ SELECT FROM todo.set_context('board_a', 'release-1', 'agent-7');
 SELECT todo.todo_writ('/todo heartbeat 1') AS agent_heartbeat;
 SELECT FROM todo.set_context('board_a', NULL, 'person:Ada');
 
+-- ========== a lease renewal is no change to what the person read; a real change is ==========
+SELECT FROM todo.set_context('board_a', 'release-1', 'agent-7');
+SELECT todo.todo_writ('/todo claim 4') IS NOT NULL AS claimed;
+SELECT version AS read FROM todo.todos WHERE tenant_id = 'board_a' AND id = 4 \gset
+SELECT todo.todo_writ('/todo heartbeat 4') ~ 'OK' AS heartbeat;
+SELECT version > :read AS version_moved FROM todo.todos WHERE tenant_id = 'board_a' AND id = 4;
+SELECT FROM todo.set_context('board_a', NULL, 'person:Ada');
+SELECT pg_temp.act(jsonb_build_object('op', 'edit', 'id', 4, 'version', :read, 'priority', 'low')) ~ '^200' AS edit_after_a_heartbeat;
+SELECT version AS read FROM todo.todos WHERE tenant_id = 'board_a' AND id = 4 \gset
+SELECT FROM todo.set_context('board_a', 'release-1', 'agent-7');
+SELECT todo.todo_writ('/todo subject 4: sign the artifacts') IS NOT NULL AS renamed;
+SELECT FROM todo.set_context('board_a', NULL, 'person:Ada');
+SELECT pg_temp.act(jsonb_build_object('op', 'edit', 'id', 4, 'version', :read, 'priority', 'high')) ~ '^409' AS edit_after_a_rename;
+SELECT subject, priority FROM todo.todos WHERE tenant_id = 'board_a' AND id = 4;
+
 -- ========== lists made on the board show before they hold a todo ==========
 SELECT pg_temp.act('{"op": "create_list", "name": "launch-plan"}');
 SELECT pg_temp.act('{"op": "create_list", "name": "launch-plan"}');
@@ -115,6 +130,8 @@ SELECT r->'body'->'undo' AS undo FROM todo.board_act('{"op": "archive", "id": 5}
 SELECT r->'body'->'undo' AS undo_again FROM todo.board_act('{"op": "archive", "id": 5}') r;
 SELECT status, archived_at IS NOT NULL AS archived FROM todo.todos WHERE tenant_id = 'board_a' AND id = 5;
 SELECT pg_temp.act('{"op": "unarchive", "id": 5, "status": "completed"}');
+-- only an archived todo is put back: an undo cannot move a todo the lifecycle would not
+SELECT pg_temp.act('{"op": "unarchive", "id": 5, "status": "in_progress"}');
 SELECT status, archived_at IS NOT NULL AS archived FROM todo.todos WHERE tenant_id = 'board_a' AND id = 5;
 
 -- ========== the detail: every column a person reads, and the history with who did what ==========
@@ -151,6 +168,13 @@ SELECT pg_temp.act(jsonb_build_object('op', 'add', 'subject', repeat('s', 20001)
 SELECT pg_temp.act('{"op": "block", "id": 6, "on": 1}');
 SELECT count(*) - :events_before AS events_written FROM todo.events WHERE tenant_id = 'board_a';
 SELECT todo.board_act(NULL);
+-- only a person's changes: an agent in context (an agent's role calling it) gets 403, nothing done
+SELECT FROM todo.set_context('board_a', 'release-1', 'agent-8');
+SELECT pg_temp.act('{"op": "release", "id": 1, "holder": "agent-7", "fence": 1}');
+SELECT pg_temp.act('{"op": "archive", "id": 1}');
+SELECT FROM todo.set_context('board_a', NULL, NULL);
+SELECT pg_temp.act('{"op": "add", "subject": "no one"}');
+SELECT count(*) - :events_before AS events_written FROM todo.events WHERE tenant_id = 'board_a';
 
 -- ========== another tenant's todos answer as missing ones ==========
 SELECT FROM todo.set_context('board_b', NULL, 'person:Bee');
@@ -160,5 +184,14 @@ SELECT pg_temp.act('{"op": "reorder", "ids": [1, 2]}');
 SELECT pg_temp.act('{"op": "block", "id": 1, "on": 2}');
 SELECT todo.board_todo(1);
 SELECT count(*) AS lists_of_b FROM jsonb_array_elements(todo.board()->'conversations');
+
+-- ========== bounded: a todo waiting for 60 shows 50 of them on the board, 60 in its detail ==========
+INSERT INTO todo.todos (subject) SELECT 'blocker ' || g FROM generate_series(1, 60) g;
+INSERT INTO todo.todos (subject) VALUES ('waits for all of them') RETURNING id AS waiter \gset
+SELECT count(*) FILTER (WHERE todo.block(:waiter, g)) AS blocked FROM generate_series(1, 60) g;
+SELECT jsonb_array_length(t->'blocked_by') AS on_the_board, todo.board()->'limits'->'blocked_by' AS limit_said
+  FROM jsonb_array_elements(todo.board()->'conversations') c, jsonb_array_elements(c->'todos') t WHERE (t->>'id')::int = :waiter;
+SELECT jsonb_array_length(b->'body'->'todo'->'blocked_by') AS detail_ids, jsonb_array_length(b->'body'->'blocked_by') AS detail_list
+  FROM todo.board_todo(:waiter) b;
 rollback;
 DELETE FROM todo.tenants WHERE tenant_id IN ('board_a', 'board_b');
