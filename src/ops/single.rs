@@ -148,9 +148,9 @@ pub fn change_read_at(scope: &Scope, id: i64, read: i64, change: Change) -> Resu
     super::lock_one(scope, Find::Anywhere, id, false)?;
     // a change recorded since: an event of a later version (a lease renewal bumps the version
     // but records nothing, and is no change to what the caller read)
-    let now = i64::from(store::board::version(&scope.tenant, id).ok_or(Error::NotFound { id })?);
+    let (now, changed) = store::board::versions(&scope.tenant, id).ok_or(Error::NotFound { id })?;
     // (a version the todo never had is no version anyone read)
-    if read > now || store::board::changed_since(&scope.tenant, id, read) {
+    if read > now || changed > read {
         return Err(Error::Stale { id, read, now });
     }
     self::change(scope, Find::Anywhere, id, change)

@@ -14,36 +14,59 @@ pub const MAX_RELATED: i64 = 200;
 /// The most events a detail's history lists (the newest).
 pub const MAX_HISTORY: i64 = 100;
 
+/// One todo `t` as the board shows it (a SQL expression over `todo.todos t`, the tenant in
+/// `$1`): every column a person reads, its claim and lease, at most `$3` of the open todos it
+/// waits for, subtask progress, who changed it last.
+macro_rules! todo_object {
+    () => {
+        "jsonb_build_object(
+             'id', t.id, 'conversation_id', t.conversation_id, 'subject', t.subject,
+             'description', t.description, 'active_form', t.active_form, 'status', t.status,
+             'priority', t.priority, 'owner', t.owner, 'agent_id', t.agent_id, 'outcome', t.outcome,
+             'completion_criteria', t.completion_criteria, 'claimed_by', t.claimed_by,
+             'lease_expires_at', t.lease_expires_at,
+             'lease_seconds_left', CASE WHEN t.claimed_by IS NOT NULL
+                 THEN greatest(0, ceil(extract(epoch FROM t.lease_expires_at - now())))::bigint END,
+             'fence', t.fence, 'version', t.version, 'parent_id', t.parent_id,
+             'blocked_by', (SELECT coalesce(jsonb_agg(o.depends_on ORDER BY o.depends_on), '[]')
+                              FROM (SELECT d.depends_on FROM todo.dependencies d
+                                      JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                                     WHERE d.tenant_id = $1 AND d.todo_id = t.id
+                                       AND b.status NOT IN ('completed', 'canceled')
+                                     ORDER BY d.depends_on LIMIT $3) o),
+             'subtasks', (SELECT jsonb_build_object('done', count(*) FILTER (WHERE s.status = 'completed'), 'total', count(*))
+                            FROM todo.todos s
+                           WHERE s.tenant_id = $1 AND s.parent_id = t.id
+                             AND s.status <> 'canceled' AND s.archived_at IS NULL
+                          HAVING count(*) > 0),
+             'created_at', t.created_at, 'updated_at', t.updated_at,
+             'updated_by', (SELECT e.agent_id FROM todo.events e
+                             WHERE e.tenant_id = $1 AND e.todo_id = t.id ORDER BY e.version DESC LIMIT 1),
+             'started_at', t.started_at, 'completed_at', t.completed_at, 'archived_at', t.archived_at)"
+    };
+}
+
+/// Todo `id` of `tenant`, archived or not, as the board shows it (the detail's `todo`, and what
+/// a change answers with); None when the tenant has no such todo.
+pub fn todo(tenant: &str, id: i64) -> Option<Value> {
+    one::<JsonB>(
+        concat!("SELECT ", todo_object!(), " FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2"),
+        &[tenant.into(), id.into(), MAX_RELATED.into()],
+        false,
+    )
+    .map(|j| j.0)
+}
+
 /// Todo `id` of `tenant`, archived or not, as the board's detail shows it:
 /// `{"todo", "subtasks", "subtasks_omitted", "blocked_by", "blocks", "history",
 /// "history_omitted"}`; None when the tenant has no such todo.
 pub fn detail(tenant: &str, id: i64) -> Option<Value> {
     one::<JsonB>(
-        "SELECT jsonb_build_object(
-             'todo', jsonb_build_object(
-                 'id', t.id, 'conversation_id', t.conversation_id, 'subject', t.subject,
-                 'description', t.description, 'active_form', t.active_form, 'status', t.status,
-                 'priority', t.priority, 'owner', t.owner, 'agent_id', t.agent_id, 'outcome', t.outcome,
-                 'completion_criteria', t.completion_criteria, 'claimed_by', t.claimed_by,
-                 'lease_expires_at', t.lease_expires_at,
-                 'lease_seconds_left', CASE WHEN t.claimed_by IS NOT NULL
-                     THEN greatest(0, ceil(extract(epoch FROM t.lease_expires_at - now())))::bigint END,
-                 'fence', t.fence, 'version', t.version, 'parent_id', t.parent_id,
-                 'blocked_by', (SELECT coalesce(jsonb_agg(o.depends_on ORDER BY o.depends_on), '[]')
-                                  FROM (SELECT d.depends_on FROM todo.dependencies d
-                                          JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
-                                         WHERE d.tenant_id = $1 AND d.todo_id = t.id
-                                           AND b.status NOT IN ('completed', 'canceled')
-                                         ORDER BY d.depends_on LIMIT $3) o),
-                 'subtasks', (SELECT jsonb_build_object('done', count(*) FILTER (WHERE s.status = 'completed'), 'total', count(*))
-                                FROM todo.todos s
-                               WHERE s.tenant_id = $1 AND s.parent_id = t.id
-                                 AND s.status <> 'canceled' AND s.archived_at IS NULL
-                              HAVING count(*) > 0),
-                 'created_at', t.created_at, 'updated_at', t.updated_at,
-                 'updated_by', (SELECT e.agent_id FROM todo.events e
-                                 WHERE e.tenant_id = $1 AND e.todo_id = t.id ORDER BY e.version DESC LIMIT 1),
-                 'started_at', t.started_at, 'completed_at', t.completed_at, 'archived_at', t.archived_at),
+        concat!(
+            "SELECT jsonb_build_object(
+             'todo', ",
+            todo_object!(),
+            ",
              'subtasks', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'subject', s.subject, 'status', s.status)
                                                     ORDER BY s.position, s.id), '[]')
                             FROM (SELECT s.id, s.subject, s.status, s.position FROM todo.todos s
@@ -69,31 +92,26 @@ pub fn detail(tenant: &str, id: i64) -> Option<Value> {
                                   ORDER BY e.version DESC LIMIT $4) e),
              'history_omitted', greatest(0, (SELECT count(*) FROM todo.events e
                                               WHERE e.tenant_id = $1 AND e.todo_id = t.id) - $4))
-           FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2",
+           FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2"
+        ),
         &[tenant.into(), id.into(), MAX_RELATED.into(), MAX_HISTORY.into()],
         false,
     )
     .map(|j| j.0)
 }
 
-/// Whether a change of todo `id` of `tenant` was recorded after version `read`: an event of a
-/// later version (one probe of the events' key).
-pub fn changed_since(tenant: &str, id: i64, read: i64) -> bool {
-    one::<i64>(
-        "SELECT e.version::bigint FROM todo.events e WHERE e.tenant_id = $1 AND e.todo_id = $2
-          ORDER BY e.version DESC LIMIT 1",
+/// Of todo `id` of `tenant`: its version (bumped by every update, a lease renewal too) and the
+/// version of its newest recorded change (its newest event; 0 for none), in one statement;
+/// None when there is no such todo. The caller holds the todo's lock, so both stay as they are
+/// until the transaction ends.
+pub fn versions(tenant: &str, id: i64) -> Option<(i64, i64)> {
+    one::<Vec<i64>>(
+        "SELECT ARRAY[t.version, coalesce((SELECT e.version FROM todo.events e
+                                            WHERE e.tenant_id = $1 AND e.todo_id = $2
+                                            ORDER BY e.version DESC LIMIT 1), 0)]::bigint[]
+           FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2",
         &[tenant.into(), id.into()],
         false,
     )
-    .is_some_and(|v| v > read)
-}
-
-/// The version of todo `id` of `tenant` (bumped by every update), None when there is no such
-/// todo. The caller holds the todo's lock, so it stays that until the transaction ends.
-pub fn version(tenant: &str, id: i64) -> Option<i32> {
-    one::<i32>(
-        "SELECT t.version FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2",
-        &[tenant.into(), id.into()],
-        false,
-    )
+    .and_then(|v| Some((*v.first()?, *v.get(1)?)))
 }

@@ -103,7 +103,7 @@ fn board_todo(id: Option<i64>) -> Jsonb {
 
 /// The todo as the board shows it after a change.
 fn shown(scope: &Scope, id: i64) -> Value {
-    store::board::detail(&scope.tenant, id).map_or(Value::Null, |mut d| d["todo"].take())
+    store::board::todo(&scope.tenant, id).unwrap_or(Value::Null)
 }
 
 fn act(scope: &Scope, action: &Value) -> Reply {
@@ -148,11 +148,7 @@ impl Fields<'_> {
     fn int(&self, k: &str) -> Result<Option<i64>, Reply> {
         match self.0.get(k) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_i64()
-                .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64))
-                .map(Some)
-                .ok_or_else(|| bad(format!("{k} must be a whole number"))),
+            Some(v) => super::rest::whole(v).map(Some).ok_or_else(|| bad(format!("{k} must be a whole number"))),
         }
     }
 

@@ -228,7 +228,7 @@ fn list(tenant: &str, query: &[(String, String)]) -> Reply {
 
 /// A JSON number that is a whole number in i64's range, as JSON counts integers (`1946` and
 /// `1946.0` alike); None for a fraction, a number out of range, or anything else.
-fn whole(v: &Value) -> Option<i64> {
+pub(crate) fn whole(v: &Value) -> Option<i64> {
     v.as_i64().or_else(|| {
         // 2^63 is exactly representable: [-2^63, 2^63) is i64's range
         let bound = 9_223_372_036_854_775_808.0_f64;
