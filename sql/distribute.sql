@@ -82,7 +82,7 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- a store updated to 0.11.0 while distributed has the checkable lists and comments
+    -- a store updated to 1.0.0 while distributed has the checkable lists and comments
     -- without their keys to todo.todos
     IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'checklist_items_todo_fkey' AND conrelid = 'todo.checklist_items'::regclass) THEN
         ALTER TABLE todo.checklist_items ADD CONSTRAINT checklist_items_todo_fkey FOREIGN KEY (tenant_id, todo_id)

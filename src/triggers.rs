@@ -708,12 +708,12 @@ const LOGGED_TIME: [&str; 5] = store::events::STAMPS;
 /// Columns added in 0.5.0: logged when the table has them (a database not yet updated
 /// runs this trigger too).
 const LOGGED_TEXT_0_5: &[&str] = &["owner", "external_id"];
-/// Text columns added in 0.11.0, logged as those of 0.5.0.
-const LOGGED_TEXT_0_11: &[&str] = &["issue_type", "notes", "plan"];
+/// Text columns added in 1.0.0, logged as those of 0.5.0.
+const LOGGED_TEXT_1_0: &[&str] = &["issue_type", "notes", "plan"];
 
-/// The 0.11.0 columns that are not text, as JSON (None: NULL or no such column): `labels` an
+/// The 1.0.0 columns that are not text, as JSON (None: NULL or no such column): `labels` an
 /// array of strings, `due_at` its time as ISO 8601 in UTC.
-fn columns_0_11(row: &Deformed) -> [(&'static str, Option<serde_json::Value>); 2] {
+fn columns_1_0(row: &Deformed) -> [(&'static str, Option<serde_json::Value>); 2] {
     [
         ("labels", maybe::<Vec<Option<String>>>(row, "labels").map(|l| serde_json::json!(l))),
         ("due_at", maybe::<TimestampWithTimeZone>(row, "due_at").map(|t| crate::time::iso8601(unix_us(t)).into())),
@@ -740,12 +740,12 @@ fn inserted_columns(new: &Deformed) -> store::events::Changes {
             values.insert(col.to_string(), v.into());
         }
     }
-    for col in LOGGED_TEXT_0_5.iter().chain(LOGGED_TEXT_0_11) {
+    for col in LOGGED_TEXT_0_5.iter().chain(LOGGED_TEXT_1_0) {
         if let Some(v) = maybe::<String>(new, col) {
             values.insert(col.to_string(), v.into());
         }
     }
-    for (col, v) in columns_0_11(new) {
+    for (col, v) in columns_1_0(new) {
         if let Some(v) = v {
             values.insert(col.to_string(), v);
         }
@@ -772,13 +772,13 @@ fn changed_columns(old: &Deformed, new: &Deformed) -> store::events::Changes {
             values.insert(col.to_string(), v.into());
         }
     }
-    for col in LOGGED_TEXT_0_5.iter().chain(LOGGED_TEXT_0_11) {
+    for col in LOGGED_TEXT_0_5.iter().chain(LOGGED_TEXT_1_0) {
         let v = maybe::<String>(new, col);
         if maybe::<String>(old, col) != v {
             values.insert(col.to_string(), v.into());
         }
     }
-    for ((col, before), (_, after)) in columns_0_11(old).into_iter().zip(columns_0_11(new)) {
+    for ((col, before), (_, after)) in columns_1_0(old).into_iter().zip(columns_1_0(new)) {
         if before != after {
             values.insert(col.to_string(), after.unwrap_or(serde_json::Value::Null));
         }

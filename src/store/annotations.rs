@@ -1,6 +1,6 @@
 //! What a todo carries in rows of its own: its checkable lists (`todo.checklist_items`:
 //! acceptance criteria, definition of done) and its comments (`todo.comments`). A schema
-//! before 0.11.0 has neither table: reads find nothing there, writes are refused (0A000)
+//! before 1.0.0 has neither table: reads find nothing there, writes are refused (0A000)
 //! until the extension is updated.
 
 use pgrx::datum::DatumWithOid;
@@ -10,7 +10,7 @@ use crate::interchange::{ChecklistItem, ChecklistKind, Comment};
 
 /// The checklist items of todos `ids` of `tenant`: (todo, item), by todo, list and position.
 pub fn checklists(tenant: &str, ids: &[i64]) -> Vec<(i64, ChecklistItem)> {
-    if ids.is_empty() || !super::read::has_0_11_columns() {
+    if ids.is_empty() || !super::read::has_1_0_columns() {
         return Vec::new();
     }
     with_plan(
@@ -34,7 +34,7 @@ pub fn checklists(tenant: &str, ids: &[i64]) -> Vec<(i64, ChecklistItem)> {
 
 /// Replaces list `kind` of todo `id` with `items`, in order (the caller holds the todo's lock).
 pub fn set_checklist(tenant: &str, id: i64, kind: ChecklistKind, items: &[ChecklistItem]) {
-    super::read::require_0_11("a checklist");
+    super::read::require_1_0("a checklist");
     exec(
         "DELETE FROM todo.checklist_items c WHERE c.tenant_id = $1 AND c.todo_id = $2 AND c.kind = $3",
         &[tenant.into(), id.into(), kind.as_str().into()],
@@ -55,7 +55,7 @@ pub fn set_checklist(tenant: &str, id: i64, kind: ChecklistKind, items: &[Checkl
 
 /// The comments on todos `ids` of `tenant`: (todo, comment), by todo, in the order written.
 pub fn comments(tenant: &str, ids: &[i64]) -> Vec<(i64, Comment)> {
-    if ids.is_empty() || !super::read::has_0_11_columns() {
+    if ids.is_empty() || !super::read::has_1_0_columns() {
         return Vec::new();
     }
     with_plan(
@@ -79,7 +79,7 @@ pub fn comments(tenant: &str, ids: &[i64]) -> Vec<(i64, Comment)> {
 /// Adds a comment to todo `id` after its others (the caller holds the todo's lock); when it
 /// was written (None: now).
 pub fn add_comment(tenant: &str, id: i64, author: Option<&str>, body: &str, created_us: Option<i64>) {
-    super::read::require_0_11("a comment");
+    super::read::require_1_0("a comment");
     let created = created_us.map(crate::time::timestamptz);
     exec(
         "INSERT INTO todo.comments (tenant_id, todo_id, position, author, body, created_at)

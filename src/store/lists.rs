@@ -80,7 +80,7 @@ pub fn set_written_in_turn(tenant: &str, conversation: &str, turn: &str) {
 /// What dialects keep about the list as a whole (its lock row's `properties`: Task Master's
 /// tag description and the project's current tag); empty: nothing.
 pub fn properties(tenant: &str, conversation: &str) -> serde_json::Map<String, Value> {
-    if !super::read::has_0_11_columns() {
+    if !super::read::has_1_0_columns() {
         return serde_json::Map::new();
     }
     let found = roles::as_owner(|| {
@@ -101,7 +101,7 @@ pub fn properties(tenant: &str, conversation: &str) -> serde_json::Map<String, V
 /// todo), read, merged here and written back as one value (Citus allows no function but an
 /// IMMUTABLE one in an upsert's `DO UPDATE`).
 pub fn set_property(tenant: &str, conversation: &str, key: &str, value: Option<&Value>) {
-    super::read::require_0_11("a list's properties");
+    super::read::require_1_0("a list's properties");
     super::locks::lock_list(tenant, conversation);
     let mut props = properties(tenant, conversation);
     match value {
@@ -124,7 +124,7 @@ pub fn set_property(tenant: &str, conversation: &str, key: &str, value: Option<&
 /// The tenant's lists whose name starts with `prefix`: those that hold todos (archived ones
 /// aside) and those whose properties have `key`, sorted by name, at most `limit`.
 pub fn named_lists(tenant: &str, prefix: &str, key: &str, limit: i64) -> Vec<String> {
-    if !super::read::has_0_11_columns() {
+    if !super::read::has_1_0_columns() {
         return Vec::new();
     }
     roles::as_owner(|| {

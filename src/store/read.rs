@@ -234,8 +234,8 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
     rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()]).pop()
 }
 
-/// The columns of `TODO_COLUMNS` a schema older than 0.11.0 has.
-macro_rules! columns_before_0_11 {
+/// The columns of `TODO_COLUMNS` a schema older than 1.0.0 has.
+macro_rules! columns_before_1_0 {
     () => {
         "id, conversation_id, turn_id, agent_id, subject, description, active_form,
     status, priority, position, completion_criteria, agent_type, outcome,
@@ -246,37 +246,37 @@ macro_rules! columns_before_0_11 {
 /// The columns of a `Todo`, in its order (unqualified: for statements on `todo.todos` alone,
 /// and their RETURNING); `todo_name` names them.
 pub(super) const TODO_COLUMNS: &str =
-    concat!(columns_before_0_11!(), ", labels, issue_type, due_at, notes, plan, parent_id, archived_at");
+    concat!(columns_before_1_0!(), ", labels, issue_type, due_at, notes, plan, parent_id, archived_at");
 
 /// How many columns `TODO_COLUMNS` has: a statement's columns after them start at this + 1.
 pub(super) const TODO_COLUMN_COUNT: usize = 27;
 
 thread_local! {
-    /// `todo.todos` and whether it has the 0.11.0 columns, as this backend last found it
-    static COLUMNS_0_11: super::catalog::Lookup<(pgrx::pg_sys::Oid, bool)> = const { super::catalog::Lookup::new() };
+    /// `todo.todos` and whether it has the 1.0.0 columns, as this backend last found it
+    static COLUMNS_1_0: super::catalog::Lookup<(pgrx::pg_sys::Oid, bool)> = const { super::catalog::Lookup::new() };
 }
 
-/// A relation cache invalidation: `todo.todos` may have gained its 0.11.0 columns.
+/// A relation cache invalidation: `todo.todos` may have gained its 1.0.0 columns.
 pub fn relation_changed(relid: pgrx::pg_sys::Oid) {
-    COLUMNS_0_11.with(|c| c.forget(relid, |(table, _)| *table == relid));
+    COLUMNS_1_0.with(|c| c.forget(relid, |(table, _)| *table == relid));
 }
 
-/// Whether `todo.todos` has the columns 0.11.0 added (looked up once per backend, again after
+/// Whether `todo.todos` has the columns 1.0.0 added (looked up once per backend, again after
 /// the table changes).
-/// Refuses (0A000) what needs the 0.11.0 schema (its columns, `todo.checklist_items`,
+/// Refuses (0A000) what needs the 1.0.0 schema (its columns, `todo.checklist_items`,
 /// `todo.comments`, `todo.locks.properties`) on a database not yet updated to it.
-pub(crate) fn require_0_11(what: &str) {
-    if !has_0_11_columns() {
+pub(crate) fn require_1_0(what: &str) {
+    if !has_1_0_columns() {
         crate::errors::raise(
             pgrx::prelude::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-            format!("{what} needs the pg_todos 0.11.0 schema"),
+            format!("{what} needs the pg_todos 1.0.0 schema"),
             "run ALTER EXTENSION pg_todos UPDATE",
         );
     }
 }
 
-pub(crate) fn has_0_11_columns() -> bool {
-    let found = COLUMNS_0_11.with(|c| {
+pub(crate) fn has_1_0_columns() -> bool {
+    let found = COLUMNS_1_0.with(|c| {
         c.get(|| {
             let relid = super::catalog::relid(c"todos");
             // SAFETY: a catalog lookup (cached by PostgreSQL) of a table's column by name
@@ -288,18 +288,18 @@ pub(crate) fn has_0_11_columns() -> bool {
 }
 
 /// `TODO_COLUMNS` as a statement selects them: on a database whose schema is older than
-/// 0.11.0 (this library, before `ALTER EXTENSION pg_todos UPDATE`), the columns 0.11.0 added (and
+/// 1.0.0 (this library, before `ALTER EXTENSION pg_todos UPDATE`), the columns 1.0.0 added (and
 /// parent_id and archived_at, which it reads now, and which schemas before 0.3.0 and 0.5.0 lack)
 /// are NULLs, so that what works on the old schema keeps working until the update.
 pub(super) fn todo_columns() -> &'static str {
-    const BEFORE_0_11: &str = concat!(
-        columns_before_0_11!(),
+    const BEFORE_1_0: &str = concat!(
+        columns_before_1_0!(),
         ", NULL::text[], NULL::text, NULL::timestamptz, NULL::text, NULL::text, NULL::bigint, NULL::timestamptz"
     );
-    if has_0_11_columns() {
+    if has_1_0_columns() {
         TODO_COLUMNS
     } else {
-        BEFORE_0_11
+        BEFORE_1_0
     }
 }
 

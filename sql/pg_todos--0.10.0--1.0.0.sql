@@ -1,7 +1,7 @@
--- pg_todos 0.10.0 -> 0.11.0: a dialect is one declaration. todo.dialects() lists the tool
+-- pg_todos 0.10.0 -> 1.0.0: a dialect is one declaration. todo.dialects() lists the tool
 -- dialects (name, earlier names, runtime, description, tools, list shape); the comments that
 -- named every dialect point to it instead, so a new dialect changes no upgrade script.
-\echo Use "ALTER EXTENSION pg_todos UPDATE TO '0.11.0'" to load this file. \quit
+\echo Use "ALTER EXTENSION pg_todos UPDATE TO '1.0.0'" to load this file. \quit
 
 CREATE FUNCTION todo."dialects"() RETURNS TABLE (
 	"name" TEXT,  /* String */
@@ -389,7 +389,7 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- a store updated to 0.11.0 while distributed has the checkable lists and comments
+    -- a store updated to 1.0.0 while distributed has the checkable lists and comments
     -- without their keys to todo.todos
     IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'checklist_items_todo_fkey' AND conrelid = 'todo.checklist_items'::regclass) THEN
         ALTER TABLE todo.checklist_items ADD CONSTRAINT checklist_items_todo_fkey FOREIGN KEY (tenant_id, todo_id)
