@@ -485,5 +485,88 @@ COMMENT ON FUNCTION todo.board_todo(bigint) IS
     'One todo of the tenant in context as the board''s detail panel shows it (archived too): {"status": 200, "body": {"todo", "subtasks", "blocked_by", "blocks" (at most 200 each), "history" (its newest 100 events: who did what, when), and the *_omitted counts}}, or {"status": 404}. Errors: 22023 no tenant in context, 22004 a NULL id.';
 REVOKE EXECUTE ON FUNCTION todo.board_act(jsonb), todo.board_todo(bigint) FROM PUBLIC;
 
+-- Bearer tokens that expire (todo.tokens.expires_at, todo.create_token(..., expires_in)), and
+-- why a token does not authenticate (todo.token_refusal), for the HTTP service's 401 answers.
+DO $update$
+BEGIN
+    EXECUTE $$ALTER TABLE todo.tokens ADD COLUMN IF NOT EXISTS expires_at timestamptz$$;
+END
+$update$;
+COMMENT ON COLUMN todo.tokens.expires_at IS 'When it stops authenticating (todo.create_token(..., expires_in => ...)); NULL: never.';
+DROP FUNCTION todo.create_token(text, text, boolean, text);
+CREATE FUNCTION todo.create_token(tenant text, label text, person boolean DEFAULT false, default_list text DEFAULT NULL,
+                                  expires_in interval DEFAULT NULL)
+RETURNS TABLE (token_id uuid, token text)
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+DECLARE
+    secret text := 'pgt_' || replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', '');
+BEGIN
+    IF create_token.label IS NULL OR btrim(create_token.label) = '' THEN
+        RAISE EXCEPTION 'todo.create_token: the label must not be blank'
+            USING ERRCODE = '22023', HINT = 'Name who or what the token is for, e.g. ''ci-agent'' or ''Ada''.';
+    END IF;
+    IF create_token.person IS NULL THEN
+        RAISE EXCEPTION 'todo.create_token: person must be true or false'
+            USING ERRCODE = '22004', HINT = 'person => true for a person (the board), false (the default) for an agent.';
+    END IF;
+    IF create_token.default_list IS NOT NULL AND btrim(create_token.default_list) = '' THEN
+        RAISE EXCEPTION 'todo.create_token: the default list must not be blank'
+            USING ERRCODE = '22023', HINT = 'Name a list, e.g. ''project:payments-api'', or pass NULL for none.';
+    END IF;
+    IF create_token.expires_in IS NOT NULL AND now() + create_token.expires_in <= now() THEN
+        RAISE EXCEPTION 'todo.create_token: expires_in must be a positive interval, not %', create_token.expires_in
+            USING ERRCODE = '22023', HINT = 'e.g. expires_in => ''90 days'', or NULL (the default) for a token that does not expire.';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM todo.tenants t WHERE t.tenant_id = create_token.tenant) THEN
+        RAISE EXCEPTION 'todo.create_token: tenant "%" is not registered', create_token.tenant
+            USING ERRCODE = '42704', HINT = 'INSERT INTO todo.tenants (tenant_id) VALUES (...) first.';
+    END IF;
+    INSERT INTO todo.tokens AS k (tenant_id, label, secret_hash, person, default_list, expires_at)
+    VALUES (create_token.tenant, create_token.label, sha256(convert_to(secret, 'UTF8')), create_token.person,
+            create_token.default_list, now() + create_token.expires_in)
+    RETURNING k.token_id INTO create_token.token_id;
+    token := secret;
+    RETURN NEXT;
+END
+$fn$;
+COMMENT ON FUNCTION todo.create_token(text, text, boolean, text, interval) IS
+    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). person => true: a token for a person (the board), the only kind that may act as person:<label> (X-Actor: person); false (the default): an agent''s. default_list: the list (conversation) its MCP calls work on when the request names none (/mcp?list=). expires_in: how long it authenticates (NULL, the default: until revoked). Errors: 22023 blank label or default list, or an expires_in not above zero; 22004 person NULL; 42704 unknown tenant.';
+REVOKE EXECUTE ON FUNCTION todo.create_token(text, text, boolean, text, interval) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION todo.authenticate(token text) RETURNS TABLE (tenant_id text, label text, person boolean, default_list text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+    SELECT k.tenant_id, k.label, k.person, k.default_list FROM todo.tokens k
+     WHERE k.secret_hash = pg_catalog.sha256(pg_catalog.convert_to(authenticate.token, 'UTF8'))
+       AND k.revoked_at IS NULL
+       AND (k.expires_at IS NULL OR k.expires_at > pg_catalog.now())
+$fn$;
+COMMENT ON FUNCTION todo.authenticate(text) IS
+    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed, revoked or expired one (todo.token_refusal says which). For the HTTP service (todo.grant_usage grants it).';
+REVOKE EXECUTE ON FUNCTION todo.authenticate(text) FROM PUBLIC;
+
+-- Why a token does not authenticate, for the service's 401 answer (RFC 6750's
+-- error_description): called only after todo.authenticate found no row, so the lookup of
+-- every request stays one indexed read. It tells nothing a caller holding the token does not
+-- already have a right to know: that token's own state.
+CREATE FUNCTION todo.token_refusal(token text) RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+    SELECT CASE WHEN k.secret_hash IS NULL THEN 'unknown'
+                WHEN k.revoked_at IS NOT NULL THEN 'revoked'
+                WHEN k.expires_at <= pg_catalog.now() THEN 'expired'
+           END
+      FROM (SELECT 1) one
+      LEFT JOIN todo.tokens k
+        ON k.secret_hash = pg_catalog.sha256(pg_catalog.convert_to(token_refusal.token, 'UTF8'))
+$fn$;
+COMMENT ON FUNCTION todo.token_refusal(text) IS
+    'Why a bearer token does not authenticate: unknown (no such token: mistyped, cut short, of another database, or its tenant deleted), revoked (todo.revoke_token), expired (its expires_in ran out); NULL when it authenticates. For the HTTP service''s 401 answer (todo.grant_usage grants it).';
+REVOKE EXECUTE ON FUNCTION todo.token_refusal(text) FROM PUBLIC;
+
 -- The roles granted so far get the new function and tables.
 SELECT todo.grant_usage(r.role, r.tenant_id, r.plain_sql) FROM todo.roles r ORDER BY r.role::oid;

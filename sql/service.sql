@@ -15,13 +15,15 @@ CREATE TABLE todo.tokens (
     created_at  timestamptz NOT NULL DEFAULT now(),
     revoked_at  timestamptz,
     person      boolean NOT NULL DEFAULT false,
-    default_list text
+    default_list text,
+    expires_at  timestamptz
 );
 COMMENT ON TABLE todo.tokens IS 'Bearer tokens of the HTTP service: one tenant each, stored as a SHA-256 hash; todo.create_token makes one, todo.revoke_token ends it.';
 COMMENT ON COLUMN todo.tokens.label IS 'Who or what the token is for; the actor recorded for its writes (person:<label> from the board).';
 COMMENT ON COLUMN todo.tokens.secret_hash IS 'sha256 of the token''s text; the token itself is never stored.';
 COMMENT ON COLUMN todo.tokens.revoked_at IS 'When todo.revoke_token ended it; a revoked token authenticates nothing.';
 COMMENT ON COLUMN todo.tokens.default_list IS 'The list (conversation) the token''s MCP calls (/mcp) work on when the request names none; NULL: the tenant-wide pool.';
+COMMENT ON COLUMN todo.tokens.expires_at IS 'When it stops authenticating (todo.create_token(..., expires_in => ...)); NULL: never.';
 COMMENT ON COLUMN todo.tokens.person IS 'true: made for a person (the board); only such a token may send X-Actor: person and be recorded as person:<label>.';
 CREATE INDEX tokens_tenant ON todo.tokens (tenant_id);
 REVOKE ALL ON todo.tokens FROM PUBLIC;
@@ -29,7 +31,8 @@ ALTER TABLE todo.tokens ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.tokens FORCE ROW LEVEL SECURITY;
 SELECT pg_catalog.pg_extension_config_dump('todo.tokens', '');
 
-CREATE FUNCTION todo.create_token(tenant text, label text, person boolean DEFAULT false, default_list text DEFAULT NULL)
+CREATE FUNCTION todo.create_token(tenant text, label text, person boolean DEFAULT false, default_list text DEFAULT NULL,
+                                  expires_in interval DEFAULT NULL)
 RETURNS TABLE (token_id uuid, token text)
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, todo, pg_temp
@@ -49,21 +52,25 @@ BEGIN
         RAISE EXCEPTION 'todo.create_token: the default list must not be blank'
             USING ERRCODE = '22023', HINT = 'Name a list, e.g. ''project:payments-api'', or pass NULL for none.';
     END IF;
+    IF create_token.expires_in IS NOT NULL AND now() + create_token.expires_in <= now() THEN
+        RAISE EXCEPTION 'todo.create_token: expires_in must be a positive interval, not %', create_token.expires_in
+            USING ERRCODE = '22023', HINT = 'e.g. expires_in => ''90 days'', or NULL (the default) for a token that does not expire.';
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM todo.tenants t WHERE t.tenant_id = create_token.tenant) THEN
         RAISE EXCEPTION 'todo.create_token: tenant "%" is not registered', create_token.tenant
             USING ERRCODE = '42704', HINT = 'INSERT INTO todo.tenants (tenant_id) VALUES (...) first.';
     END IF;
-    INSERT INTO todo.tokens AS k (tenant_id, label, secret_hash, person, default_list)
+    INSERT INTO todo.tokens AS k (tenant_id, label, secret_hash, person, default_list, expires_at)
     VALUES (create_token.tenant, create_token.label, sha256(convert_to(secret, 'UTF8')), create_token.person,
-            create_token.default_list)
+            create_token.default_list, now() + create_token.expires_in)
     RETURNING k.token_id INTO create_token.token_id;
     token := secret;
     RETURN NEXT;
 END
 $fn$;
-COMMENT ON FUNCTION todo.create_token(text, text, boolean, text) IS
-    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). person => true: a token for a person (the board), the only kind that may act as person:<label> (X-Actor: person); false (the default): an agent''s. default_list: the list (conversation) its MCP calls work on when the request names none (/mcp?list=). Errors: 22023 blank label or default list, 22004 person NULL, 42704 unknown tenant.';
-REVOKE EXECUTE ON FUNCTION todo.create_token(text, text, boolean, text) FROM PUBLIC;
+COMMENT ON FUNCTION todo.create_token(text, text, boolean, text, interval) IS
+    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). person => true: a token for a person (the board), the only kind that may act as person:<label> (X-Actor: person); false (the default): an agent''s. default_list: the list (conversation) its MCP calls work on when the request names none (/mcp?list=). expires_in: how long it authenticates (NULL, the default: until revoked). Errors: 22023 blank label or default list, or an expires_in not above zero; 22004 person NULL; 42704 unknown tenant.';
+REVOKE EXECUTE ON FUNCTION todo.create_token(text, text, boolean, text, interval) FROM PUBLIC;
 
 CREATE FUNCTION todo.revoke_token(token_id uuid) RETURNS boolean
 LANGUAGE plpgsql VOLATILE
@@ -86,10 +93,31 @@ AS $fn$
     SELECT k.tenant_id, k.label, k.person, k.default_list FROM todo.tokens k
      WHERE k.secret_hash = pg_catalog.sha256(pg_catalog.convert_to(authenticate.token, 'UTF8'))
        AND k.revoked_at IS NULL
+       AND (k.expires_at IS NULL OR k.expires_at > pg_catalog.now())
 $fn$;
 COMMENT ON FUNCTION todo.authenticate(text) IS
-    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed or revoked one. For the HTTP service (todo.grant_usage grants it).';
+    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed, revoked or expired one (todo.token_refusal says which). For the HTTP service (todo.grant_usage grants it).';
 REVOKE EXECUTE ON FUNCTION todo.authenticate(text) FROM PUBLIC;
+
+-- Why a token does not authenticate, for the service's 401 answer (RFC 6750's
+-- error_description): called only after todo.authenticate found no row, so the lookup of
+-- every request stays one indexed read. It tells nothing a caller holding the token does not
+-- already have a right to know: that token's own state.
+CREATE FUNCTION todo.token_refusal(token text) RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+    SELECT CASE WHEN k.secret_hash IS NULL THEN 'unknown'
+                WHEN k.revoked_at IS NOT NULL THEN 'revoked'
+                WHEN k.expires_at <= pg_catalog.now() THEN 'expired'
+           END
+      FROM (SELECT 1) one
+      LEFT JOIN todo.tokens k
+        ON k.secret_hash = pg_catalog.sha256(pg_catalog.convert_to(token_refusal.token, 'UTF8'))
+$fn$;
+COMMENT ON FUNCTION todo.token_refusal(text) IS
+    'Why a bearer token does not authenticate: unknown (no such token: mistyped, cut short, of another database, or its tenant deleted), revoked (todo.revoke_token), expired (its expires_in ran out); NULL when it authenticates. For the HTTP service''s 401 answer (todo.grant_usage grants it).';
+REVOKE EXECUTE ON FUNCTION todo.token_refusal(text) FROM PUBLIC;
 
 -- Todos a person should look at, for the board, psql and dashboards (Grafana reads it as a
 -- table). With security_invoker, an app role sees its tenant's rows (row-level security); an

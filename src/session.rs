@@ -25,6 +25,7 @@ static TENANT: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(
 static CONVERSATION: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static AGENT: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static TURN: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static VIA: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static LEASE_DEFAULT: GucSetting<i32> = GucSetting::<i32>::new(300);
 static LEASE_MAX: GucSetting<i32> = GucSetting::<i32>::new(3600);
 static ATTENTION_IDLE: GucSetting<i32> = GucSetting::<i32>::new(900);
@@ -41,7 +42,7 @@ pub enum Notify {
     Hint,
 }
 
-/// Registers the four settings, so they show in `pg_settings` with a description.
+/// Registers the settings, so they show in `pg_settings` with a description.
 pub fn init() {
     let define = |name, short, setting| {
         GucRegistry::define_string_guc(
@@ -57,6 +58,11 @@ pub fn init() {
     define(c"todo.conversation", c"Conversation in context; empty means tenant-wide.", &CONVERSATION);
     define(c"todo.agent", c"Agent acting in this transaction (recorded on rows and events).", &AGENT);
     define(c"todo.turn", c"Turn in context (scopes the per-turn plan tools).", &TURN);
+    define(
+        c"todo.via",
+        c"How the request came: empty for SQL, http for pg_todos serve (errors then say how to fix them over HTTP).",
+        &VIA,
+    );
     let seconds = |name, short, long, setting, context| {
         GucRegistry::define_int_guc(name, short, long, setting, 1, 7 * 24 * 3600, context, GucFlags::UNIT_S)
     };
@@ -219,6 +225,13 @@ pub fn agent() -> Option<String> {
 
 pub fn turn() -> Option<String> {
     read_set(c"todo.turn", &TURN)
+}
+
+/// Whether this transaction serves a request of `pg_todos serve` (`todo.via` = `http`, set by
+/// the service in the transaction): an error then says how to fix it over HTTP (a list named
+/// by `?list=`) rather than in SQL (`todo.conversation`). It changes only the words of errors.
+pub fn via_http() -> bool {
+    read_set(c"todo.via", &VIA).is_some_and(|v| v.trim().eq_ignore_ascii_case("http"))
 }
 
 /// Sets one setting for the rest of the current transaction, as `SET LOCAL` (and

@@ -6,12 +6,100 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
+/// Why a request has no caller: the 401 answer says it (RFC 6750), in its `WWW-Authenticate`
+/// header and its body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// no `Authorization: Bearer` header (none, or another scheme): the challenge has no error
+    /// code (RFC 6750 3.1)
+    Missing,
+    /// a bearer header whose token is empty, not text or longer than 512 bytes (not looked up)
+    Malformed,
+    /// no token of that text (`todo.token_refusal`: unknown)
+    Unknown,
+    /// revoked by `todo.revoke_token`
+    Revoked,
+    /// past its `expires_in`
+    Expired,
+    /// it does not authenticate, and why is not known (an extension older than
+    /// `todo.token_refusal`; a stream's token found dead while catching up)
+    Refused,
+}
+
+impl Refusal {
+    /// The refusal `todo.token_refusal` names (`unknown`, `revoked`, `expired`; anything else,
+    /// NULL included: `Refused`).
+    pub fn from_reason(reason: Option<&str>) -> Refusal {
+        match reason {
+            Some("unknown") => Refusal::Unknown,
+            Some("revoked") => Refusal::Revoked,
+            Some("expired") => Refusal::Expired,
+            _ => Refusal::Refused,
+        }
+    }
+
+    /// Its one word: the body's `reason`.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Refusal::Missing => "missing",
+            Refusal::Malformed => "malformed",
+            Refusal::Unknown => "unknown",
+            Refusal::Revoked => "revoked",
+            Refusal::Expired => "expired",
+            Refusal::Refused => "refused",
+        }
+    }
+
+    /// What is wrong and what to do, in words: the challenge's `error_description` and the
+    /// body's. ASCII without `"` or `\`, as RFC 6750 allows in the header.
+    pub fn description(self) -> &'static str {
+        match self {
+            Refusal::Missing => "no bearer token: send Authorization: Bearer <token>, a token made by todo.create_token",
+            Refusal::Malformed => {
+                "the bearer token is empty or longer than 512 bytes: send the whole pgt_ token todo.create_token made"
+            }
+            Refusal::Unknown => {
+                "the bearer token is unknown to this service (mistyped, cut short, made in another database, or its tenant deleted): check it, or make one with todo.create_token"
+            }
+            Refusal::Revoked => "the bearer token was revoked (todo.revoke_token): make a new one with todo.create_token",
+            Refusal::Expired => {
+                "the bearer token has expired (the expires_in it was made with has passed): make a new one with todo.create_token"
+            }
+            Refusal::Refused => {
+                "the bearer token does not authenticate (unknown, revoked or expired): check it, or make one with todo.create_token"
+            }
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge: `Bearer realm="pg_todos"` for a request with no
+    /// token, with `error="invalid_token"` and the description for a token refused.
+    pub fn challenge(self) -> String {
+        match self {
+            Refusal::Missing => format!("Bearer realm=\"{REALM}\""),
+            other => format!(
+                "Bearer realm=\"{REALM}\", error=\"invalid_token\", error_description=\"{}\"",
+                other.description()
+            ),
+        }
+    }
+
+    /// The 401 body: `error` (`invalid_token`, or `unauthorized` for no token), the
+    /// description, and the reason's word.
+    pub fn body(self) -> Value {
+        let error = if self == Refusal::Missing { "unauthorized" } else { "invalid_token" };
+        json!({ "error": error, "error_description": self.description(), "reason": self.reason() })
+    }
+}
+
+/// The realm of the service's challenges.
+pub const REALM: &str = "pg_todos";
+
 /// Why a request got no answer from the extension.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApiError {
-    /// 401 `{"error":"unauthorized"}` with `WWW-Authenticate: Bearer`, the same for every
-    /// cause (no header, another scheme, an unknown or revoked token)
-    Unauthorized,
+    /// 401 with `WWW-Authenticate: Bearer realm="pg_todos"` (and, for a token refused,
+    /// `error="invalid_token", error_description="…"`) and a body saying why (`Refusal`)
+    Unauthorized(Refusal),
     /// 400 `{"error": <message>}`
     BadRequest(String),
     /// 413 `{"error":"request body is larger than N bytes"}`
@@ -120,7 +208,7 @@ impl ApiError {
     /// The status and the JSON body sent.
     pub fn parts(&self) -> (StatusCode, Value) {
         match self {
-            ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, json!({"error": "unauthorized"})),
+            ApiError::Unauthorized(refusal) => (StatusCode::UNAUTHORIZED, refusal.body()),
             ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, json!({ "error": m })),
             ApiError::TooLarge(n) => {
                 (StatusCode::PAYLOAD_TOO_LARGE, json!({ "error": format!("request body is larger than {n} bytes") }))
@@ -169,8 +257,10 @@ impl IntoResponse for ApiError {
         let (status, body) = self.parts();
         let mut r = json_response(status, &body);
         match self {
-            ApiError::Unauthorized => {
-                r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            ApiError::Unauthorized(refusal) => {
+                if let Ok(challenge) = HeaderValue::from_str(&refusal.challenge()) {
+                    r.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
+                }
             }
             ApiError::Unavailable(_) | ApiError::Busy(_) => {
                 r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
@@ -213,7 +303,11 @@ mod tests {
 
     #[test]
     fn bodies() {
-        assert_eq!(ApiError::Unauthorized.parts(), (StatusCode::UNAUTHORIZED, json!({"error": "unauthorized"})));
+        let (status, body) = ApiError::Unauthorized(Refusal::Missing).parts();
+        assert_eq!(
+            (status, &body["error"], &body["reason"]),
+            (StatusCode::UNAUTHORIZED, &json!("unauthorized"), &json!("missing"))
+        );
         assert_eq!(ApiError::TooLarge(100).parts().1, json!({"error": "request body is larger than 100 bytes"}));
         assert_eq!(ApiError::NotFound.parts(), (StatusCode::NOT_FOUND, json!({"error": "not found"})));
         // the cause of an internal error is not sent
@@ -222,8 +316,6 @@ mod tests {
         assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(r.headers()[header::RETRY_AFTER], "1");
         assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
-        let r = ApiError::Unauthorized.into_response();
-        assert_eq!(r.headers()[header::WWW_AUTHENTICATE], "Bearer");
         let r = ApiError::Busy("full".into()).into_response();
         assert_eq!(
             (r.status(), &r.headers()[header::RETRY_AFTER]),
@@ -245,5 +337,45 @@ mod tests {
             ApiError::SlowBody(30).parts(),
             (StatusCode::REQUEST_TIMEOUT, json!({"error": "request body not received within 30 s"}))
         );
+    }
+
+    #[test]
+    fn a_missing_token_is_challenged_without_an_error_code() {
+        let r = ApiError::Unauthorized(Refusal::Missing).into_response();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(r.headers()[header::WWW_AUTHENTICATE], "Bearer realm=\"pg_todos\"");
+        assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
+    }
+
+    #[test]
+    fn a_refused_token_is_invalid_token_with_its_reason() {
+        for (refusal, reason, words) in [
+            (Refusal::Malformed, "malformed", "longer than 512 bytes"),
+            (Refusal::Unknown, "unknown", "unknown to this service"),
+            (Refusal::Revoked, "revoked", "was revoked (todo.revoke_token)"),
+            (Refusal::Expired, "expired", "has expired"),
+            (Refusal::Refused, "refused", "unknown, revoked or expired"),
+        ] {
+            let r = ApiError::Unauthorized(refusal).into_response();
+            let challenge = r.headers()[header::WWW_AUTHENTICATE].to_str().unwrap().to_string();
+            assert_eq!(
+                challenge,
+                format!(
+                    "Bearer realm=\"pg_todos\", error=\"invalid_token\", error_description=\"{}\"",
+                    refusal.description()
+                )
+            );
+            assert!(challenge.contains(words), "{challenge}");
+            // RFC 6750: error_description is printable ASCII without " or \
+            let d = refusal.description();
+            assert!(d.bytes().all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\'), "{d}");
+            let (status, body) = ApiError::Unauthorized(refusal).parts();
+            assert_eq!(status, StatusCode::UNAUTHORIZED);
+            assert_eq!(body, json!({"error": "invalid_token", "error_description": d, "reason": reason}));
+        }
+        assert_eq!(Refusal::from_reason(Some("revoked")), Refusal::Revoked);
+        assert_eq!(Refusal::from_reason(Some("expired")), Refusal::Expired);
+        assert_eq!(Refusal::from_reason(Some("unknown")), Refusal::Unknown);
+        assert_eq!(Refusal::from_reason(None), Refusal::Refused);
     }
 }

@@ -12,11 +12,15 @@ use tokio_postgres::Row;
 use super::errors::{classify, ApiError, Class};
 use super::gate::Gate;
 
-/// The database as the service uses it: the pool, and each tenant's share of it.
+/// The database as the service uses it: the pool, each tenant's share of it, and how its
+/// requests come.
 #[derive(Clone)]
 pub struct Db {
     pub pool: Pool,
     pub gate: Arc<Gate>,
+    /// `todo.via` of every transaction: `http` for `pg_todos serve` (the extension's errors then
+    /// say how to fix them over HTTP, e.g. `?list=` for a tool that needs a list), `` otherwise
+    pub via: &'static str,
 }
 
 /// Runs after a serialization failure or a deadlock, at most this many times.
@@ -59,7 +63,8 @@ pub async fn one<T: FromSqlOwned>(
 
 /// The first column of the one row `sql` returns, run, once the tenant has a place in its
 /// share of the pool, on a pooled connection in its own transaction: `lock_timeout` 10 s,
-/// `statement_timeout` 30 s, `todo.set_context` of `act`, the statement, COMMIT. A
+/// `statement_timeout` 30 s, `todo.via` (`Db::via`), `todo.set_context` of `act`, the
+/// statement, COMMIT. A
 /// serialization failure (40001) or deadlock (40P01) runs the whole transaction again, up to
 /// 5 more times, after a short pause. Errors: no place in the tenant's share in time (503), no
 /// connection from the pool (503), or the statement's error classified by `ApiError::from_db`
@@ -95,10 +100,10 @@ pub async fn rows(database: &Db, act: &Act, statements: &[Statement<'_>]) -> Res
             let setup = tx
                 .prepare_cached(
                     "SELECT set_config('lock_timeout', '10s', true), set_config('statement_timeout', '30s', true), \
-                     todo.set_context($1, $2, $3, $4)",
+                     set_config('todo.via', $5, true), todo.set_context($1, $2, $3, $4)",
                 )
                 .await?;
-            tx.execute(&setup, &[&tenant, &act.conversation, &act.agent, &act.turn]).await?;
+            tx.execute(&setup, &[&tenant, &act.conversation, &act.agent, &act.turn, &database.via]).await?;
             let mut rows = Vec::with_capacity(statements.len());
             for (sql, params) in statements {
                 let statement = tx.prepare_cached(sql).await?;

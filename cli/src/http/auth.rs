@@ -6,7 +6,7 @@
 use axum::http::HeaderMap;
 use deadpool_postgres::Client;
 
-use crate::db::errors::ApiError;
+use crate::db::errors::{ApiError, Refusal};
 
 /// A token's tenant and label, and whether it was made for a person, as `todo.authenticate`
 /// answers them.
@@ -26,10 +26,28 @@ const MAX_TOKEN: usize = 512;
 /// the token ignored); None when the header is missing, not text, of another scheme, empty or
 /// longer than 512 bytes.
 pub fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?.trim();
-    let (scheme, token) = value.split_once(' ')?;
+    token(headers).ok()
+}
+
+/// The bearer token, or why there is none: `Missing` for no `Authorization` header or one of
+/// another scheme, `Malformed` for a bearer header whose token is not text, empty or longer
+/// than 512 bytes.
+pub fn token(headers: &HeaderMap) -> Result<&str, Refusal> {
+    let Some(value) = headers.get(axum::http::header::AUTHORIZATION) else { return Err(Refusal::Missing) };
+    let value = value.to_str().map_err(|_| match value.as_bytes().get(..7) {
+        Some(p) if p.eq_ignore_ascii_case(b"bearer ") => Refusal::Malformed,
+        _ => Refusal::Missing,
+    })?;
+    let value = value.trim();
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(Refusal::Missing);
+    }
     let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty() && token.len() <= MAX_TOKEN).then_some(token)
+    if token.is_empty() || token.len() > MAX_TOKEN {
+        return Err(Refusal::Malformed);
+    }
+    Ok(token)
 }
 
 /// The agent a request acts as: `person:<label>` with `X-Actor: person` (the board sends it)
@@ -60,23 +78,37 @@ pub fn actor(headers: &HeaderMap, identity: &Identity) -> Result<String, ApiErro
 }
 
 /// The identity of the request's bearer token, through `todo.authenticate` on `db`.
-/// Errors: 401 (`ApiError::Unauthorized`, the same for every cause) when there is no bearer
-/// token or the database knows no live token of it; a database error's answer (503/500) when
-/// the check itself fails.
+/// Errors: 401 (`ApiError::Unauthorized`) saying why: no bearer token, a malformed one, or
+/// one the database does not authenticate, with the reason `todo.token_refusal` gives
+/// (asked only then: an extension without it answers `Refused`); a database error's answer
+/// (503/500) when the check itself fails.
 pub async fn authenticate(db: &Client, headers: &HeaderMap) -> Result<Identity, ApiError> {
-    let token = bearer(headers).ok_or(ApiError::Unauthorized)?;
+    let token = token(headers).map_err(ApiError::Unauthorized)?;
     let lookup = async {
         let statement =
             db.prepare_cached("SELECT tenant_id, label, person, default_list FROM todo.authenticate($1)").await?;
         db.query_opt(&statement, &[&token]).await
     };
-    let row = lookup.await.map_err(|e| ApiError::from_db(&e))?.ok_or(ApiError::Unauthorized)?;
+    let Some(row) = lookup.await.map_err(|e| ApiError::from_db(&e))? else {
+        return Err(ApiError::Unauthorized(refusal(db, token).await?));
+    };
     Ok(Identity {
         tenant: row.get(0),
         label: row.get::<_, Option<String>>(1).unwrap_or_default(),
         person: row.get::<_, Option<bool>>(2).unwrap_or(false),
         default_list: row.get(3),
     })
+}
+
+/// Why `token` does not authenticate (`todo.token_refusal`); `Refused` when the extension
+/// has no such function (older than 1.0.0) or the role may not call it. Errors: a database
+/// error's answer for any other failure.
+async fn refusal(db: &Client, token: &str) -> Result<Refusal, ApiError> {
+    match db.query_one("SELECT todo.token_refusal($1)", &[&token]).await {
+        Ok(row) => Ok(Refusal::from_reason(row.get::<_, Option<String>>(0).as_deref())),
+        Err(e) if e.code().is_some_and(|c| matches!(c.code(), "42883" | "42501")) => Ok(Refusal::Refused),
+        Err(e) => Err(ApiError::from_db(&e)),
+    }
 }
 
 #[cfg(test)]
@@ -105,6 +137,24 @@ mod tests {
         let mut odd = HeaderMap::new();
         odd.insert("authorization", HeaderValue::from_bytes(b"Bearer \xff\xfe").unwrap());
         assert_eq!(bearer(&odd), None);
+    }
+
+    #[test]
+    fn why_there_is_no_token() {
+        assert_eq!(token(&headers(&[])), Err(Refusal::Missing));
+        assert_eq!(token(&headers(&[("authorization", "Basic dXNlcjpwYXNz")])), Err(Refusal::Missing));
+        assert_eq!(token(&headers(&[("authorization", "Bearer")])), Err(Refusal::Malformed));
+        assert_eq!(token(&headers(&[("authorization", "bearer   ")])), Err(Refusal::Malformed));
+        assert_eq!(
+            token(&headers(&[("authorization", &format!("Bearer {}", "x".repeat(513)))])),
+            Err(Refusal::Malformed)
+        );
+        assert_eq!(token(&headers(&[("authorization", "Bearer pgt_1")])), Ok("pgt_1"));
+        let mut odd = HeaderMap::new();
+        odd.insert("authorization", HeaderValue::from_bytes(b"Bearer \xff\xfe").unwrap());
+        assert_eq!(token(&odd), Err(Refusal::Malformed));
+        odd.insert("authorization", HeaderValue::from_bytes(b"Digest \xff").unwrap());
+        assert_eq!(token(&odd), Err(Refusal::Missing));
     }
 
     #[test]

@@ -44,7 +44,7 @@ use tokio_postgres::types::{FromSql, ToSql, Type};
 use super::events::{connected, page, valid_cursor, Page, PING};
 use super::feed::Feed;
 use super::streams::{Slot, Streams, DEAD_TOKENS};
-use crate::db::errors::ApiError;
+use crate::db::errors::{ApiError, Refusal};
 use crate::db::gate::{Gate, Pass};
 use crate::db::work::{self, Db};
 
@@ -342,7 +342,7 @@ impl Hubs {
                 })?;
                 if !dead.is_empty() {
                     self.streams.revoke(&dead);
-                    return Err(ApiError::Unauthorized);
+                    return Err(ApiError::Unauthorized(Refusal::Refused));
                 }
                 match first.next.clone() {
                     None if first.messages == 0 => {

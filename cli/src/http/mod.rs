@@ -160,6 +160,7 @@ pub async fn main(args: Vec<String>) {
     let database = crate::db::work::Db {
         pool: pool.clone(),
         gate: crate::db::gate::Gate::new(limits.tenant_share, limits.tenant_wait),
+        via: "http",
     };
     let streams =
         streams::Streams::new(limits.max_streams, limits.max_streams_per_tenant, limits.max_streams_per_token);

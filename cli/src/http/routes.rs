@@ -11,6 +11,7 @@
 //! | `GET /v1/events` | Server-Sent Events of every committed change (`hub`) |
 //! | `POST /mcp` | MCP over Streamable HTTP (`mcp`) |
 //! | `GET /openapi.json` | the OpenAPI 3.1 description of these routes |
+//! | `POST /register` | 404 saying the service has no OAuth, and why the request's token is refused (`no_oauth`) |
 //! | `GET /healthz` | 200 `{"status":"ok"}` |
 //! | `GET /readyz` | 200 `{"status":"ready"}`, or 503 `{"status":"unavailable","error":"database unavailable"}` when the database does not answer in 2 s (the cause is logged, never sent) |
 //! | `GET /`, `GET /board/:file` | the board's page and its style and modules (`assets`), with a Content-Security-Policy that allows scripts and styles of this origin only |
@@ -37,7 +38,7 @@ use super::config::Limits;
 use super::hub::Hubs;
 use super::streams::Streams;
 use super::throttle::{ClientAddr, Throttle};
-use crate::db::errors::{holds_nul, json_response, ApiError};
+use crate::db::errors::{holds_nul, json_response, ApiError, Refusal};
 use crate::db::work::{self, Db};
 
 /// The OpenAPI 3.1 description of these routes, served at `/openapi.json` (checked against
@@ -73,6 +74,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/events", get(events))
         .route("/mcp", any(mcp))
         .route("/openapi.json", get(openapi))
+        .route("/register", post(no_oauth))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(secure))
@@ -138,8 +140,8 @@ async fn caller(
         None => None,
     };
     let looked_up = async {
-        // no bearer token at all: refused without a connection
-        auth::bearer(headers).ok_or(ApiError::Unauthorized)?;
+        // no bearer token at all (or a malformed one): refused without a connection
+        auth::token(headers).map_err(ApiError::Unauthorized)?;
         let hidden = |e: ApiError| match e {
             ApiError::Unavailable(cause) => {
                 tracing::warn!("looking up a token: {cause}");
@@ -152,7 +154,7 @@ async fn caller(
     }
     .await;
     if let Some((ip, admitted)) = admitted {
-        let failed = matches!(looked_up, Err(ApiError::Unauthorized));
+        let failed = matches!(looked_up, Err(ApiError::Unauthorized(_)));
         state.throttle.settle(ip, admitted, failed, Instant::now());
     }
     let identity = looked_up?;
@@ -342,7 +344,7 @@ async fn events(
         None => None,
         Some(v) => Some(v.to_str().map_err(|_| ApiError::BadRequest("malformed Last-Event-ID".into()))?.trim()),
     };
-    let token = auth::bearer(&headers).ok_or(ApiError::Unauthorized)?;
+    let token = auth::token(&headers).map_err(ApiError::Unauthorized)?;
     let slot = state.streams.open(&identity.tenant, token)?;
     let stream = state.hubs.subscribe(&identity.tenant, last.filter(|l| !l.is_empty()), slot).await?;
     let mut response = Body::from_stream(stream).into_response();
@@ -410,6 +412,32 @@ async fn mcp(State(state): State<AppState>, request: Request) -> Response {
     request.extensions_mut().insert(scope);
     super::mcp::errors_as_json(state.mcp.handle(request).await.into_response()).await
 }
+
+/// `POST /register`: where an OAuth client posts its registration (RFC 7591) when it found no
+/// authorization server: the MCP SDKs' clients (mcp-remote, MCP Inspector) read any 401 of
+/// `/mcp` as "this server wants OAuth", find no metadata, post here, and print the answer's
+/// body in their error. The answer is 404 (there is no OAuth here), saying the service takes
+/// a token of `todo.create_token` and why the token the request carries (these clients send
+/// their configured headers along) is refused, looked up and throttled as any route's. Errors:
+/// 429, 503 as every route's.
+async fn no_oauth(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+) -> Response {
+    let why = match caller(&state, &headers, client.map(|c| c.0)).await {
+        Ok(_) => "the token sent authenticates: send it to /mcp as it is".to_string(),
+        Err(ApiError::Unauthorized(Refusal::Missing)) => Refusal::Missing.description().to_string(),
+        Err(ApiError::Unauthorized(refusal)) => format!("the token sent is refused: {}", refusal.description()),
+        Err(e) => return e.into_response(),
+    };
+    let message = format!("{NO_OAUTH}; {why}");
+    json_response(StatusCode::NOT_FOUND, &json!({ "error": message }))
+}
+
+/// What `/register` says first.
+pub const NO_OAUTH: &str = "pg_todos serve has no OAuth (no authorization server, no client registration): \
+     it takes a bearer token made by todo.create_token, sent as Authorization: Bearer <token>";
 
 /// `GET /openapi.json`: the API's description; no token needed.
 async fn openapi() -> Response {

@@ -54,8 +54,10 @@ pub struct Scope {
 #[derive(Debug)]
 pub enum Origin {
     /// `pg_todos mcp` over stdio: the configuration's, one for the process; the agent, when
-    /// not configured, is the client's name and `session` (this process's id)
-    Process { scope: Scope, session: String },
+    /// not configured, is the client's name and `session` (this process's id). `unchecked`:
+    /// the names of `--tools` while they have not been checked against the database's
+    /// dialects (it was away at start): checked at the first call that reaches it
+    Process { scope: Mutex<Scope>, session: String, unchecked: Mutex<Option<BTreeSet<String>>> },
     /// `/mcp` of `pg_todos serve`: each request's, from its token, URL and headers, put among
     /// the request's extensions by the route (`http::mcp`)
     Request,
@@ -73,6 +75,14 @@ pub struct Tools {
     /// `todo.tools()` as last read (the same for every tenant): how a call finds its tool's
     /// dialect without reading the catalog again
     known: Arc<Mutex<Arc<Vec<Value>>>>,
+    /// a task is waiting for the database to tell the client the tools changed (stdio: the
+    /// list was answered empty while it was away)
+    watching: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// A lock's value even when a thread panicked holding it.
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The tools of `catalog` a scope sees, in the catalog's order: those of its dialects, a name
@@ -96,15 +106,15 @@ fn dialect_of(scope: &Scope, catalog: &[Value], name: &str) -> Option<String> {
 
 impl Tools {
     pub fn new(db: Db, origin: Origin) -> Tools {
-        Tools { db, origin: Arc::new(origin), known: Arc::default() }
+        Tools { db, origin: Arc::new(origin), known: Arc::default(), watching: Arc::default() }
     }
 
     /// The scope of a request. Errors: an HTTP request that reached the handler without one
     /// (not through the route's authentication).
     fn scope(&self, context: &RequestContext<RoleServer>) -> Result<Scope, McpError> {
         match self.origin.as_ref() {
-            Origin::Process { scope, session } => {
-                let mut scope = scope.clone();
+            Origin::Process { scope, session, .. } => {
+                let mut scope = locked(scope).clone();
                 // the client's name alone would make two sessions of one client the same agent
                 // (each could finish the other's claims): the session's id goes with it
                 scope.act.agent.get_or_insert_with(|| {
@@ -123,6 +133,48 @@ impl Tools {
         }
     }
 
+    /// `scope`, with the names of `--tools` checked against the database's dialects first when
+    /// they have not been yet (stdio, the database away at start). Errors, in words for the
+    /// client: the database (still) away; a name none of its dialects has.
+    async fn checked_scope(&self, context: &RequestContext<RoleServer>) -> Result<Scope, String> {
+        let scope = self.scope(context).map_err(|e| e.message.to_string())?;
+        let Origin::Process { scope: kept, unchecked, .. } = self.origin.as_ref() else { return Ok(scope) };
+        let Some(names) = locked(unchecked).clone() else { return Ok(scope) };
+        let known: Value = work::in_context(&self.db, &scope.act, config::KNOWN_DIALECTS, &[])
+            .await
+            .map_err(|f| failure(f, &self.origin))?;
+        let resolved = config::resolve(&names, &known).map_err(|e| format!("--tools: {e}"))?;
+        locked(kept).dialects = Some(resolved.clone());
+        *locked(unchecked) = None;
+        Ok(Scope { dialects: Some(resolved), ..scope })
+    }
+
+    /// After a tools/list answered empty because the database was away (stdio): one task at
+    /// a time tries it every 2 s and, once it answers, sends `notifications/tools/list_changed`
+    /// (the client then lists the tools again).
+    fn watch_for_database(&self, peer: rmcp::Peer<RoleServer>) {
+        if self.watching.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let (pool, watching) = (self.db.pool.clone(), self.watching.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                if pool.get().await.is_ok() {
+                    tracing::info!("the database answers again: tools/list_changed sent");
+                    let _ = peer.notify_tool_list_changed().await;
+                    break;
+                }
+            }
+            watching.store(false, std::sync::atomic::Ordering::SeqCst);
+        });
+    }
+
+    /// Whether the database cannot be reached now (no connection from the pool).
+    async fn db_away(&self) -> bool {
+        self.db.pool.get().await.is_err()
+    }
+
     /// `todo.tools()`, read now (and kept, see `known`).
     async fn read_catalog(&self, scope: &Scope) -> Result<Arc<Vec<Value>>, String> {
         let tools: Value = work::in_context(&self.db, &scope.act, "SELECT todo.tools()", &[])
@@ -132,7 +184,7 @@ impl Tools {
             Value::Array(all) => all,
             _ => Vec::new(),
         });
-        *self.known.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::clone(&all);
+        *locked(&self.known) = Arc::clone(&all);
         Ok(all)
     }
 
@@ -146,7 +198,7 @@ impl Tools {
     /// the extension added). A tool an upgrade removed is still found there and then refused
     /// by `todo.call_mcp` as unknown.
     async fn dialect(&self, scope: &Scope, name: &str) -> Result<Option<String>, String> {
-        let known = Arc::clone(&self.known.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        let known = Arc::clone(&locked(&self.known));
         if let Some(dialect) = dialect_of(scope, &known, name) {
             return Ok(Some(dialect));
         }
@@ -231,7 +283,12 @@ fn result(out: Value) -> CallToolResult {
 
 impl ServerHandler for Tools {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // over stdio the tools can change: listed empty while the database was away
+        let capabilities = match self.origin.as_ref() {
+            Origin::Process { .. } => ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build(),
+            Origin::Request => ServerCapabilities::builder().enable_tools().build(),
+        };
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("pg_todos_mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Durable todos in PostgreSQL (pg_todos). The tools act for this server's tenant and \
@@ -246,9 +303,22 @@ impl ServerHandler for Tools {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let scope = self.scope(&context)?;
-        // `catalog`'s error is already in words for the client
-        let catalog = self.catalog(&scope).await.map_err(|e| McpError::internal_error(e, None))?;
+        // the errors of `checked_scope` and `catalog` are already in words for the client
+        let listed = match self.checked_scope(&context).await {
+            Ok(scope) => self.catalog(&scope).await,
+            Err(e) => Err(e),
+        };
+        let catalog = match listed {
+            Ok(catalog) => catalog,
+            // over stdio, a database away answers no tools, and the client is told when they
+            // are back (the server keeps running: its calls are tool errors meanwhile)
+            Err(e) if matches!(self.origin.as_ref(), Origin::Process { .. }) && self.db_away().await => {
+                tracing::warn!("tools/list answered no tools: {e}; they are listed once the database answers");
+                self.watch_for_database(context.peer.clone());
+                Vec::new()
+            }
+            Err(e) => return Err(McpError::internal_error(e, None)),
+        };
         let tools = catalog
             .into_iter()
             .map(serde_json::from_value::<Tool>)
@@ -262,7 +332,10 @@ impl ServerHandler for Tools {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let scope = self.scope(&context)?;
+        let scope = match self.checked_scope(&context).await {
+            Ok(scope) => scope,
+            Err(e) => return Ok(CallToolResult::error(vec![ContentBlock::text(format!("database error: {e}"))]).into()),
+        };
         let name = request.name.to_string();
         // with every dialect exposed, todo.call_mcp itself answers an unknown name; a
         // restricted server refuses the tools it does not expose and names the dialect of
@@ -309,16 +382,32 @@ fn fail(message: String) -> ! {
     std::process::exit(2)
 }
 
-/// Checks, on a connection of its own, that the extension is there, the tenant registered
-/// and the dialects of `--tools` there; a clear message and exit status 2 otherwise. Returns
-/// the dialects by their names (an alias made the name). The calls then run on a pool of one
-/// connection, opened again whenever the database comes back.
-async fn check(config: &Config, target: &crate::tls::Target) -> Option<BTreeSet<String>> {
-    let (client, connection) = target
-        .connect()
-        .await
-        .unwrap_or_else(|e| fail(format!("cannot connect to the database: {}", crate::tls::connect_error(&e))));
-    let driver = tokio::spawn(connection);
+/// Checks, on the pool's connection (which the first call then uses: one connection is
+/// opened at start, not two), that the extension is there, the tenant registered and the
+/// dialects of `--tools` there; a clear message and exit status 2 otherwise. Returns the
+/// dialects by their names (an alias made the name), or `Unchecked` when the database cannot
+/// be reached (no server there, one starting or shutting down; a refusal of the server, such
+/// as a database that does not exist, is a configuration error): the server starts anyway, its calls are tool errors naming the database until
+/// it answers, and the names are checked then.
+async fn check(config: &Config, db: &Db) -> Checked {
+    let client = match db.pool.get().await {
+        Ok(client) => client,
+        Err(e) => {
+            let (cause, answered) = match &e {
+                deadpool_postgres::PoolError::Backend(e) => (crate::tls::connect_error(e), e.code().map(|c| c.code())),
+                other => (other.to_string(), None),
+            };
+            // the server refused us (no such database, a password refused, no such role): a
+            // mistake of the configuration, not a database away
+            if answered.is_some_and(|c| crate::db::errors::classify(c) != crate::db::errors::Class::Unavailable) {
+                fail(format!("cannot connect to the database: {cause}"));
+            }
+            tracing::warn!(
+                "cannot connect to the database: {cause}; serving anyway: each call is a tool error until it answers"
+            );
+            return Checked::Unchecked;
+        }
+    };
     let version = crate::db::extension_version(&client).await.unwrap_or_else(|e| fail(db_error(&e)));
     if version.is_none() {
         let db: String = client.query_one("SELECT current_database()", &[]).await.map(|r| r.get(0)).unwrap_or_default();
@@ -333,26 +422,33 @@ async fn check(config: &Config, target: &crate::tls::Target) -> Option<BTreeSet<
     if let Err(e) = check.await {
         fail(format!("tenant \"{}\": {}", config.tenant, db_error(&e)));
     }
-    let dialects = match &config.dialects {
-        None => None,
+    match &config.dialects {
+        None => Checked::Dialects(None),
         Some(names) => {
             let known: Value = client
                 .query_one(config::KNOWN_DIALECTS, &[])
                 .await
                 .map(|r| r.get(0))
                 .unwrap_or_else(|e| fail(format!("todo.dialects(): {}", db_error(&e))));
-            Some(config::resolve(names, &known).unwrap_or_else(|e| fail(format!("--tools: {e}"))))
+            Checked::Dialects(Some(config::resolve(names, &known).unwrap_or_else(|e| fail(format!("--tools: {e}")))))
         }
-    };
-    drop(client);
-    let _ = driver.await;
-    dialects
+    }
+}
+
+/// What the check at start found of `--tools`.
+enum Checked {
+    /// the dialects by their names (None: every one)
+    Dialects(Option<BTreeSet<String>>),
+    /// the database could not be reached: the names are checked when it answers
+    Unchecked,
 }
 
 /// Runs the MCP server with the command line's arguments (after `mcp`) until the client
-/// closes stdin; exits with status 2 and a message on a configuration error or a database
-/// that cannot be reached or lacks the extension at start. A database that goes away later
-/// makes each call a tool error until it is back.
+/// closes stdin; exits with status 2 and a message on a configuration error, or a database
+/// that answers and lacks the extension, the tenant or a dialect of `--tools`. A database
+/// that cannot be reached, at start or later, makes each call a tool error naming it until it
+/// is back (tools/list answers no tools meanwhile, and the client is told when they are
+/// back: `notifications/tools/list_changed`).
 pub async fn main(args: Vec<String>) {
     crate::log::init();
     // the project's list is named from the canonical working directory (symlinks resolved)
@@ -367,10 +463,13 @@ pub async fn main(args: Vec<String>) {
         Err(e) => fail(format!("{e}\n\n{}", config::usage())),
     };
     let target = crate::tls::target(&config.connection, &|k| std::env::var(k).ok()).unwrap_or_else(|e| fail(e));
-    let dialects = check(&config, &target).await;
     let pool = crate::tls::pool(&target, 1).unwrap_or_else(|e| fail(e));
     // one call at a time; one waits for another at most as long as a call may run
-    let db = Db { pool, gate: crate::db::gate::Gate::new(1, Duration::from_secs(60)) };
+    let db = Db { pool, gate: crate::db::gate::Gate::new(1, Duration::from_secs(60)), via: "" };
+    let (dialects, unchecked) = match check(&config, &db).await {
+        Checked::Dialects(d) => (d, None),
+        Checked::Unchecked => (None, config.dialects.clone()),
+    };
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let session = format!("mcp-{}-{nanos:x}", std::process::id());
     let scope = Scope {
@@ -382,7 +481,8 @@ pub async fn main(args: Vec<String>) {
         },
         dialects,
     };
-    let server = Tools::new(db, Origin::Process { scope, session });
+    let origin = Origin::Process { scope: Mutex::new(scope), session, unchecked: Mutex::new(unchecked) };
+    let server = Tools::new(db, origin);
     let service = server
         .serve(rmcp::transport::stdio())
         .await

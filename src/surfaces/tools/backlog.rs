@@ -66,10 +66,11 @@ fn answer(text: String) -> Answer {
 impl Project {
     fn read(scope: &Scope) -> Result<Project, Value> {
         let conversation = scope.conv().ok_or_else(|| {
-            refused(
-                "VALIDATION_ERROR",
-                "No Backlog.md project: set the conversation in context (pg_todos mcp names the project's)",
-            )
+            let how = match crate::session::via_http() {
+                true => super::name_a_list(),
+                false => "set the conversation in context (pg_todos mcp names the project's)",
+            };
+            refused("VALIDATION_ERROR", format!("No Backlog.md project: {how}"))
         })?;
         let root = conversation.strip_prefix("project:").unwrap_or(".").to_string();
         let tasks = records::read(scope, conversation);

@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::Error;
 use crate::ops::Scope;
+use crate::session;
 
 /// The dispatcher's own error object (an unknown tool, arguments that break the schema, a
 /// value the database refused): `{"error": {"code", "message"}}`.
@@ -94,11 +95,20 @@ pub fn parse_string_id(s: &str) -> Option<i64> {
 }
 
 /// The session of the opencode and todolist dialects (the conversation in context), or
-/// their `no_session` error object.
+/// their `no_session` error object, which says how to name a list (`name_a_list`).
 pub fn session<'a>(scope: &'a Scope, tool: &str) -> Result<&'a str, Value> {
-    scope.conv().ok_or_else(|| {
-        error("no_session", format!("{tool} needs a session: set the conversation in context (todo.conversation)"))
-    })
+    scope.conv().ok_or_else(|| error("no_session", format!("{tool} needs a session: {}", name_a_list())))
+}
+
+/// How to put a list (a conversation) in context, for an error of a tool that needs one: the
+/// ways of a request of `pg_todos serve` (`todo.via` = `http`: the URL, the header, the token's
+/// default list), else SQL's (`todo.conversation`).
+pub fn name_a_list() -> &'static str {
+    if session::via_http() {
+        "name the list with ?list=<id> on the /mcp URL or the X-Todo-List header, or use a token made with a default list (todo.create_token(..., default_list => '<id>'))"
+    } else {
+        "set the conversation in context (todo.conversation)"
+    }
 }
 
 /// The words of an answer that is a sentence (Codex's `Plan updated`, Roo's confirmation):
