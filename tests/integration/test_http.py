@@ -180,27 +180,51 @@ def test_routes_equal_rest(acme):
 
 
 def test_tokens(acme, globex):
-    """2. Every kind of bad credential gets the same 401; another tenant's id is a 404."""
+    """2. A bad credential gets 401 saying why (RFC 6750); another tenant's id is a 404."""
     revoked_id, revoked = token("acme", "soon-revoked")
     ok = request("GET", "/v1/todos", tok=revoked)[0]
     check("tokens: a fresh token works", ok == 200, ok)
     with admin() as c:
         c.execute("SELECT todo.revoke_token(%s)", (revoked_id,))
+        expired = c.execute("SELECT token FROM todo.create_token('acme', 'short-lived', expires_in => '1 millisecond')").fetchone()[0]
+        lasting = c.execute("SELECT token FROM todo.create_token('acme', 'lasting', expires_in => '1 hour')").fetchone()[0]
+    check("tokens: a token with an expiry ahead works", request("GET", "/v1/todos", tok=lasting)[0] == 200)
+    missing = ('Bearer realm="pg_todos"', "missing", "Authorization: Bearer")
+    unknown = ("invalid_token", "unknown", "unknown to this service")
     cases = {
-        "no header": request("GET", "/v1/todos"),
-        "Basic": request("GET", "/v1/todos", headers={"Authorization": "Basic YWNtZTpzZWNyZXQ="}),
-        "bogus pgt_": request("GET", "/v1/todos", tok="pgt_" + "0" * 64),
-        "garbage": request("GET", "/v1/todos", tok="not-a-token"),
-        "revoked": request("GET", "/v1/todos", tok=revoked),
-        "revoked, on PATCH": request("PATCH", "/v1/todos/1", {"status": "completed"}, tok=revoked),
-        "events": request("GET", "/v1/events", tok=revoked),
-        "board": request("GET", "/v1/board"),
-        "session list": request("GET", "/session/x/todo", tok="pgt_" + "f" * 64),
+        "no header": (request("GET", "/v1/todos"), missing),
+        "Basic": (request("GET", "/v1/todos", headers={"Authorization": "Basic YWNtZTpzZWNyZXQ="}), missing),
+        "Bearer and no token": (request("GET", "/v1/todos", headers={"Authorization": "Bearer "}),
+                                ("invalid_token", "malformed", "longer than 512 bytes")),
+        "a token over 512 bytes": (request("GET", "/v1/todos", tok="pgt_" + "0" * 600),
+                                   ("invalid_token", "malformed", "longer than 512 bytes")),
+        "bogus pgt_": (request("GET", "/v1/todos", tok="pgt_" + "0" * 64), unknown),
+        "garbage": (request("GET", "/v1/todos", tok="not-a-token"), unknown),
+        "revoked": (request("GET", "/v1/todos", tok=revoked), ("invalid_token", "revoked", "was revoked (todo.revoke_token)")),
+        "revoked, on PATCH": (request("PATCH", "/v1/todos/1", {"status": "completed"}, tok=revoked),
+                              ("invalid_token", "revoked", "was revoked")),
+        "expired": (request("GET", "/v1/todos", tok=expired), ("invalid_token", "expired", "has expired")),
+        "events": (request("GET", "/v1/events", tok=revoked), ("invalid_token", "revoked", "was revoked")),
+        "board": (request("GET", "/v1/board"), missing),
+        "session list": (request("GET", "/session/x/todo", tok="pgt_" + "f" * 64), unknown),
     }
-    for name, (status, headers, _, raw) in cases.items():
-        check(f"tokens: {name} → 401, WWW-Authenticate: Bearer, body exactly {{\"error\":\"unauthorized\"}}",
-              status == 401 and headers.get("www-authenticate") == "Bearer" and raw == b'{"error":"unauthorized"}',
-              (status, headers, raw))
+    for name, ((status, headers, body, _), (first, reason, words)) in cases.items():
+        challenge = headers.get("www-authenticate", "")
+        if reason == "missing":
+            said = challenge == first and body == {"error": "unauthorized", "reason": "missing",
+                                                   "error_description": body.get("error_description")} \
+                and words in body["error_description"]
+        else:
+            said = challenge == f'Bearer realm="pg_todos", error="invalid_token", error_description="{body.get("error_description")}"' \
+                and body.get("error") == "invalid_token" and body.get("reason") == reason and words in body["error_description"]
+        check(f"tokens: {name} → 401 saying why ({reason}) in WWW-Authenticate and the body", status == 401 and said,
+              (status, challenge, body))
+    status, _, body, _ = request("POST", "/register", {"client_name": "x"}, tok=revoked)
+    check("tokens: POST /register (an OAuth client's last step) is 404 saying there is no OAuth and why the token is refused",
+          status == 404 and "has no OAuth" in body["error"] and "was revoked" in body["error"], (status, body))
+    status, _, body, _ = request("POST", "/register", {"client_name": "x"}, tok=acme)
+    check("tokens: POST /register with a live token says it authenticates", status == 404 and "authenticates" in body["error"],
+          (status, body))
     # globex's todo, seen by acme: ids are numbered per tenant, so globex writes until its id
     # is one acme has never used
     with admin() as c:

@@ -18,7 +18,11 @@ agent_login:
     another directory, not with --session-list, never with another tenant;
     CLAUDE_CODE_TASK_LIST_ID and PG_TODOS_CONVERSATION name a list across directories;
   - a missing database, extension or tenant, conflicting list flags: a clear message and
-    exit status 2.
+    exit status 2;
+  - started while PostgreSQL is down (a cluster of the test's own, stopped): the server starts,
+    initialize answers, tools/list answers no tools, a call is a tool error naming the
+    database; once it is started, the same session lists the tools of --tools (checked then)
+    and the same call succeeds.
 Every server runs in a directory of its test's own (cwd=), under a fresh temporary directory,
 so no two tests share a project's list by accident. Seed 003 is read from fixtures/.
 And the examples: a supervisor, two sub-agents and a listener that follows the change feed
@@ -415,6 +419,30 @@ def test_startup_errors():
 
 
 @pytest.mark.parametrize("example", ["supervisor", "mcp_supervisor"])
+async def a_database_away_at_start(db, cwd):
+    async with Session("--tenant", "acme", "--conversation", "down-list", "--tools", "todolist", cwd=cwd) as s:
+        check("the database down at start: initialize answered", True)
+        names = await s.names()
+        check("the database down: tools/list answers no tools", names == [], names)
+        write = {"todos": [{"content": "while down", "status": "pending", "activeForm": "x"}]}
+        _, err, text = await s.call("todolist__set", write)
+        check("the database down: a call is a tool error naming the database",
+              err and "database" in text and ("unavailable" in text or "connect" in text), text)
+        db.start()
+        names = await s.names()
+        check("the database back: the same session lists the tools of --tools", sorted(names) == ["todolist__get", "todolist__set"],
+              names)
+        _, err, text = await s.call("todolist__set", write)
+        check("the database back: the same call succeeds", not err, text)
+
+
+def test_a_server_started_while_the_database_is_down(new_cluster):
+    db = new_cluster("mcp_down")
+    db.database(DB, tenants=["acme"])
+    db.stop()
+    asyncio.run(a_database_away_at_start(db, project("database-down")))
+
+
 def test_the_example_supervisors(example):
     args = ["--dbname", DB, "--user", "agent_login", "--tenant", "acme"]
     if example == "mcp_supervisor":

@@ -7,13 +7,15 @@ plain role agent_login behind the service, checked against the database:
   2. a TaskCreate and a TaskList in the list of ?list=, stored in that conversation of the
      token's tenant, recorded as the token's label (or X-Agent-Id); a refusal is isError with
      the extension's text, and writes nothing;
-  3. a missing, bogus or revoked token is refused (401) before any tool runs;
+  3. a missing, bogus or revoked token is refused (401) before any tool runs, saying why (RFC
+     6750: no error code for no token, invalid_token with its description otherwise);
   4. tenant A's token never sees tenant B's list of the same name, whatever it asks;
   5. two clients of one project (?list=project:…) share one list;
   6. the service restarted mid-session: the same client session goes on (no MCP session is
      kept by the service) and sees what it wrote before;
   7. the token's default list when the request names none (the URL wins); no list at all: a
-     tool that needs one says so (isError);
+     tool that needs one says so (isError), naming ?list=, X-Todo-List and the token's default
+     list (not SQL's todo.conversation);
   8. the official MCP TypeScript SDK's client (tests/mcp_ts/client.mjs): tools/list, a create
      and a list, a refusal, another tenant, a bogus token;
   9. the database stopped and started again under an MCP HTTP session, a `pg_todos mcp`
@@ -152,13 +154,21 @@ async def over_http():
     check("without X-Agent-Id the agent is the token's label", who == [("ci-agent",)], who)
 
     # 3. tokens
-    unauthorized = (401, {"error": "unauthorized"}, "Bearer")
-    check("no token: 401 with WWW-Authenticate: Bearer", refused("") == unauthorized, refused(""))
-    check("a bogus token: 401", refused("pgt_" + "0" * 64) == unauthorized)
+    no_token = refused("")
+    check("no token: 401, WWW-Authenticate: Bearer realm=\"pg_todos\" with no error code, the body says what to send",
+          no_token[0] == 401 and no_token[2] == 'Bearer realm="pg_todos"' and no_token[1]["reason"] == "missing"
+          and "Authorization: Bearer" in no_token[1]["error_description"], no_token)
+    bogus = refused("pgt_" + "0" * 64)
+    check("a bogus token: 401 invalid_token, unknown",
+          bogus[0] == 401 and 'error="invalid_token"' in bogus[2] and bogus[1]["reason"] == "unknown", bogus)
     check("a live token: the same initialize is 200", refused(revoked)[0] == 200, refused(revoked))
     with admin() as c:
         c.execute("SELECT todo.revoke_token(%s)", (rid,))
-    check("a revoked token: 401", refused(revoked) == unauthorized, refused(revoked))
+    gone = refused(revoked)
+    check("a revoked token: 401 invalid_token, its description in the challenge and the body",
+          gone[0] == 401 and gone[1]["error"] == "invalid_token" and gone[1]["reason"] == "revoked"
+          and f'error_description="{gone[1]["error_description"]}"' in gone[2]
+          and "revoked (todo.revoke_token)" in gone[2], gone)
 
     # 4. tenants
     async with Client(url(srv.port, list="release-7", tools="claude-tasks"), globex) as c:
@@ -202,7 +212,10 @@ async def over_http():
     # 7. no list: the tenant-wide pool, where the dialect has one; a tool that needs a list says so
     async with Client(url(srv.port, tools="claude-tasks"), acme) as c:
         _, err, text = await c.call("TaskCreate", {"subject": "in the pool", "description": "no list"})
-        check("no list: a tool that needs one is isError and says it needs a session", err and "needs a session" in text, text)
+        check("no list: a tool that needs one is isError and says how to name one over HTTP (?list=, X-Todo-List, "
+              "the token's default list), not in SQL",
+              err and "needs a session" in text and "?list=" in text and "X-Todo-List" in text and "default_list" in text
+              and "todo.conversation" not in text, text)
 
     # 8. the official TypeScript SDK's client
     ts = subprocess.run(["node", os.path.join(REPO, "tests/mcp_ts/client.mjs"), f"http://{HOST}:{srv.port}", acme, globex],

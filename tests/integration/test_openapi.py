@@ -28,7 +28,7 @@ from web import HOST
 DB = "openapi"
 REPO = pg.REPO
 ROUTES = ["/v1/todos", "/v1/todos/{id}", "/session/{id}/todo", "/v1/board", "/v1/board/act", "/v1/board/todos/{id}",
-          "/v1/events", "/mcp", "/healthz", "/readyz", "/openapi.json"]
+          "/v1/events", "/mcp", "/healthz", "/readyz", "/openapi.json", "/register"]
 
 
 def test_the_openapi_document_describes_the_service(cluster, serve):

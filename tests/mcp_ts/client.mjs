@@ -47,7 +47,7 @@ try {
 } catch (e) {
   status = String(e);
 }
-check("TS SDK: a bogus token is refused (401)", status !== "connected" && /401|nauthorized/.test(status), status);
+check("TS SDK: a bogus token is refused (401, invalid_token)", status !== "connected" && /401|nauthorized|invalid_token/.test(status), status);
 
 console.log(`${failed ? "FAILED" : "ok"}: the TypeScript SDK client (${failed} failed)`);
 process.exit(failed ? 1 : 0);
