@@ -29,17 +29,28 @@ SELECT todo.revoke_token(token_id) AS revoked FROM todo.tokens WHERE label = 'ci
 SELECT count(*) AS after_revoke FROM todo.authenticate(:'bot');
 SELECT todo.revoke_token(token_id) AS revoked_again FROM todo.tokens WHERE label = 'ci-bot';
 SELECT todo.revoke_token('00000000-0000-0000-0000-000000000000') AS unknown_id;
+-- a token that expires: it authenticates until then; todo.token_refusal says why one does not
+SELECT token AS soon FROM todo.create_token('svc_a', 'nightly', expires_in => '1 hour') \gset
+SELECT count(*) AS before_expiry FROM todo.authenticate(:'soon');
+UPDATE todo.tokens SET expires_at = now() - interval '1 second' WHERE label = 'nightly';
+SELECT count(*) AS after_expiry FROM todo.authenticate(:'soon');
+SELECT todo.token_refusal(:'ada') AS live, todo.token_refusal(:'bot') AS revoked, todo.token_refusal(:'soon') AS expired,
+       todo.token_refusal('pgt_' || repeat('0', 64)) AS unknown, todo.token_refusal('') AS empty,
+       todo.token_refusal(NULL) AS null_token;
 -- refusals
 \set VERBOSITY sqlstate
 SELECT * FROM todo.create_token('svc_a', '  ');
 SELECT * FROM todo.create_token('nobody', 'Ada');
 SELECT * FROM todo.create_token('svc_a', 'Ada', NULL);
 SELECT * FROM todo.create_token('svc_a', 'Ada', default_list => '  ');
+SELECT * FROM todo.create_token('svc_a', 'Ada', expires_in => '0 seconds');
+SELECT * FROM todo.create_token('svc_a', 'Ada', expires_in => '-1 day');
 \set VERBOSITY default
 SELECT * FROM todo.create_token('nobody', 'Ada');
 -- the app role authenticates, and can neither read tokens nor make or revoke them
 \connect - agent_login
 SELECT * FROM todo.authenticate(:'ada');
+SELECT todo.token_refusal(:'bot') AS revoked;
 SELECT * FROM todo.tokens;
 SELECT * FROM todo.create_token('svc_a', 'mallory');
 SELECT todo.revoke_token(:'ada_id');
