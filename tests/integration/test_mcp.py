@@ -418,7 +418,6 @@ def test_startup_errors():
     startup_errors()
 
 
-@pytest.mark.parametrize("example", ["supervisor", "mcp_supervisor"])
 async def a_database_away_at_start(db, cwd):
     async with Session("--tenant", "acme", "--conversation", "down-list", "--tools", "todolist", cwd=cwd) as s:
         check("the database down at start: initialize answered", True)
@@ -443,6 +442,7 @@ def test_a_server_started_while_the_database_is_down(new_cluster):
     asyncio.run(a_database_away_at_start(db, project("database-down")))
 
 
+@pytest.mark.parametrize("example", ["supervisor", "mcp_supervisor"])
 def test_the_example_supervisors(example):
     args = ["--dbname", DB, "--user", "agent_login", "--tenant", "acme"]
     if example == "mcp_supervisor":
