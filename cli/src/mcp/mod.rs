@@ -78,6 +78,9 @@ pub struct Tools {
     /// a task is waiting for the database to tell the client the tools changed (stdio: the
     /// list was answered empty while it was away)
     watching: Arc<std::sync::atomic::AtomicBool>,
+    /// `todo.tools()` as read at start (stdio), for the first tools/list: read while the
+    /// client's handshake runs, so that the first list does not wait for a read of its own
+    first: Arc<Mutex<Option<Arc<Vec<Value>>>>>,
 }
 
 /// A lock's value even when a thread panicked holding it.
@@ -106,7 +109,7 @@ fn dialect_of(scope: &Scope, catalog: &[Value], name: &str) -> Option<String> {
 
 impl Tools {
     pub fn new(db: Db, origin: Origin) -> Tools {
-        Tools { db, origin: Arc::new(origin), known: Arc::default(), watching: Arc::default() }
+        Tools { db, origin: Arc::new(origin), known: Arc::default(), watching: Arc::default(), first: Arc::default() }
     }
 
     /// The scope of a request. Errors: an HTTP request that reached the handler without one
@@ -188,9 +191,15 @@ impl Tools {
         Ok(all)
     }
 
-    /// `todo.tools()`, read now, kept to the scope's dialects.
+    /// `todo.tools()` kept to the scope's dialects: read now, or, for the first list of a stdio
+    /// server, as read at start (`first`).
     async fn catalog(&self, scope: &Scope) -> Result<Vec<Value>, String> {
-        Ok(kept(scope, &self.read_catalog(scope).await?).into_iter().cloned().collect())
+        let first = locked(&self.first).take();
+        let all = match first {
+            Some(all) => all,
+            None => self.read_catalog(scope).await?,
+        };
+        Ok(kept(scope, &all).into_iter().cloned().collect())
     }
 
     /// The dialect of the tool `name` the scope sees (None: it sees none of that name), from
@@ -466,10 +475,6 @@ pub async fn main(args: Vec<String>) {
     let pool = crate::tls::pool(&target, 1).unwrap_or_else(|e| fail(e));
     // one call at a time; one waits for another at most as long as a call may run
     let db = Db { pool, gate: crate::db::gate::Gate::new(1, Duration::from_secs(60)), via: "" };
-    let (dialects, unchecked) = match check(&config, &db).await {
-        Checked::Dialects(d) => (d, None),
-        Checked::Unchecked => (None, config.dialects.clone()),
-    };
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let session = format!("mcp-{}-{nanos:x}", std::process::id());
     let scope = Scope {
@@ -479,16 +484,39 @@ pub async fn main(args: Vec<String>) {
             agent: config.agent.clone(),
             turn: Some(config.turn.clone().unwrap_or_else(|| session.clone())),
         },
-        dialects,
+        dialects: None,
     };
-    let origin = Origin::Process { scope: Mutex::new(scope), session, unchecked: Mutex::new(unchecked) };
+    // the names of --tools are checked by `start`, or by the first call once the database answers
+    let origin = Origin::Process { scope: Mutex::new(scope), session, unchecked: Mutex::new(config.dialects.clone()) };
     let server = Tools::new(db, origin);
-    let service = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .unwrap_or_else(|e| fail(format!("cannot start the MCP session: {e}")));
-    if let Err(e) = service.waiting().await {
-        fail(format!("MCP session ended with an error: {e}"));
+    // the check runs while the client's handshake does (initialize needs no database); the
+    // first call waits for the one connection the check holds, then uses it
+    let started = tokio::spawn(start(config, server.clone()));
+    // a configuration error the check finds exits 2 with its message, even when the client
+    // has left already (or never spoke): the check is awaited before any other ending
+    let ended = match server.serve(rmcp::transport::stdio()).await {
+        Ok(service) => service.waiting().await.map(|_| ()).map_err(|e| format!("MCP session ended with an error: {e}")),
+        Err(e) => Err(format!("cannot start the MCP session: {e}")),
+    };
+    let _ = started.await;
+    if let Err(e) = ended {
+        fail(e);
+    }
+}
+
+/// The start of a stdio server, beside its handshake: the check (`check`: exit 2 on a
+/// configuration error), the dialects of `--tools` by their names, and `todo.tools()` read
+/// for the first tools/list.
+async fn start(config: Config, server: Tools) {
+    let Checked::Dialects(dialects) = check(&config, &server.db).await else { return };
+    let Origin::Process { scope, unchecked, .. } = server.origin.as_ref() else { return };
+    if config.dialects.is_some() {
+        locked(scope).dialects = dialects;
+        *locked(unchecked) = None;
+    }
+    let scope = locked(scope).clone();
+    if let Ok(all) = server.read_catalog(&scope).await {
+        *locked(&server.first) = Some(all);
     }
 }
 
