@@ -1,7 +1,8 @@
 //! `pg_todos mcp` (also installed as `pg_todos_mcp`): an MCP server over stdio whose tools
 //! are the pg_todos catalog.
 //!
-//! - `tools/list` is `todo.tools()`, read from the database on each request (no second copy of
+//! - `tools/list` is `todo.tools()`, read from the database on each request (the first one of a
+//!   stdio server: as read at start, beside the client's handshake; no second copy of
 //!   any schema; a call finds its tool's dialect in the catalog last read, and reads it again
 //!   for a name it does not hold), kept to the dialects asked for (`--tools`, by each tool's
 //!   `_meta."pg_todos/dialect"`); a name several of them share (`write_todos`, `todo_write`,
@@ -21,6 +22,11 @@
 //!   the session's id, the turn to the session's id.
 //! - Each call has a lock timeout (10 s) and a statement timeout (30 s). Serialization
 //!   failures and deadlocks are retried.
+//! - Over stdio the server starts whatever the database's state: the check (the extension, the
+//!   tenant, `--tools`) runs beside the handshake on the one pooled connection, which the calls
+//!   then use; a configuration error exits 2; a database away makes `tools/list` empty (and
+//!   `notifications/tools/list_changed` follows once it answers) and each call a tool error
+//!   naming it.
 
 pub mod config;
 
