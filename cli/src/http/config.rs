@@ -1,7 +1,7 @@
 //! The HTTP service's configuration: where it listens, where the database is, how many
 //! connections it pools, and the limits that keep one client or one tenant from holding or
 //! filling the service. From command-line flags, then each flag's `PG_TODOS_*` variable (and
-//! `DATABASE_URL`), then libpq's variables (`PGHOST`, `PGPORT`, `PGDATABASE`, `PGUSER`,
+//! `PG_TODOS_DATABASE_URL`, then `DATABASE_URL`), then libpq's variables (`PGHOST`, `PGPORT`, `PGDATABASE`, `PGUSER`,
 //! `PGPASSWORD`, `PGAPPNAME`). Pure: no I/O beyond the environment the caller hands in,
 //! unit-tested.
 
@@ -34,8 +34,8 @@ struct Flags {
     /// The certificate's private key (a PEM file) [env: PG_TODOS_TLS_KEY]; with --tls-cert
     #[arg(long, value_name = "PEM")]
     tls_key: Option<String>,
-    /// A libpq URL or key=value string [env: DATABASE_URL]; otherwise PGHOST, PGPORT,
-    /// PGDATABASE, PGUSER, PGPASSWORD (application_name pg_todos_serve)
+    /// A libpq URL or key=value string [env: PG_TODOS_DATABASE_URL, then DATABASE_URL]; otherwise
+    /// PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD (application_name pg_todos_serve)
     #[arg(long, value_name = "URL")]
     database_url: Option<String>,
     /// Pooled database connections; SSE uses one more of its own [env: PG_TODOS_POOL_SIZE] [default: 16]
@@ -233,7 +233,7 @@ const VALUED: [(&str, &str); 26] = [
     ("listen", "PG_TODOS_LISTEN"),
     ("tls-cert", "PG_TODOS_TLS_CERT"),
     ("tls-key", "PG_TODOS_TLS_KEY"),
-    ("database-url", "DATABASE_URL"),
+    ("database-url", "PG_TODOS_DATABASE_URL"),
     ("pool-size", "PG_TODOS_POOL_SIZE"),
     ("max-body", "PG_TODOS_MAX_BODY"),
     ("shutdown-grace", "PG_TODOS_SHUTDOWN_GRACE"),
@@ -338,7 +338,10 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
             (None, None) => None,
             _ => return Err("--tls-cert and --tls-key: give both (HTTPS) or neither (HTTP)".into()),
         },
-        connection: pick("database-url").unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_serve")),
+        // PG_TODOS_DATABASE_URL, then DATABASE_URL (as pg_todos mcp reads them)
+        connection: pick("database-url")
+            .or_else(|| env("DATABASE_URL").filter(|s| !s.trim().is_empty()))
+            .unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_serve")),
         pool_size,
         shutdown_grace: Duration::from_secs(number("shutdown-grace", 10, 0)?),
         feed_tick: Duration::from_millis(number("feed-tick", 100, 10)?),
@@ -515,6 +518,11 @@ mod tests {
         let c = serve(parse(&args(&["--pool-size", "2", "--pool-size", "3"]), &blank).unwrap());
         assert_eq!((c.listen.port(), c.pool_size), (8787, 3));
         assert!(c.connection.contains("application_name='pg_todos_serve'"), "{}", c.connection);
+        // PG_TODOS_DATABASE_URL first, as pg_todos mcp reads it (docs/agents.md says both do)
+        let both = env_of(&[("PG_TODOS_DATABASE_URL", "postgres://ours@h/d"), ("DATABASE_URL", "postgres://u@h/d")]);
+        assert_eq!(serve(parse(&[], &both).unwrap()).connection, "postgres://ours@h/d");
+        let ours = env_of(&[("PG_TODOS_DATABASE_URL", "postgres://ours@h/d")]);
+        assert_eq!(serve(parse(&[], &ours).unwrap()).connection, "postgres://ours@h/d");
     }
 
     #[test]
