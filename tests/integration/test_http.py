@@ -72,8 +72,8 @@ def agent():
     return psycopg.connect(dbname=DB, user="agent_login")
 
 
-def token(tenant, label, person=False):
-    return web.token(DB, tenant, label, person)
+def token(tenant, label, person=False, default_list=None):
+    return web.token(DB, tenant, label, person, default_list)
 
 
 IDLE = {}  # the stream kept open through the tests (it must see the 15 s keep-alive)
@@ -223,6 +223,21 @@ def test_tokens(acme, globex):
     check("tokens: globex's todo is unchanged", before == after and after["todo"]["subject"] == "globex secret", after)
     listed = request("GET", "/v1/todos", tok=acme)[2]
     check("tokens: acme's list holds nothing of globex", all(t["subject"] != "globex secret" for t in listed["todos"]), listed)
+
+
+def test_default_list(acme):
+    """A token's default list is where its REST POSTs naming no list land, as its MCP calls do;
+    `"conversation_id": null` still puts a todo in the tenant-wide pool."""
+    _, listed = token("acme", "payments-bot", default_list="project:payments-api")
+    status, _, made, _ = request("POST", "/v1/todos", {"subject": "rotate the key"}, tok=listed)
+    check("default list: a POST naming no list lands in the token's default list",
+          status == 201 and made["todo"]["conversation_id"] == "project:payments-api", (status, made))
+    status, _, pooled, _ = request("POST", "/v1/todos", {"subject": "for anyone", "conversation_id": None}, tok=listed)
+    check("default list: conversation_id null is the tenant-wide pool",
+          status == 201 and pooled["todo"]["conversation_id"] is None, (status, pooled))
+    status, _, plain, _ = request("POST", "/v1/todos", {"subject": "no list"}, tok=acme)
+    check("default list: a token without one adds to the tenant-wide pool",
+          status == 201 and plain["todo"]["conversation_id"] is None, (status, plain))
 
 
 def counts():

@@ -211,7 +211,8 @@ pub fn rest_response(answer: &Value) -> Result<Response, ApiError> {
     Ok(json_response(status, &answer["body"]))
 }
 
-/// `/v1/todos…`: `todo.rest(method, path?query, body)`, answered with its status and body.
+/// `/v1/todos…`: `todo.rest(method, path?query, body)` in the token's default list (none: the
+/// tenant-wide pool), answered with its status and body.
 async fn rest(
     State(state): State<AppState>,
     client: Option<Extension<ClientAddr>>,
@@ -223,14 +224,16 @@ async fn rest(
     let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
     let body = json_body(body, &headers, state.limits.max_body, state.limits.body_timeout).await?;
     let target = uri.path_and_query().map_or_else(|| uri.path().to_string(), |pq| pq.as_str().to_string());
-    let answer: Value = work::one(
-        &state.db,
-        &identity.tenant,
-        Some(&agent),
-        "SELECT todo.rest($1, $2, $3)",
-        &[&method.as_str(), &target, &body],
-    )
-    .await?;
+    // the token's default list is the conversation in context: a POST naming none lands there,
+    // as the token's MCP calls do (without one: the tenant-wide pool)
+    let act = work::Act {
+        tenant: identity.tenant.clone(),
+        conversation: identity.default_list.clone(),
+        agent: Some(agent),
+        turn: None,
+    };
+    let answer: Value =
+        work::in_context(&state.db, &act, "SELECT todo.rest($1, $2, $3)", &[&method.as_str(), &target, &body]).await?;
     let mut response = rest_response(&answer)?;
     if response.status() == StatusCode::METHOD_NOT_ALLOWED {
         // RFC 9110: a 405 names the methods the resource has
