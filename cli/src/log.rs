@@ -101,18 +101,20 @@ impl Visit for Fields {
     }
 }
 
-/// One event as its JSON object, at the time `timestamp`.
-pub fn json_line(event: &Event<'_>, timestamp: String) -> String {
+/// One event as its JSON object, at the time `timestamp`: its keys in the order above (the
+/// fields' in name order).
+pub fn json_line(event: &Event<'_>, timestamp: &str) -> String {
     let mut fields = Fields::default();
     event.record(&mut fields);
     let meta = event.metadata();
-    let mut line = Map::new();
-    line.insert("timestamp".into(), Value::from(timestamp));
-    line.insert("level".into(), Value::from(meta.level().as_str()));
-    line.insert("target".into(), Value::from(meta.target()));
-    line.insert("message".into(), Value::from(fields.message.unwrap_or_default()));
-    line.insert("fields".into(), Value::Object(fields.fields));
-    Value::Object(line).to_string()
+    format!(
+        "{{\"timestamp\":{},\"level\":{},\"target\":{},\"message\":{},\"fields\":{}}}",
+        Value::from(timestamp),
+        Value::from(meta.level().as_str()),
+        Value::from(meta.target()),
+        Value::from(fields.message.unwrap_or_default()),
+        Value::Object(fields.fields)
+    )
 }
 
 impl<S, N> FormatEvent<S, N> for Json
@@ -123,7 +125,7 @@ where
     fn format_event(&self, _ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
         let mut timestamp = String::new();
         SystemTime.format_time(&mut Writer::new(&mut timestamp))?;
-        writeln!(writer, "{}", json_line(event, timestamp))
+        writeln!(writer, "{}", json_line(event, &timestamp))
     }
 }
 
@@ -164,6 +166,7 @@ mod tests {
             tracing::warn!("a line with \"quotes\"\nand a line feed");
         });
         let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+        assert!(text.starts_with("{\"timestamp\":\""), "{text}");
         let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines.len(), 2, "{text}");
         let first = &lines[0];
