@@ -315,9 +315,12 @@ fn number(v: f64) -> String {
 mod tests {
     use super::*;
 
+    /// A sample: its name, its labels, its value.
+    type Sample = (String, Vec<(String, String)>, f64);
+
     /// The samples of `text` as (name, labels, value), checking each line's syntax: a comment
     /// (`# HELP name text`, `# TYPE name kind`) or `name{k="v",…} value`.
-    fn parse(text: &str) -> Vec<(String, Vec<(String, String)>, f64)> {
+    fn parse(text: &str) -> Vec<Sample> {
         let mut samples = Vec::new();
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix("# ") {
@@ -366,7 +369,7 @@ mod tests {
         samples
     }
 
-    fn value(samples: &[(String, Vec<(String, String)>, f64)], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
         samples
             .iter()
             .find(|(n, l, _)| {
