@@ -676,5 +676,5 @@ def test_the_whole_run_idle_stream_exit_and_log():
     check("main server: exits 0 at SIGTERM", code == 0, code)
     logs = "".join(open(os.path.join(LOGS, f)).read() for f in os.listdir(LOGS))
     check("log: one line per request, never a token or an Authorization header",
-          "GET /v1/todos 200 " in logs and "pgt_" not in logs and "Bearer" not in logs and ACME not in logs,
+          "request method=GET path=/v1/todos route=/v1/todos status=200 " in logs and "pgt_" not in logs and "Bearer" not in logs and ACME not in logs,
           [l for l in logs.splitlines() if "pgt_" in l or "Bearer" in l][:3])

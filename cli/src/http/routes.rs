@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Request, State};
+use axum::extract::{MatchedPath, Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -103,14 +103,23 @@ async fn secure(request: Request, next: Next) -> Response {
     response
 }
 
-/// One line per request on stderr: method, path (without the query), status, milliseconds.
-/// Never a header: the token stays out of the log.
+/// One line per request on stderr, `request` with its fields: method, path (without the
+/// query), route (the template it matched), status, milliseconds until the response's head.
+/// Never a header: the token stays out of the log. The same request counted in the metrics
+/// (`crate::metrics`), by its route's template, never its path.
 async fn log(request: Request, next: Next) -> Response {
     let start = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| crate::metrics::UNMATCHED.to_string(), |m| m.as_str().to_string());
     let response = next.run(request).await;
-    tracing::info!("{method} {path} {} {}ms", response.status().as_u16(), start.elapsed().as_millis());
+    let took = start.elapsed();
+    let status = response.status().as_u16();
+    crate::metrics::global().request(method.as_str(), &route, status, took);
+    tracing::info!(method = %method, path = %path, route = %route, status, ms = took.as_millis() as u64, "request");
     response
 }
 
@@ -509,6 +518,48 @@ mod tests {
         };
         assert!(proxied("https://board.example").is_ok());
         assert!(proxied("https://evil.example").is_err());
+    }
+
+    #[tokio::test]
+    async fn requests_are_counted_by_route_template_never_by_path() {
+        // the request log of `router` around routes of this test's own
+        let app: Router = Router::new()
+            .route("/metrics-test/{id}", get(|| async { "ok" }))
+            .fallback(not_found)
+            .method_not_allowed_fallback(method_not_allowed)
+            .layer(middleware::from_fn(log));
+        let call = |method: &str, uri: &str| {
+            let request = Request::builder().method(method).uri(uri).body(Body::empty()).unwrap();
+            tower::ServiceExt::oneshot(app.clone(), request)
+        };
+        for uri in ["/metrics-test/1", "/metrics-test/2", "/metrics-test/%22hostile%22"] {
+            assert_eq!(call("GET", uri).await.unwrap().status(), StatusCode::OK);
+        }
+        assert_eq!(call("DELETE", "/metrics-test/3").await.unwrap().status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(call("GET", "/metrics-test-unknown/7").await.unwrap().status(), StatusCode::NOT_FOUND);
+        let text = crate::metrics::global().render(&crate::metrics::Gauges::default(), "test");
+        let line = |series: &str| {
+            text.lines().find(|l| l.starts_with(series)).map(|l| l.rsplit(' ').next().unwrap().to_string())
+        };
+        assert_eq!(
+            line(r#"pg_todos_http_requests_total{method="GET",route="/metrics-test/{id}",status="200"} "#).as_deref(),
+            Some("3"),
+            "{text}"
+        );
+        assert_eq!(
+            line(r#"pg_todos_http_requests_total{method="DELETE",route="/metrics-test/{id}",status="405"} "#)
+                .as_deref(),
+            Some("1"),
+            "{text}"
+        );
+        assert!(
+            line(r#"pg_todos_http_requests_total{method="GET",route="unmatched",status="404"} "#).is_some(),
+            "{text}"
+        );
+        // no path reaches a label
+        assert!(
+            !text.contains("metrics-test/1") && !text.contains("hostile") && !text.contains("metrics-test-unknown")
+        );
     }
 
     #[test]
