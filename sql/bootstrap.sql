@@ -356,6 +356,8 @@ CREATE POLICY tenant_isolation ON todo.locks
 REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM PUBLIC;
 GRANT USAGE ON SCHEMA todo TO PUBLIC;
 
+-- todo.grant_usage grants the functions of schema todo only: the trigger functions (schema
+-- todo_internal) need no grant, as PostgreSQL checks no privilege when a trigger fires.
 CREATE FUNCTION todo.grant_usage(role regrole, tenant text DEFAULT NULL, plain_sql boolean DEFAULT true) RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, todo, pg_temp
