@@ -202,6 +202,10 @@ const MAX_PAGE_SIZE: i32 = 1000;
 ///
 /// Errors: 22023 when no tenant is in context or `page_size` is not from 1 to 1000; 42704 when
 /// the tenant is not registered; 22P02 for a `since` that is not a cursor.
+///
+/// SQL: `todo.changes_since(since, after, page_size)`, an overload of the one above: the one
+/// function whose Rust name is not its SQL name, as a module cannot hold two functions
+/// `changes_since` (nor the library two symbols `changes_since_wrapper`).
 #[pg_extern(stable, parallel_restricted, security_definer, name = "changes_since")]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> Jsonb {
