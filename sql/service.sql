@@ -76,7 +76,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION todo.revoke_token(uuid) IS
-    'Revokes a bearer token at once (its next request gets 401); true when it was active, false when unknown or already revoked.';
+    'Revokes a bearer token at once (its next request gets 401); true when it was active, false when unknown or already revoked. Raises nothing.';
 REVOKE EXECUTE ON FUNCTION todo.revoke_token(uuid) FROM PUBLIC;
 
 CREATE FUNCTION todo.authenticate(token text) RETURNS TABLE (tenant_id text, label text, person boolean, default_list text)
@@ -88,7 +88,7 @@ AS $fn$
        AND k.revoked_at IS NULL
 $fn$;
 COMMENT ON FUNCTION todo.authenticate(text) IS
-    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed or revoked one. For the HTTP service (todo.grant_usage grants it).';
+    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed or revoked one. For the HTTP service (todo.grant_usage grants it). Raises nothing.';
 REVOKE EXECUTE ON FUNCTION todo.authenticate(text) FROM PUBLIC;
 
 -- Todos a person should look at, for the board, psql and dashboards (Grafana reads it as a
