@@ -236,34 +236,67 @@ COMMENT ON COLUMN todo.events.changes IS 'insert: the new row''s non-NULL fields
 COMMENT ON COLUMN todo.events.xact IS 'The writing transaction: todo.changes_since finds the events a cursor (a snapshot) did not see. NULL for events written before 0.6.0.';
 CREATE INDEX events_tenant_xact ON todo.events (tenant_id, xact);
 
--- The event log, written AFTER each row change (so it records what was really stored): the
--- Rust trigger function todo.todos_log_event() (src/triggers.rs).
-ALTER FUNCTION todo.todos_log_event() SET search_path = pg_catalog, todo, pg_temp;
+-- The trigger functions are no one's API: they live in the extension's private schema,
+-- todo_internal (the split of pg_graphql's graphql and graphql_public schemas). No role but
+-- the owner has USAGE on it or EXECUTE on them: PostgreSQL checks neither when a trigger
+-- fires, so every writer of the tables runs them all the same. Their code is Rust
+-- (src/triggers.rs, #[pg_trigger(sql = false)]: created here, beside their triggers).
+CREATE SCHEMA todo_internal;
+COMMENT ON SCHEMA todo_internal IS
+    'pg_todos'' private schema: its trigger functions, which are not API (schema todo is). No role but the extension''s owner may use it.';
+REVOKE ALL ON SCHEMA todo_internal FROM PUBLIC;
 
-ALTER FUNCTION todo.todos_before_write() SET search_path = pg_catalog, todo, pg_temp;
-
+-- The row trigger of todo.todos before a write: ids, the lifecycle, the claim guard, stamps.
+CREATE FUNCTION todo_internal.todos_before_write() RETURNS trigger
+LANGUAGE c
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'todos_before_write_wrapper';
+COMMENT ON FUNCTION todo_internal.todos_before_write() IS
+    'Row trigger of todo.todos (BEFORE INSERT OR UPDATE): allocates the id, enforces the lifecycle (55000), the claim guard (55000, 55006) and the row rules that were CHECK constraints (23514, the constraint''s name), stamps started_at, completed_at and updated_at, bumps version.';
+-- The event log, written AFTER each row change (so it records what was really stored).
+CREATE FUNCTION todo_internal.todos_log_event() RETURNS trigger
+LANGUAGE c
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'todos_log_event_wrapper';
+COMMENT ON FUNCTION todo_internal.todos_log_event() IS
+    'Row trigger of todo.todos (AFTER INSERT, UPDATE, DELETE): appends the change to todo.events (and, with todo.notify = hint, hints the tenant''s channel for plain-SQL writes).';
 CREATE TRIGGER todos_before_write BEFORE INSERT OR UPDATE ON todo.todos
-    FOR EACH ROW EXECUTE FUNCTION todo.todos_before_write();
+    FOR EACH ROW EXECUTE FUNCTION todo_internal.todos_before_write();
 CREATE TRIGGER todos_log_event AFTER INSERT OR UPDATE OR DELETE ON todo.todos
-    FOR EACH ROW EXECUTE FUNCTION todo.todos_log_event();
+    FOR EACH ROW EXECUTE FUNCTION todo_internal.todos_log_event();
 
 -- Backends remember which tenants are registered; any change to todo.tenants makes them
 -- forget (src/store/ids.rs).
-ALTER FUNCTION todo.tenants_changed() SET search_path = pg_catalog, todo, pg_temp;
+CREATE FUNCTION todo_internal.tenants_changed() RETURNS trigger
+LANGUAGE c
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'tenants_changed_wrapper';
+COMMENT ON FUNCTION todo_internal.tenants_changed() IS
+    'Trigger of todo.tenants: forgets the backend''s cache of registered tenants when the table changes.';
 CREATE TRIGGER tenants_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.tenants
-    FOR EACH STATEMENT EXECUTE FUNCTION todo.tenants_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION todo_internal.tenants_changed();
 
 -- Backends remember which roles are bound to a tenant; any change to todo.roles makes them
 -- forget (src/store/roles.rs).
-ALTER FUNCTION todo.roles_changed() SET search_path = pg_catalog, todo, pg_temp;
+CREATE FUNCTION todo_internal.roles_changed() RETURNS trigger
+LANGUAGE c
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'roles_changed_wrapper';
+COMMENT ON FUNCTION todo_internal.roles_changed() IS
+    'Trigger on todo.roles: tells every backend to forget the tenant bindings it remembered.';
 CREATE TRIGGER roles_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.roles
-    FOR EACH STATEMENT EXECUTE FUNCTION todo.roles_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION todo_internal.roles_changed();
 
 -- The dependency graph stays acyclic whoever writes it (see the function's comment in
 -- src/triggers.rs).
-ALTER FUNCTION todo.dependencies_before_insert() SET search_path = pg_catalog, todo, pg_temp;
+CREATE FUNCTION todo_internal.dependencies_before_insert() RETURNS trigger
+LANGUAGE c
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'dependencies_before_insert_wrapper';
+COMMENT ON FUNCTION todo_internal.dependencies_before_insert() IS
+    'Row trigger of todo.dependencies (BEFORE INSERT): under the tenant''s dependency lock, refuses an edge that would close a cycle through dependencies or subtasks (22023); under REPEATABLE READ it refuses (0A000).';
 CREATE TRIGGER dependencies_before_insert BEFORE INSERT ON todo.dependencies
-    FOR EACH ROW EXECUTE FUNCTION todo.dependencies_before_insert();
+    FOR EACH ROW EXECUTE FUNCTION todo_internal.dependencies_before_insert();
 
 -- Row-level security: ENABLE and FORCE everywhere; one policy per table, keyed on the tenant
 -- in context. todo.current_tenant() raises 22023 when todo.tenant is unset, empty or blank,
@@ -323,6 +356,8 @@ CREATE POLICY tenant_isolation ON todo.locks
 REVOKE ALL ON ALL TABLES IN SCHEMA todo FROM PUBLIC;
 GRANT USAGE ON SCHEMA todo TO PUBLIC;
 
+-- todo.grant_usage grants the functions of schema todo only: the trigger functions (schema
+-- todo_internal) need no grant, as PostgreSQL checks no privilege when a trigger fires.
 CREATE FUNCTION todo.grant_usage(role regrole, tenant text DEFAULT NULL, plain_sql boolean DEFAULT true) RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, todo, pg_temp
@@ -386,7 +421,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION todo.grant_usage(regrole, text, boolean) IS
-    'Grants a role the use of pg_todos. tenant: the one tenant it may ever act for (NULL: any, for a service such as pg_todos serve). plain_sql: true for an app (plain SQL on todo.todos, todo.dependencies, todo.checklist_items and todo.comments, reads of its history), false for an agent (the functions only). Idempotent; never changes a role''s tenant. Errors: 42704 unknown tenant, 55000 granted already with another tenant, 22023 a role that bypasses row-level security bound to a tenant.';
+    'Grants a role the use of pg_todos. tenant: the one tenant it may ever act for (NULL: any, for a service such as pg_todos serve). plain_sql: true for an app (plain SQL on todo.todos, todo.dependencies, todo.checklist_items and todo.comments, reads of its history), false for an agent (the functions only). Idempotent; never changes a role''s tenant. Errors: 22004 a NULL role or plain_sql, 42704 unknown tenant, 55000 granted already with another tenant, 22023 a role that bypasses row-level security bound to a tenant.';
 REVOKE EXECUTE ON FUNCTION todo.grant_usage(regrole, text, boolean) FROM PUBLIC;
 
 CREATE FUNCTION todo.revoke_usage(role regrole) RETURNS boolean
@@ -394,6 +429,10 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
 BEGIN
+    IF revoke_usage.role IS NULL THEN
+        RAISE EXCEPTION 'todo.revoke_usage: role must not be NULL'
+            USING ERRCODE = '22004', HINT = 'todo.revoke_usage(''<role>'')';
+    END IF;
     EXECUTE format('REVOKE ALL ON todo.tenants, todo.counters, todo.id_ranges, todo.todos, todo.events, todo.dependencies, '
                    'todo.checklist_items, todo.comments, todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', revoke_usage.role);
     EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA todo FROM %s', revoke_usage.role);
@@ -402,7 +441,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION todo.revoke_usage(regrole) IS
-    'Takes back everything todo.grant_usage gave a role (its tables, its functions, its tenant binding); true when it was granted.';
+    'Takes back everything todo.grant_usage gave a role (its tables, its functions, its tenant binding); true when it was granted. Errors: 22004 a NULL role.';
 REVOKE EXECUTE ON FUNCTION todo.revoke_usage(regrole) FROM PUBLIC;
 
 -- User data survives pg_dump / restore.

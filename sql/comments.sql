@@ -1,6 +1,6 @@
 -- What \df+ and \d+ show for every function, table and column of schema todo that the SQL
 -- files beside this one do not comment where they create it (the functions pgrx generates
--- from Rust, the trigger functions, the columns of the tables and views). Run last.
+-- from Rust, the columns of the tables and views). Run last.
 
 -- Context
 COMMENT ON FUNCTION todo.set_context(text, text, text, text) IS
@@ -8,11 +8,11 @@ COMMENT ON FUNCTION todo.set_context(text, text, text, text) IS
 COMMENT ON FUNCTION todo.current_tenant() IS
     'The tenant in context (todo.tenant, set in this transaction; for a role bound to a tenant and no tenant set, its own); the default of every tenant_id column. Errors: 22023 when none is set, or only by an earlier transaction (never "all tenants"); 42501 a role bound to another tenant.';
 COMMENT ON FUNCTION todo.current_conversation() IS
-    'The conversation in context (todo.conversation), or NULL: tenant-wide.';
+    'The conversation in context (todo.conversation), or NULL: tenant-wide. Raises nothing.';
 COMMENT ON FUNCTION todo.current_agent() IS
-    'The agent in context (todo.agent), or NULL.';
+    'The agent in context (todo.agent), or NULL. Raises nothing.';
 COMMENT ON FUNCTION todo.current_turn() IS
-    'The turn in context (todo.turn), or NULL.';
+    'The turn in context (todo.turn), or NULL. Raises nothing.';
 COMMENT ON FUNCTION todo.channel() IS
     'The LISTEN channel of the context''s tenant''s change hints: todo_ and 40 hex digits of an HMAC of the tenant id under this installation''s secret key, so only a role acting for the tenant learns it. Hints are sent only with todo.notify = hint: an empty payload, at commit, at most one per tenant per 100 ms per backend; read what changed with todo.changes_since. Errors: 22023 no tenant in context, 42501 a role bound to another tenant.';
 
@@ -20,21 +20,15 @@ COMMENT ON FUNCTION todo.channel() IS
 COMMENT ON FUNCTION todo.todo_writ(text) IS
     'Runs every /todo command line of a message (seed 000) in the context''s conversation; returns each command echoed with its OK:/ERR: result and [END TODO]. A rule''s refusal is an ERR: line, never an error. Errors: 22023 no tenant in context; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
 COMMENT ON FUNCTION todo.todo_open_block(text) IS
-    'The open todos of a conversation plus the tenant-wide pool, as a sub-agent''s delegation block ("Open todos (mark progress as you go — …):"); '''' when nothing is open. Best effort: a failed probe is a WARNING and ''''; a cancel or timeout is raised.';
+    'The open todos of a conversation plus the tenant-wide pool, as a sub-agent''s delegation block ("Open todos (mark progress as you go — …):"); '''' when nothing is open. Best effort: a failed probe (no tenant, no privileges) is a WARNING and ''''. Errors: only the errors to retry are raised (57014 a cancel or timeout, 40P01 a deadlock, 40001 a serialization failure, 55P03 a lock timeout; docs/errors.md).';
 COMMENT ON FUNCTION todo.todo_open_preamble(text) IS
-    'The same list framed for the supervisor''s own turn ([OPEN TODOS] … [END OPEN TODOS]); '''' when nothing is open. Best effort, as todo_open_block.';
+    'The same list framed for the supervisor''s own turn ([OPEN TODOS] … [END OPEN TODOS]); '''' when nothing is open. Best effort, as todo_open_block. Errors: only the errors to retry are raised (57014 a cancel or timeout, 40P01 a deadlock, 40001 a serialization failure, 55P03 a lock timeout; docs/errors.md).';
 
 -- Tool dialects
 COMMENT ON FUNCTION todo.tools() IS
     'Every tool of every dialect (todo.dialects() lists them) as MCP tool objects {name, description, inputSchema, _meta: {"pg_todos/dialect"}}, in catalog order. Raises nothing.';
 COMMENT ON FUNCTION todo.dialects() IS
     'Every tool dialect, in catalog order: its name (for pg_todos mcp --tools, /mcp?tools= and todo.call(''dialect/tool'', ...)), earlier names still accepted, the runtime or tracker it speaks for, what its tools do, their names, and the shape todo.list_as reads a list in (NULL: none). Raises nothing.';
-COMMENT ON FUNCTION todo.call_json(text, text) IS
-    'todo.call with its arguments as JSON text (for clients that bind text); see todo.call.';
-COMMENT ON FUNCTION todo.call_mcp_json(text, text) IS
-    'todo.call_mcp with its arguments as JSON text; see todo.call_mcp.';
-COMMENT ON FUNCTION todo.rest_json(text, text, text) IS
-    'todo.rest with the body as JSON text; see todo.rest.';
 COMMENT ON FUNCTION todo.board_act(jsonb) IS
     'One change a person makes on the board, for the tenant and agent in context (pg_todos serve sets person:<label>): {"op": add | edit | status | reorder | block | unblock | release | create_list | archive | unarchive, ...its fields}; edit and status take the version the person read and refuse a todo changed since. Returns {"status": <http status>, "body": {"todo", ...} or {"error", "current"?}} as todo.rest does: 400 a bad action, 404 no such todo, 409 the lifecycle, a claim, a cycle or a stale version, 422 a value over its limit. Errors: 22023 no tenant in context, 22004 a NULL action.';
 COMMENT ON FUNCTION todo.board_todo(bigint) IS
@@ -49,18 +43,6 @@ COMMENT ON FUNCTION todo.export(text, text) IS
     'Exports a list (conversation; NULL: the context''s) as a tracker''s files (format: taskmaster, beads, backlog, claude-todos, claude-tasks): each file''s path, as the tracker keeps it, and its text, which the tracker reads back. Errors: 22023 unknown format or no list.';
 COMMENT ON FUNCTION todo.import_tasks(text, jsonb) IS
     'Replaces a conversation''s list with a seed 004 task file (matched by id, then title and place; left-out tasks deleted); returns the file after. Errors: 22023 a corrupt file or no tenant in context; 42704 tenant not registered.';
-
--- Trigger functions
-COMMENT ON FUNCTION todo.todos_before_write() IS
-    'Row trigger of todo.todos (BEFORE INSERT OR UPDATE): allocates the id, enforces the lifecycle (55000), the claim guard (55000, 55006) and the row rules that were CHECK constraints (23514, the constraint''s name), stamps started_at, completed_at and updated_at, bumps version.';
-COMMENT ON FUNCTION todo.todos_log_event() IS
-    'Row trigger of todo.todos (AFTER INSERT, UPDATE, DELETE): appends the change to todo.events (and, with todo.notify = hint, hints the tenant''s channel for plain-SQL writes).';
-COMMENT ON FUNCTION todo.dependencies_before_insert() IS
-    'Row trigger of todo.dependencies (BEFORE INSERT): under the tenant''s dependency lock, refuses an edge that would close a cycle through dependencies or subtasks (22023); under REPEATABLE READ it refuses (0A000).';
-COMMENT ON FUNCTION todo.roles_changed() IS
-    'Trigger on todo.roles: tells every backend to forget the tenant bindings it remembered.';
-COMMENT ON FUNCTION todo.tenants_changed() IS
-    'Trigger of todo.tenants: forgets the backend''s cache of registered tenants when the table changes.';
 
 -- todo.todos
 COMMENT ON COLUMN todo.todos.tenant_id IS 'The tenant (default: todo.current_tenant()); row-level security shows only the context''s tenant.';

@@ -129,5 +129,5 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION todo.distribute() IS
-    'Spreads the store over Citus workers by tenant (run once, on the coordinator, as the tables'' owner; idempotent). Returns each table and how it is distributed.';
+    'Spreads the store over Citus workers by tenant (run once, on the coordinator, as the tables'' owner; idempotent). Returns each table and how it is distributed. Errors: 55000 Citus not installed, not the coordinator, or a worker without this version of pg_todos; 42501 a role that does not own the tables.';
 REVOKE EXECUTE ON FUNCTION todo.distribute() FROM PUBLIC;

@@ -447,7 +447,7 @@ CREATE FUNCTION todo."export"(
 VOLATILE SECURITY DEFINER PARALLEL UNSAFE
 SET search_path TO pg_catalog, todo, pg_temp
 LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'sql_export_wrapper';
+AS 'MODULE_PATHNAME', 'export_wrapper';
 CREATE FUNCTION todo."import"(
 	"format" TEXT, /* Option < & str > */
 	"files" jsonb, /* Option < JsonB > */
@@ -457,7 +457,7 @@ CREATE FUNCTION todo."import"(
 VOLATILE SECURITY DEFINER PARALLEL UNSAFE
 SET search_path TO pg_catalog, todo, pg_temp
 LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'sql_import_wrapper';
+AS 'MODULE_PATHNAME', 'import_wrapper';
 COMMENT ON FUNCTION todo.import(text, jsonb, text, boolean) IS
     'Imports a tracker''s files (format: taskmaster, beads, backlog, claude-todos, claude-tasks; files: an object of path to text) into a list (conversation; NULL: the context''s), another tag or list of the files into <list>#<name>: tasks matched by their ids, so importing the same files again changes nothing; dry_run: write nothing, say what would change. Returns the counts and each task''s action. Errors: 22023 unknown format, no list, over 10,000 tasks or 64 MiB; 22P02 a bad file (its name, line or field, and what to fix); nothing is written on any error.';
 COMMENT ON FUNCTION todo.export(text, text) IS
@@ -484,6 +484,132 @@ COMMENT ON FUNCTION todo.board_act(jsonb) IS
 COMMENT ON FUNCTION todo.board_todo(bigint) IS
     'One todo of the tenant in context as the board''s detail panel shows it (archived too): {"status": 200, "body": {"todo", "subtasks", "blocked_by", "blocks" (at most 200 each), "history" (its newest 100 events: who did what, when), and the *_omitted counts}}, or {"status": 404}. Errors: 22023 no tenant in context, 22004 a NULL id.';
 REVOKE EXECUTE ON FUNCTION todo.board_act(jsonb), todo.board_todo(bigint) FROM PUBLIC;
+
+-- Per tenant, what an operator watches: todos by status, claims and lapsed leases, the open
+-- todo unchanged the longest, and the events of the last hour. It runs as its caller, so
+-- row-level security decides what it sees: an administrator (a superuser, BYPASSRLS) every
+-- tenant, an app's role its own (the tenant in context), a role that may not read the
+-- tables 42501. PL/pgSQL, a tenant at a time: each statement names one tenant (so Citus sends
+-- it to the tenant's worker) and reads an index, never the tenant's whole history: the counts
+-- by status read todos_tenant_browse (an index-only scan when the table is vacuumed), the
+-- claims todos_claims, the oldest open todo one entry of todos_tenant_browse per open status,
+-- and the events of the hour events_tenant_xact: the first transaction of the hour is found
+-- by bisecting the tenant's transaction ids (about 40 probes at most), then the events from
+-- it are counted, at most max_events of them.
+CREATE FUNCTION todo.stats(tenant text DEFAULT NULL) RETURNS TABLE (
+    tenant_id              text,
+    pending                bigint,
+    in_progress            bigint,
+    blocked                bigint,
+    deferred               bigint,
+    review                 bigint,
+    completed              bigint,
+    canceled               bigint,
+    open_claims            bigint,
+    lapsed_leases          bigint,
+    oldest_open_id         bigint,
+    oldest_open_updated_at timestamptz,
+    events_last_hour       bigint)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+DECLARE
+    t text;
+    cutoff constant timestamptz := now() - interval '1 hour';
+    max_events constant integer := 100000;
+    lo numeric;
+    hi numeric;
+    mid numeric;
+    seen_at timestamptz;
+BEGIN
+    IF NOT (has_table_privilege('todo.tenants', 'SELECT') AND has_table_privilege('todo.todos', 'SELECT')
+            AND has_table_privilege('todo.events', 'SELECT')) THEN
+        RAISE EXCEPTION 'todo.stats: role % may not read todo.tenants, todo.todos and todo.events', current_user
+            USING ERRCODE = '42501',
+                  HINT = 'call it as an administrator (every tenant) or as an app''s role, todo.grant_usage(role, tenant, plain_sql => true) (its tenant)';
+    END IF;
+    FOR t IN SELECT n.tenant_id FROM todo.tenants n
+              WHERE stats.tenant IS NULL OR n.tenant_id = stats.tenant
+              ORDER BY n.tenant_id
+    LOOP
+        tenant_id := t;
+        SELECT count(*) FILTER (WHERE x.status = 'pending'), count(*) FILTER (WHERE x.status = 'in_progress'),
+               count(*) FILTER (WHERE x.status = 'blocked'), count(*) FILTER (WHERE x.status = 'deferred'),
+               count(*) FILTER (WHERE x.status = 'review'), count(*) FILTER (WHERE x.status = 'completed'),
+               count(*) FILTER (WHERE x.status = 'canceled')
+          INTO pending, in_progress, blocked, deferred, review, completed, canceled
+          FROM todo.todos x
+         WHERE x.tenant_id = t;
+        SELECT count(*), count(*) FILTER (WHERE x.lease_expires_at < now())
+          INTO open_claims, lapsed_leases
+          FROM todo.todos x
+         WHERE x.tenant_id = t AND x.status = 'in_progress' AND x.claimed_by IS NOT NULL;
+        -- the open todo unchanged the longest: the oldest entry of each open status
+        oldest_open_id := NULL;
+        oldest_open_updated_at := NULL;
+        SELECT o.id, o.updated_at INTO oldest_open_id, oldest_open_updated_at
+          FROM ((SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'pending' ORDER BY x.updated_at LIMIT 1)
+                UNION ALL
+                (SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'in_progress' ORDER BY x.updated_at LIMIT 1)
+                UNION ALL
+                (SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'blocked' ORDER BY x.updated_at LIMIT 1)
+                UNION ALL
+                (SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'deferred' ORDER BY x.updated_at LIMIT 1)
+                UNION ALL
+                (SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'review' ORDER BY x.updated_at LIMIT 1)) o
+         ORDER BY o.updated_at, o.id
+         LIMIT 1;
+        -- the events of the last hour, by their transactions: the newest first (none in the
+        -- hour: 0), then the oldest (in the hour: all of them), else the bisection keeps lo's
+        -- first event before the hour and hi's in it until they are adjacent
+        hi := NULL;
+        SELECT e.xact::text::numeric, e.event_at INTO hi, seen_at
+          FROM todo.events e
+         WHERE e.tenant_id = t AND e.xact IS NOT NULL
+         ORDER BY e.xact DESC
+         LIMIT 1;
+        IF hi IS NULL OR seen_at < cutoff THEN
+            events_last_hour := 0;
+        ELSE
+            SELECT e.xact::text::numeric, e.event_at INTO lo, seen_at
+              FROM todo.events e
+             WHERE e.tenant_id = t AND e.xact IS NOT NULL
+             ORDER BY e.xact
+             LIMIT 1;
+            IF seen_at >= cutoff THEN
+                hi := lo;
+            ELSE
+                WHILE hi - lo > 1 LOOP
+                    mid := lo + div(hi - lo, 2);
+                    SELECT e.event_at INTO seen_at
+                      FROM todo.events e
+                     WHERE e.tenant_id = t AND e.xact >= mid::text::xid8
+                     ORDER BY e.xact
+                     LIMIT 1;
+                    IF seen_at >= cutoff THEN
+                        hi := mid;
+                    ELSE
+                        lo := mid;
+                    END IF;
+                END LOOP;
+            END IF;
+            SELECT count(*) INTO events_last_hour
+              FROM (SELECT FROM todo.events e
+                     WHERE e.tenant_id = t AND e.xact >= hi::text::xid8
+                     LIMIT max_events) s;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION todo.stats(text) IS
+    'One row per tenant (the one named, or every tenant the caller may read: row-level security decides, an administrator sees all, an app''s role its own): its todos by status (archived ones too); open_claims, the claimed in-progress todos, and lapsed_leases, those whose lease ran out; the open todo unchanged the longest (oldest_open_id, oldest_open_updated_at; NULL: none open); events_last_hour, the changes logged in the last hour, counted from the first transaction found to have written in it (at most 100000: that many or more). Each figure reads an index, never the whole history. Errors: 42501 a role that may not read todo.todos and todo.events (an agent''s); 22023 an app''s role with no tenant in context.';
+REVOKE EXECUTE ON FUNCTION todo.stats(text) FROM PUBLIC;
 
 -- Bearer tokens that expire (todo.tokens.expires_at, todo.create_token(..., expires_in)), and
 -- why a token does not authenticate (todo.token_refusal), for the HTTP service's 401 answers.
@@ -545,7 +671,7 @@ AS $fn$
        AND (k.expires_at IS NULL OR k.expires_at > pg_catalog.now())
 $fn$;
 COMMENT ON FUNCTION todo.authenticate(text) IS
-    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed, revoked or expired one (todo.token_refusal says which). For the HTTP service (todo.grant_usage grants it).';
+    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed, revoked or expired one (todo.token_refusal says which). For the HTTP service (todo.grant_usage grants it). Raises nothing.';
 REVOKE EXECUTE ON FUNCTION todo.authenticate(text) FROM PUBLIC;
 
 -- Why a token does not authenticate, for the service's 401 answer (RFC 6750's
@@ -565,8 +691,200 @@ AS $fn$
         ON k.secret_hash = pg_catalog.sha256(pg_catalog.convert_to(token_refusal.token, 'UTF8'))
 $fn$;
 COMMENT ON FUNCTION todo.token_refusal(text) IS
-    'Why a bearer token does not authenticate: unknown (no such token: mistyped, cut short, of another database, or its tenant deleted), revoked (todo.revoke_token), expired (its expires_in ran out); NULL when it authenticates. For the HTTP service''s 401 answer (todo.grant_usage grants it).';
+    'Why a bearer token does not authenticate: unknown (no such token: mistyped, cut short, of another database, or its tenant deleted), revoked (todo.revoke_token), expired (its expires_in ran out); NULL when it authenticates. For the HTTP service''s 401 answer (todo.grant_usage grants it). Raises nothing.';
 REVOKE EXECUTE ON FUNCTION todo.token_refusal(text) FROM PUBLIC;
 
 -- The roles granted so far get the new function and tables.
 SELECT todo.grant_usage(r.role, r.tenant_id, r.plain_sql) FROM todo.roles r ORDER BY r.role::oid;
+
+-- ============================================================================================
+-- A public API that says what is public (docs/sql.md lists it, generated from the catalog).
+-- ============================================================================================
+
+-- The trigger functions leave schema todo for the extension's private schema, todo_internal:
+-- no role but the owner may use it, and PostgreSQL checks no privilege when a trigger fires.
+-- The triggers keep their functions (a trigger names its function by oid), and so do their
+-- privileges and comments.
+CREATE SCHEMA todo_internal;
+COMMENT ON SCHEMA todo_internal IS
+    'pg_todos'' private schema: its trigger functions, which are not API (schema todo is). No role but the extension''s owner may use it.';
+REVOKE ALL ON SCHEMA todo_internal FROM PUBLIC;
+ALTER FUNCTION todo.todos_before_write() SET SCHEMA todo_internal;
+ALTER FUNCTION todo.todos_log_event() SET SCHEMA todo_internal;
+ALTER FUNCTION todo.tenants_changed() SET SCHEMA todo_internal;
+ALTER FUNCTION todo.roles_changed() SET SCHEMA todo_internal;
+ALTER FUNCTION todo.dependencies_before_insert() SET SCHEMA todo_internal;
+
+-- The text twins of todo.call, todo.call_mcp and todo.rest are gone (a breaking change, in
+-- CHANGELOG.md): pass jsonb, casting text with ::jsonb.
+DROP FUNCTION todo.call_json(text, text);
+DROP FUNCTION todo.call_mcp_json(text, text);
+DROP FUNCTION todo.rest_json(text, text, text);
+
+-- A function's Rust name is its SQL name, and so is its C symbol (<name>_wrapper); the
+-- library keeps the old symbols for databases not yet updated.
+CREATE OR REPLACE FUNCTION todo."claim"(
+	"todo_id" bigint DEFAULT NULL, /* Option < i64 > */
+	"lease_seconds" INT DEFAULT NULL /* Option < i32 > */
+) RETURNS TABLE (
+	"id" bigint,  /* i64 */
+	"subject" TEXT,  /* String */
+	"fence" bigint,  /* i64 */
+	"lease_expires_at" timestamp with time zone  /* TimestampWithTimeZone */
+)
+VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'claim_wrapper';
+
+CREATE OR REPLACE FUNCTION todo."heartbeat"(
+	"todo_id" bigint, /* Option < i64 > */
+	"fence" bigint DEFAULT NULL, /* Option < i64 > */
+	"lease_seconds" INT DEFAULT NULL /* Option < i32 > */
+) RETURNS timestamp with time zone /* TimestampWithTimeZone */
+VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'heartbeat_wrapper';
+
+CREATE OR REPLACE FUNCTION todo."release"(
+	"todo_id" bigint, /* Option < i64 > */
+	"fence" bigint DEFAULT NULL /* Option < i64 > */
+) RETURNS void
+VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'release_wrapper';
+
+CREATE OR REPLACE FUNCTION todo."finish"(
+	"todo_id" bigint, /* Option < i64 > */
+	"fence" bigint DEFAULT NULL, /* Option < i64 > */
+	"status" TEXT DEFAULT 'completed', /* Option < & str > */
+	"outcome" TEXT DEFAULT NULL /* Option < & str > */
+) RETURNS void
+VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'finish_wrapper';
+
+CREATE OR REPLACE FUNCTION todo."block"(
+	"todo_id" bigint, /* i64 */
+	"on_id" bigint /* i64 */
+) RETURNS bool /* bool */
+STRICT VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'block_wrapper';
+
+CREATE OR REPLACE FUNCTION todo."unblock"(
+	"todo_id" bigint, /* i64 */
+	"on_id" bigint /* i64 */
+) RETURNS bool /* bool */
+STRICT VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'unblock_wrapper';
+
+CREATE OR REPLACE FUNCTION todo."ready"(
+	"max_rows" INT DEFAULT 50 /* i32 */
+) RETURNS TABLE (
+	"id" bigint,  /* i64 */
+	"subject" TEXT,  /* String */
+	"status" TEXT,  /* String */
+	"tenant_wide" bool  /* bool */
+)
+STRICT STABLE SECURITY DEFINER PARALLEL RESTRICTED
+SET search_path TO pg_catalog, todo, pg_temp
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ready_wrapper';
+CREATE OR REPLACE FUNCTION todo.call(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
+LANGUAGE c VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'call_wrapper';
+
+CREATE OR REPLACE FUNCTION todo.call_mcp(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
+LANGUAGE c VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'call_mcp_wrapper';
+
+CREATE OR REPLACE FUNCTION todo.rest(method text, path text, body jsonb DEFAULT NULL) RETURNS jsonb
+LANGUAGE c VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'rest_wrapper';
+
+-- todo.revoke_usage(NULL) is 22004, not the syntax error of the REVOKE it built.
+CREATE OR REPLACE FUNCTION todo.revoke_usage(role regrole) RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+BEGIN
+    IF revoke_usage.role IS NULL THEN
+        RAISE EXCEPTION 'todo.revoke_usage: role must not be NULL'
+            USING ERRCODE = '22004', HINT = 'todo.revoke_usage(''<role>'')';
+    END IF;
+    EXECUTE format('REVOKE ALL ON todo.tenants, todo.counters, todo.id_ranges, todo.todos, todo.events, todo.dependencies, '
+                   'todo.checklist_items, todo.comments, todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', revoke_usage.role);
+    EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA todo FROM %s', revoke_usage.role);
+    DELETE FROM todo.roles r WHERE r.role = revoke_usage.role;
+    RETURN FOUND;
+END
+$fn$;
+
+-- Every public function's comment says what it raises ("Errors: <SQLSTATE> …" or "Raises
+-- nothing."): docs/sql.md's errors column.
+COMMENT ON FUNCTION todo.claim(bigint, integer) IS
+    'Claims a todo (or the next ready one) for the agent in context, with a lease: (id, subject, fence, lease_expires_at); no row when nothing is ready. Errors: 22023 no tenant or no agent in context, or a lease out of range; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds a live claim on it; 55000 it is finished or blocked by open todos.';
+COMMENT ON FUNCTION todo.heartbeat(bigint, bigint, integer) IS
+    'Renews the lease of a todo the agent in context holds; returns when it now ends. Errors: 22004 a NULL todo_id; 22023 no tenant or no agent in context, or a lease out of range; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds it; 55000 the claim lapsed, was superseded (a newer fence) or is not the agent''s.';
+COMMENT ON FUNCTION todo.release(bigint, bigint) IS
+    'Gives back a todo the agent in context holds: pending and unclaimed again. Errors: 22004 a NULL todo_id; 22023 no tenant or no agent in context; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds it; 55000 the claim lapsed, was superseded (a newer fence) or is not the agent''s.';
+COMMENT ON FUNCTION todo.finish(bigint, bigint, text, text) IS
+    'Completes or cancels a todo; refused under another agent''s live claim or a stale fence. Errors: 22004 a NULL todo_id or status; 22023 no tenant or no agent in context, or a status other than completed or canceled; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds it; 55000 a stale claim, or it is finished already.';
+COMMENT ON FUNCTION todo.block(bigint, bigint) IS
+    'Makes the first todo wait for the second while it is open; false when it waited already. Errors: 22023 no tenant in context, a todo waiting for itself, or an edge that would close a cycle (the message shows the path); 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope; 0A000 in a REPEATABLE READ transaction.';
+COMMENT ON FUNCTION todo.unblock(bigint, bigint) IS
+    'Removes the wait of the first todo for the second; false when there was none. Errors: 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope.';
+COMMENT ON FUNCTION todo.ready(integer) IS
+    'The ready queue: open, unclaimed, unblocked todos in scope without open subtasks, in claim order, at most max_rows. Errors: 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered.';
+COMMENT ON FUNCTION todo.call(text, jsonb) IS
+    'Runs one tool of todo.tools() by name with its input object and returns its output object; a refusal (an unknown tool, arguments that break its schema or pass todo.max_arguments_size, a value the database refuses) is an error object, and nothing is written. Errors: 22004 a NULL tool; 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
+COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
+    'Runs one tool of todo.tools() like todo.call and returns an MCP CallToolResult: the text its runtime shows the model, the output object as structured content, and isError. Errors: 22004 a NULL tool; 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
+COMMENT ON FUNCTION todo.rest(text, text, jsonb) IS
+    'Answers one /v1/todos request (seed 000) as {"status": <http status>, "body": <json>}; a refusal is a 4xx answer (400, 404, 405, 409, 413, 422), and nothing is written. Errors: 22004 a NULL method or path; 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
+COMMENT ON FUNCTION todo.list_as(text, text) IS
+    'A conversation''s list in a dialect''s shape: todo.dialects() lists the dialects that have one (list_shape) and what it is. Errors: 22023 a dialect with no list shape or none of that name, or no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered.';
+COMMENT ON FUNCTION todo.changes_since(text) IS
+    'The conversations changed since a cursor, each with its whole list as OpenCode todos, and the new cursor: {"cursor", "changes": [{"conversation_id", "todos"}]} (the HTTP service''s todo.updated events). Errors: 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; 22P02 a since that is not a cursor; 54000 the changed lists pass todo.max_output_size bytes of JSON together (read them a page at a time: the three-argument form).';
+COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
+    'changes_since a page at a time: {"cursor", "changes", "next"}; at most page_size (1 to 1000) conversations, fewer once their lists pass 256 KiB of JSON, ordered by id (bytewise) with the tenant-wide pool last; next: the after of the next page, null on the last. Keep the cursor of a catch-up''s first page. Errors: 22023 no tenant in context, or a page_size not from 1 to 1000; 42501 a role bound to another tenant; 42704 tenant not registered; 22P02 a since that is not a cursor.';
+COMMENT ON FUNCTION todo.current_conversation() IS
+    'The conversation in context (todo.conversation), or NULL: tenant-wide. Raises nothing.';
+COMMENT ON FUNCTION todo.current_agent() IS
+    'The agent in context (todo.agent), or NULL. Raises nothing.';
+COMMENT ON FUNCTION todo.current_turn() IS
+    'The turn in context (todo.turn), or NULL. Raises nothing.';
+COMMENT ON FUNCTION todo.todo_open_block(text) IS
+    'The open todos of a conversation plus the tenant-wide pool, as a sub-agent''s delegation block ("Open todos (mark progress as you go — …):"); '''' when nothing is open. Best effort: a failed probe (no tenant, no privileges) is a WARNING and ''''. Errors: only the errors to retry are raised (57014 a cancel or timeout, 40P01 a deadlock, 40001 a serialization failure, 55P03 a lock timeout; docs/errors.md).';
+COMMENT ON FUNCTION todo.todo_open_preamble(text) IS
+    'The same list framed for the supervisor''s own turn ([OPEN TODOS] … [END OPEN TODOS]); '''' when nothing is open. Best effort, as todo_open_block. Errors: only the errors to retry are raised (57014 a cancel or timeout, 40P01 a deadlock, 40001 a serialization failure, 55P03 a lock timeout; docs/errors.md).';
+COMMENT ON FUNCTION todo.preloaded() IS
+    'Whether pg_todos is in shared_preload_libraries: only then does every backend refuse, from its first statement, a LOCK of the extension''s tables that would make other tenants wait (docs/security.md). Raises nothing.';
+COMMENT ON FUNCTION todo.verify_tenant(text) IS
+    'The store''s invariants for one tenant (see todo.verify): one row per violation; NULL: no rows. Errors: 22023 a role under row-level security with no tenant in context.';
+COMMENT ON FUNCTION todo.verify() IS
+    'The store''s invariants (stamps agree with status, counters and id ranges, event log, claims, no dependency cycles): one row per violation. Runs as its caller: a superuser checks every tenant, an app''s role its own. Errors: 22023 a role under row-level security with no tenant in context.';
+COMMENT ON FUNCTION todo.distribute() IS
+    'Spreads the store over Citus workers by tenant (run once, on the coordinator, as the tables'' owner; idempotent). Returns each table and how it is distributed. Errors: 55000 Citus not installed, not the coordinator, or a worker without this version of pg_todos; 42501 a role that does not own the tables.';
+COMMENT ON FUNCTION todo.authenticate(text) IS
+    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed, revoked or expired one (todo.token_refusal says which). For the HTTP service (todo.grant_usage grants it). Raises nothing.';
+COMMENT ON FUNCTION todo.revoke_token(uuid) IS
+    'Revokes a bearer token at once (its next request gets 401); true when it was active, false when unknown or already revoked. Raises nothing.';
+COMMENT ON FUNCTION todo.grant_usage(regrole, text, boolean) IS
+    'Grants a role the use of pg_todos. tenant: the one tenant it may ever act for (NULL: any, for a service such as pg_todos serve). plain_sql: true for an app (plain SQL on todo.todos, todo.dependencies, todo.checklist_items and todo.comments, reads of its history), false for an agent (the functions only). Idempotent; never changes a role''s tenant. Errors: 22004 a NULL role or plain_sql, 42704 unknown tenant, 55000 granted already with another tenant, 22023 a role that bypasses row-level security bound to a tenant.';
+COMMENT ON FUNCTION todo.revoke_usage(regrole) IS
+    'Takes back everything todo.grant_usage gave a role (its tables, its functions, its tenant binding); true when it was granted. Errors: 22004 a NULL role.';
+
+-- ============================================================================================
+-- End of: a public API that says what is public.
+-- ============================================================================================

@@ -83,7 +83,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION todo.revoke_token(uuid) IS
-    'Revokes a bearer token at once (its next request gets 401); true when it was active, false when unknown or already revoked.';
+    'Revokes a bearer token at once (its next request gets 401); true when it was active, false when unknown or already revoked. Raises nothing.';
 REVOKE EXECUTE ON FUNCTION todo.revoke_token(uuid) FROM PUBLIC;
 
 CREATE FUNCTION todo.authenticate(token text) RETURNS TABLE (tenant_id text, label text, person boolean, default_list text)
@@ -96,7 +96,7 @@ AS $fn$
        AND (k.expires_at IS NULL OR k.expires_at > pg_catalog.now())
 $fn$;
 COMMENT ON FUNCTION todo.authenticate(text) IS
-    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed, revoked or expired one (todo.token_refusal says which). For the HTTP service (todo.grant_usage grants it).';
+    'The tenant, label and default list of an active bearer token, and whether it was made for a person; no row for an unknown, malformed, revoked or expired one (todo.token_refusal says which). For the HTTP service (todo.grant_usage grants it). Raises nothing.';
 REVOKE EXECUTE ON FUNCTION todo.authenticate(text) FROM PUBLIC;
 
 -- Why a token does not authenticate, for the service's 401 answer (RFC 6750's
@@ -116,7 +116,7 @@ AS $fn$
         ON k.secret_hash = pg_catalog.sha256(pg_catalog.convert_to(token_refusal.token, 'UTF8'))
 $fn$;
 COMMENT ON FUNCTION todo.token_refusal(text) IS
-    'Why a bearer token does not authenticate: unknown (no such token: mistyped, cut short, of another database, or its tenant deleted), revoked (todo.revoke_token), expired (its expires_in ran out); NULL when it authenticates. For the HTTP service''s 401 answer (todo.grant_usage grants it).';
+    'Why a bearer token does not authenticate: unknown (no such token: mistyped, cut short, of another database, or its tenant deleted), revoked (todo.revoke_token), expired (its expires_in ran out); NULL when it authenticates. For the HTTP service''s 401 answer (todo.grant_usage grants it). Raises nothing.';
 REVOKE EXECUTE ON FUNCTION todo.token_refusal(text) FROM PUBLIC;
 
 -- Todos a person should look at, for the board, psql and dashboards (Grafana reads it as a
@@ -250,3 +250,128 @@ END
 $fn$;
 COMMENT ON FUNCTION todo.board() IS
     'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos" (each with its version and fence, and who changed it last, "updated_by"), "todos_omitted"}] (the tenant-wide pool first, then the most recently active, a list made on the board with no todo yet among them; at most 50 conversations of at most 200 todos each, in list order, each todo with at most 50 of the open todos it is blocked by), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200, "blocked_by": 50}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';
+
+-- Per tenant, what an operator watches: todos by status, claims and lapsed leases, the open
+-- todo unchanged the longest, and the events of the last hour. It runs as its caller, so
+-- row-level security decides what it sees: an administrator (a superuser, BYPASSRLS) every
+-- tenant, an app's role its own (the tenant in context), a role that may not read the
+-- tables 42501. PL/pgSQL, a tenant at a time: each statement names one tenant (so Citus sends
+-- it to the tenant's worker) and reads an index, never the tenant's whole history: the counts
+-- by status read todos_tenant_browse (an index-only scan when the table is vacuumed), the
+-- claims todos_claims, the oldest open todo one entry of todos_tenant_browse per open status,
+-- and the events of the hour events_tenant_xact: the first transaction of the hour is found
+-- by bisecting the tenant's transaction ids (about 40 probes at most), then the events from
+-- it are counted, at most max_events of them.
+CREATE FUNCTION todo.stats(tenant text DEFAULT NULL) RETURNS TABLE (
+    tenant_id              text,
+    pending                bigint,
+    in_progress            bigint,
+    blocked                bigint,
+    deferred               bigint,
+    review                 bigint,
+    completed              bigint,
+    canceled               bigint,
+    open_claims            bigint,
+    lapsed_leases          bigint,
+    oldest_open_id         bigint,
+    oldest_open_updated_at timestamptz,
+    events_last_hour       bigint)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+DECLARE
+    t text;
+    cutoff constant timestamptz := now() - interval '1 hour';
+    max_events constant integer := 100000;
+    lo numeric;
+    hi numeric;
+    mid numeric;
+    seen_at timestamptz;
+BEGIN
+    IF NOT (has_table_privilege('todo.tenants', 'SELECT') AND has_table_privilege('todo.todos', 'SELECT')
+            AND has_table_privilege('todo.events', 'SELECT')) THEN
+        RAISE EXCEPTION 'todo.stats: role % may not read todo.tenants, todo.todos and todo.events', current_user
+            USING ERRCODE = '42501',
+                  HINT = 'call it as an administrator (every tenant) or as an app''s role, todo.grant_usage(role, tenant, plain_sql => true) (its tenant)';
+    END IF;
+    FOR t IN SELECT n.tenant_id FROM todo.tenants n
+              WHERE stats.tenant IS NULL OR n.tenant_id = stats.tenant
+              ORDER BY n.tenant_id
+    LOOP
+        tenant_id := t;
+        SELECT count(*) FILTER (WHERE x.status = 'pending'), count(*) FILTER (WHERE x.status = 'in_progress'),
+               count(*) FILTER (WHERE x.status = 'blocked'), count(*) FILTER (WHERE x.status = 'deferred'),
+               count(*) FILTER (WHERE x.status = 'review'), count(*) FILTER (WHERE x.status = 'completed'),
+               count(*) FILTER (WHERE x.status = 'canceled')
+          INTO pending, in_progress, blocked, deferred, review, completed, canceled
+          FROM todo.todos x
+         WHERE x.tenant_id = t;
+        SELECT count(*), count(*) FILTER (WHERE x.lease_expires_at < now())
+          INTO open_claims, lapsed_leases
+          FROM todo.todos x
+         WHERE x.tenant_id = t AND x.status = 'in_progress' AND x.claimed_by IS NOT NULL;
+        -- the open todo unchanged the longest: the oldest entry of each open status
+        oldest_open_id := NULL;
+        oldest_open_updated_at := NULL;
+        SELECT o.id, o.updated_at INTO oldest_open_id, oldest_open_updated_at
+          FROM ((SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'pending' ORDER BY x.updated_at LIMIT 1)
+                UNION ALL
+                (SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'in_progress' ORDER BY x.updated_at LIMIT 1)
+                UNION ALL
+                (SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'blocked' ORDER BY x.updated_at LIMIT 1)
+                UNION ALL
+                (SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'deferred' ORDER BY x.updated_at LIMIT 1)
+                UNION ALL
+                (SELECT x.id, x.updated_at FROM todo.todos x
+                  WHERE x.tenant_id = t AND x.status = 'review' ORDER BY x.updated_at LIMIT 1)) o
+         ORDER BY o.updated_at, o.id
+         LIMIT 1;
+        -- the events of the last hour, by their transactions: the newest first (none in the
+        -- hour: 0), then the oldest (in the hour: all of them), else the bisection keeps lo's
+        -- first event before the hour and hi's in it until they are adjacent
+        hi := NULL;
+        SELECT e.xact::text::numeric, e.event_at INTO hi, seen_at
+          FROM todo.events e
+         WHERE e.tenant_id = t AND e.xact IS NOT NULL
+         ORDER BY e.xact DESC
+         LIMIT 1;
+        IF hi IS NULL OR seen_at < cutoff THEN
+            events_last_hour := 0;
+        ELSE
+            SELECT e.xact::text::numeric, e.event_at INTO lo, seen_at
+              FROM todo.events e
+             WHERE e.tenant_id = t AND e.xact IS NOT NULL
+             ORDER BY e.xact
+             LIMIT 1;
+            IF seen_at >= cutoff THEN
+                hi := lo;
+            ELSE
+                WHILE hi - lo > 1 LOOP
+                    mid := lo + div(hi - lo, 2);
+                    SELECT e.event_at INTO seen_at
+                      FROM todo.events e
+                     WHERE e.tenant_id = t AND e.xact >= mid::text::xid8
+                     ORDER BY e.xact
+                     LIMIT 1;
+                    IF seen_at >= cutoff THEN
+                        hi := mid;
+                    ELSE
+                        lo := mid;
+                    END IF;
+                END LOOP;
+            END IF;
+            SELECT count(*) INTO events_last_hour
+              FROM (SELECT FROM todo.events e
+                     WHERE e.tenant_id = t AND e.xact >= hi::text::xid8
+                     LIMIT max_events) s;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION todo.stats(text) IS
+    'One row per tenant (the one named, or every tenant the caller may read: row-level security decides, an administrator sees all, an app''s role its own): its todos by status (archived ones too); open_claims, the claimed in-progress todos, and lapsed_leases, those whose lease ran out; the open todo unchanged the longest (oldest_open_id, oldest_open_updated_at; NULL: none open); events_last_hour, the changes logged in the last hour, counted from the first transaction found to have written in it (at most 100000: that many or more). Each figure reads an index, never the whole history. Errors: 42501 a role that may not read todo.todos and todo.events (an agent''s); 22023 an app''s role with no tenant in context.';

@@ -91,7 +91,7 @@ RETURN QUERY
 END
 $fn$;
 COMMENT ON FUNCTION todo.verify_tenant(text) IS
-    'The store''s invariants for one tenant (see todo.verify): one row per violation.';
+    'The store''s invariants for one tenant (see todo.verify): one row per violation; NULL: no rows. Errors: 22023 a role under row-level security with no tenant in context.';
 
 CREATE FUNCTION todo.verify() RETURNS TABLE (tenant_id text, todo_id bigint, problem text)
 LANGUAGE plpgsql STABLE
@@ -106,4 +106,4 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION todo.verify() IS
-    'The store''s invariants (stamps agree with status, counters and id ranges, event log, claims, no dependency cycles): one row per violation.';
+    'The store''s invariants (stamps agree with status, counters and id ranges, event log, claims, no dependency cycles): one row per violation. Runs as its caller: a superuser checks every tenant, an app''s role its own. Errors: 22023 a role under row-level security with no tenant in context.';

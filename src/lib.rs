@@ -51,11 +51,6 @@ extension_sql_file!(
         surfaces::context::current_conversation,
         surfaces::context::current_agent,
         surfaces::context::current_turn,
-        triggers::todos_before_write,
-        triggers::todos_log_event,
-        triggers::tenants_changed,
-        triggers::roles_changed,
-        triggers::dependencies_before_insert,
     ]
 );
 

@@ -1,6 +1,10 @@
 //! The row trigger on `todo.todos`: it allocates ids, keeps the lifecycle (the transition
 //! table in `status.rs`) and stamps the timestamps, for the extension's functions and plain
 //! SQL alike. It touches only the row itself and its tenant's counter row.
+//!
+//! The trigger functions are no one's API: `sql/bootstrap.sql` creates them in the
+//! extension's private schema `todo_internal` (no role but the owner may use it; a trigger
+//! fires whatever its caller's privileges), beside their triggers, hence `sql = false`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -434,7 +438,7 @@ fn guard_claim_columns(old: Option<&Deformed>, new: &Deformed, id: i64, shard: b
 /// the actor's own lapsed claim (55000), and ends the claim when the todo leaves in_progress.
 /// Both: claim columns set by anything but `ops::claiming`'s claim statements raise 55000.
 /// Both: `cancelled` is stored as `canceled`; an unknown status raises 22023.
-#[pg_trigger]
+#[pg_trigger(sql = false)]
 fn todos_before_write<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
@@ -640,7 +644,7 @@ fn check_rules(trigger: &PgTrigger<'_>, new: &Deformed) {
 /// again (`store::edges::checked_by_operation`). Under REPEATABLE READ the snapshot
 /// predates the lock and could miss a concurrent edge: refused (0A000), whoever inserts.
 /// A restore (`row_security = off`) brings the graph as it was.
-#[pg_trigger]
+#[pg_trigger(sql = false)]
 fn dependencies_before_insert<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
@@ -821,7 +825,7 @@ fn event_key(row: &Deformed, version: i32, agent: Option<String>, turn: Option<S
 /// already there (an id used again) is kept.
 /// UPDATE: an `update` event with the new values of the changed columns, when any changed.
 /// DELETE: a `delete` event, unless the whole tenant is being deleted.
-#[pg_trigger]
+#[pg_trigger(sql = false)]
 fn todos_log_event<'a>(
     trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
@@ -872,7 +876,7 @@ fn todos_log_event<'a>(
 
 /// `AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.tenants FOR EACH STATEMENT`: the
 /// backends that remember which tenants are registered forget it (`store::ids`).
-#[pg_trigger]
+#[pg_trigger(sql = false)]
 fn tenants_changed<'a>(
     _trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {
@@ -883,7 +887,7 @@ fn tenants_changed<'a>(
 
 /// `AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON todo.roles FOR EACH STATEMENT`: the
 /// backends that remember which roles are bound to a tenant forget it (`store::roles`).
-#[pg_trigger]
+#[pg_trigger(sql = false)]
 fn roles_changed<'a>(
     _trigger: &'a PgTrigger<'a>,
 ) -> Result<Option<PgHeapTuple<'a, AllocatedByRust>>, pgrx::heap_tuple::PgHeapTupleError> {

@@ -231,7 +231,7 @@ fn preloaded() -> bool {
 extension_sql!(
     r#"
 COMMENT ON FUNCTION todo.preloaded() IS
-    'Whether pg_todos is in shared_preload_libraries: only then does every backend refuse, from its first statement, a LOCK of the extension''s tables that would make other tenants wait (docs/security.md).';
+    'Whether pg_todos is in shared_preload_libraries: only then does every backend refuse, from its first statement, a LOCK of the extension''s tables that would make other tenants wait (docs/security.md). Raises nothing.';
 DO $warn$
 BEGIN
     IF NOT todo.preloaded() THEN

@@ -3,10 +3,12 @@
 //! - `pg_todos mcp`: an MCP server over stdio (`mcp`), also installed as `pg_todos_mcp`.
 //! - `pg_todos serve`: the HTTP service and the board (`http`).
 //! - `pg_todos import`, `pg_todos export`: a tracker's files into a list and back (`files`).
+//! - `metrics`: what `pg_todos serve --metrics-listen` serves, in Prometheus's text format.
 
 pub mod db;
 pub mod files;
 pub mod http;
 pub mod log;
 pub mod mcp;
+pub mod metrics;
 pub mod tls;

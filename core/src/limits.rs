@@ -37,7 +37,7 @@ pub enum Setting {
     MessageSize,
     /// the `/todo` commands of one writ message
     WritCommands,
-    /// a tool call's arguments (`todo.call`, `todo.call_json`, `todo.call_mcp`)
+    /// a tool call's arguments (`todo.call`, `todo.call_mcp`)
     ArgumentsSize,
     /// `todo.rest`'s body
     BodySize,

@@ -119,9 +119,9 @@ impl From<Error> for Stop {
 /// limits (10,000 records, 64 MiB of files); 22P02 a file that is not the format, naming the
 /// file, its line or field and what to write instead; the operations' errors (a task another
 /// agent holds a claim on, a value over a column's limit); in every case nothing is written.
-#[pg_extern(volatile, parallel_unsafe, name = "import", security_definer)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_import(
+fn import(
     format: Option<&str>,
     files: Option<JsonB>,
     conversation: default!(Option<&str>, "NULL"),
@@ -221,9 +221,9 @@ fn lists_of(scope: &Scope, base: &str) -> Vec<(Option<String>, String)> {
 /// them (`.taskmaster/tasks/tasks.json` with a tag for each `<list>#<tag>`; `.beads/issues.jsonl`;
 /// `backlog/<folder>/<id> - <Title>.md`; Claude Code's `todos/<list>.json` or
 /// `tasks/<list>/<id>.json`). Errors: 22023 an unknown format or no list.
-#[pg_extern(volatile, parallel_unsafe, name = "export", security_definer)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_export(
+fn export(
     format: Option<&str>,
     conversation: default!(Option<&str>, "NULL"),
 ) -> TableIterator<'static, (name!(path, String), name!(content, String))> {

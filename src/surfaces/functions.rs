@@ -28,9 +28,9 @@ fn done<T>(r: Result<T, Error>) -> T {
 /// Errors: 22023 no tenant, no agent, or a lease out of range; 42704 tenant not registered;
 /// P0002 no such todo in scope; 55006 another agent holds a live claim on it; 55000 it is
 /// finished or blocked by open todos.
-#[pg_extern(volatile, parallel_unsafe, name = "claim", security_definer)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_claim(
+fn claim(
     todo_id: default!(Option<i64>, "NULL"),
     lease_seconds: default!(Option<i32>, "NULL"),
 ) -> TableIterator<
@@ -52,9 +52,9 @@ fn sql_claim(
 /// Errors: 22023 no tenant, no agent, or a lease out of range; P0002 no such todo in scope;
 /// 55006 another agent holds it; 55000 the claim lapsed, was superseded (a newer fence) or
 /// is not the agent's.
-#[pg_extern(volatile, parallel_unsafe, name = "heartbeat", security_definer)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_heartbeat(
+fn heartbeat(
     todo_id: Option<i64>,
     fence: default!(Option<i64>, "NULL"),
     lease_seconds: default!(Option<i32>, "NULL"),
@@ -70,9 +70,9 @@ fn sql_heartbeat(
 /// pending, unclaimed, ready for the next claimer.
 ///
 /// Errors: as `todo.heartbeat`.
-#[pg_extern(volatile, parallel_unsafe, name = "release", security_definer)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_release(todo_id: Option<i64>, fence: default!(Option<i64>, "NULL")) {
+fn release(todo_id: Option<i64>, fence: default!(Option<i64>, "NULL")) {
     let todo_id = errors::required(todo_id, "todo.release: todo_id");
     runner::call(|| {
         done(claiming::release(&Scope::from_context(), todo_id, fence));
@@ -85,9 +85,9 @@ fn sql_release(todo_id: Option<i64>, fence: default!(Option<i64>, "NULL")) {
 ///
 /// Errors: 22023 no tenant, or a status other than completed/canceled; P0002 no such todo in
 /// scope; 55006 another agent holds it; 55000 a stale claim, or it is finished already.
-#[pg_extern(volatile, parallel_unsafe, name = "finish", security_definer)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_finish(
+fn finish(
     todo_id: Option<i64>,
     fence: default!(Option<i64>, "NULL"),
     status: default!(Option<&str>, "'completed'"),
@@ -113,18 +113,18 @@ fn sql_finish(
 ///
 /// Errors: 22023 no tenant, a todo waiting for itself, or an edge that would close a cycle
 /// (the message shows the path); P0002 either todo not in scope.
-#[pg_extern(volatile, parallel_unsafe, name = "block", security_definer)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_block(todo_id: i64, on_id: i64) -> bool {
+fn block(todo_id: i64, on_id: i64) -> bool {
     runner::call(|| done(dependencies::block(&Scope::from_context(), todo_id, on_id)))
 }
 
 /// Removes the wait of `todo_id` for `on_id`. Returns false when there was none.
 ///
 /// Errors: 22023 no tenant; P0002 either todo not in scope.
-#[pg_extern(volatile, parallel_unsafe, name = "unblock", security_definer)]
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_unblock(todo_id: i64, on_id: i64) -> bool {
+fn unblock(todo_id: i64, on_id: i64) -> bool {
     runner::call(|| done(dependencies::unblock(&Scope::from_context(), todo_id, on_id)))
 }
 
@@ -133,9 +133,9 @@ fn sql_unblock(todo_id: i64, on_id: i64) -> bool {
 /// claim order (priority high, medium or unset, low; then position), at most `max_rows`.
 ///
 /// Errors: 22023 no tenant; 42704 tenant not registered.
-#[pg_extern(stable, parallel_restricted, name = "ready", security_definer)]
+#[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn sql_ready(
+fn ready(
     max_rows: default!(i32, 50),
 ) -> TableIterator<'static, (name!(id, i64), name!(subject, String), name!(status, String), name!(tenant_wide, bool))> {
     let rows: Vec<Row> = ops::ready(&Scope::from_context(), i64::from(max_rows.max(0)));
@@ -145,20 +145,30 @@ fn sql_ready(
 extension_sql!(
     r#"
 COMMENT ON FUNCTION todo.claim(bigint, integer) IS
-    'Claims a todo (or the next ready one) for the agent in context, with a lease: (id, subject, fence, lease_expires_at); no row when nothing is ready.';
+    'Claims a todo (or the next ready one) for the agent in context, with a lease: (id, subject, fence, lease_expires_at); no row when nothing is ready. Errors: 22023 no tenant or no agent in context, or a lease out of range; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds a live claim on it; 55000 it is finished or blocked by open todos.';
 COMMENT ON FUNCTION todo.heartbeat(bigint, bigint, integer) IS
-    'Renews the lease of a todo the agent in context holds; returns when it now ends.';
+    'Renews the lease of a todo the agent in context holds; returns when it now ends. Errors: 22004 a NULL todo_id; 22023 no tenant or no agent in context, or a lease out of range; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds it; 55000 the claim lapsed, was superseded (a newer fence) or is not the agent''s.';
 COMMENT ON FUNCTION todo.release(bigint, bigint) IS
-    'Gives back a todo the agent in context holds: pending and unclaimed again.';
+    'Gives back a todo the agent in context holds: pending and unclaimed again. Errors: 22004 a NULL todo_id; 22023 no tenant or no agent in context; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds it; 55000 the claim lapsed, was superseded (a newer fence) or is not the agent''s.';
 COMMENT ON FUNCTION todo.finish(bigint, bigint, text, text) IS
-    'Completes or cancels a todo; refused under another agent''s live claim or a stale fence.';
+    'Completes or cancels a todo; refused under another agent''s live claim or a stale fence. Errors: 22004 a NULL todo_id or status; 22023 no tenant or no agent in context, or a status other than completed or canceled; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds it; 55000 a stale claim, or it is finished already.';
 COMMENT ON FUNCTION todo.block(bigint, bigint) IS
-    'Makes the first todo wait for the second while it is open; refuses cycles.';
+    'Makes the first todo wait for the second while it is open; false when it waited already. Errors: 22023 no tenant in context, a todo waiting for itself, or an edge that would close a cycle (the message shows the path); 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope; 0A000 in a REPEATABLE READ transaction.';
 COMMENT ON FUNCTION todo.unblock(bigint, bigint) IS
-    'Removes the wait of the first todo for the second.';
+    'Removes the wait of the first todo for the second; false when there was none. Errors: 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope.';
 COMMENT ON FUNCTION todo.ready(integer) IS
-    'The ready queue: open, unclaimed, unblocked todos in scope without open subtasks, in claim order.';
+    'The ready queue: open, unclaimed, unblocked todos in scope without open subtasks, in claim order, at most max_rows. Errors: 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered.';
 "#,
     name = "coord_comments",
-    requires = [sql_claim, sql_heartbeat, sql_release, sql_finish, sql_block, sql_unblock, sql_ready]
+    requires = [claim, heartbeat, release, finish, block, unblock, ready]
 );
+
+// Up to 0.10.0 these functions' Rust names began with `sql_`, and so did their C symbols,
+// which the SQL of those versions names.
+crate::surfaces::earlier_symbol!(sql_claim_wrapper, pg_finfo_sql_claim_wrapper => claim_wrapper);
+crate::surfaces::earlier_symbol!(sql_heartbeat_wrapper, pg_finfo_sql_heartbeat_wrapper => heartbeat_wrapper);
+crate::surfaces::earlier_symbol!(sql_release_wrapper, pg_finfo_sql_release_wrapper => release_wrapper);
+crate::surfaces::earlier_symbol!(sql_finish_wrapper, pg_finfo_sql_finish_wrapper => finish_wrapper);
+crate::surfaces::earlier_symbol!(sql_block_wrapper, pg_finfo_sql_block_wrapper => block_wrapper);
+crate::surfaces::earlier_symbol!(sql_unblock_wrapper, pg_finfo_sql_unblock_wrapper => unblock_wrapper);
+crate::surfaces::earlier_symbol!(sql_ready_wrapper, pg_finfo_sql_ready_wrapper => ready_wrapper);

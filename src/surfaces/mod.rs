@@ -11,6 +11,35 @@
 //! The error a surface answers with comes from one table (`error::Error`: SQLSTATE, tool
 //! code, HTTP status); a surface adds only its own words.
 
+/// An earlier version's C symbol for a function whose Rust name (and so its pgrx wrapper's
+/// symbol, `<name>_wrapper`) changed since: the SQL of that version — its frozen
+/// `sql/pg_todos--X.sql`, the update scripts after it, and every database not yet updated —
+/// names `$old` (and PostgreSQL looks up `$finfo`, `pg_finfo_` and `$old`, beside it). It
+/// calls today's wrapper, `$new`, which takes the same arguments.
+macro_rules! earlier_symbol {
+    ($old:ident, $finfo:ident => $new:ident) => {
+        /// An earlier version's name of a function's C symbol (`surfaces::earlier_symbol`).
+        ///
+        /// # Safety
+        /// Called by PostgreSQL's function manager only, with the arguments of `$new`.
+        #[unsafe(no_mangle)]
+        #[doc(hidden)]
+        pub unsafe extern "C-unwind" fn $old(fcinfo: ::pgrx::pg_sys::FunctionCallInfo) -> ::pgrx::pg_sys::Datum {
+            // SAFETY: the same call as PostgreSQL makes to `$new`, with its arguments
+            unsafe { $new(fcinfo) }
+        }
+
+        /// The version 1 calling convention record of `$old`.
+        #[unsafe(no_mangle)]
+        #[doc(hidden)]
+        pub extern "C" fn $finfo() -> &'static ::pgrx::pg_sys::Pg_finfo_record {
+            const V1_API: ::pgrx::pg_sys::Pg_finfo_record = ::pgrx::pg_sys::Pg_finfo_record { api_version: 1 };
+            &V1_API
+        }
+    };
+}
+pub(crate) use earlier_symbol;
+
 pub mod board;
 pub mod context;
 pub mod files;

@@ -5,7 +5,6 @@
 //! (`error::Error::http_status`).
 
 use pgrx::prelude::*;
-use pgrx::JsonB;
 
 use serde_json::{json, Map, Value};
 
@@ -71,28 +70,17 @@ pub fn todo_json(t: &Todo) -> Value {
 /// `todo.max_subject_length`). A bulk PATCH that names a todo twice is a 400 and writes
 /// nothing; otherwise it locks its todos in id order first.
 ///
-/// SQL: `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb` (`rest_jsonb`),
-/// which hands the body over as text (a body nested too deeply to convert is a 400).
+/// SQL: `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb` (SQL below):
+/// the body is measured as JSON text before it is printed (over `todo.max_body_size`: 413),
+/// so that a number like `1e131071` is refused, not printed; a body nested too deeply to
+/// convert is a 400.
 ///
-/// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered; and
-/// every error that is not about the request's data (a cancel or timeout, a deadlock, a
-/// serialization failure, a lock timeout, out of memory or disk), raised as it is with
-/// nothing of the request committed.
-#[pg_extern(volatile, parallel_unsafe, security_definer)]
-#[search_path(pg_catalog, todo, pg_temp)]
-fn rest_json(method: Option<&str>, path: Option<&str>, body: Option<&str>) -> Jsonb {
-    let method = crate::errors::required(method, "todo.rest_json: method");
-    let path = crate::errors::required(path, "todo.rest_json: path");
-    // the whole body is measured before it is parsed
-    let body = limits::check(Setting::BodySize, "body", body.map_or(0, str::len)).map(|()| body);
-    respond(method, path, parsed(body))
-}
-
-/// `todo.rest(method text, path text, body jsonb DEFAULT NULL) → jsonb` (SQL below):
-/// `rest_json` with the body measured as JSON text before it is printed (over
-/// `todo.max_body_size`: 413), so that a number like `1e131071` is refused, not printed.
+/// Errors (SQL): 22004 a NULL method or path; 22023 when no tenant is in context; 42704 when
+/// it is not registered; and every error that is not about the request's data (a cancel or
+/// timeout, a deadlock, a serialization failure, a lock timeout, out of memory or disk),
+/// raised as it is with nothing of the request committed.
 #[pg_extern(sql = false)]
-fn rest_jsonb(method: Option<&str>, path: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+fn rest(method: Option<&str>, path: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let method = crate::errors::required(method, "todo.rest: method");
     let path = crate::errors::required(path, "todo.rest: path");
     // SAFETY: argument 2 of todo.rest is its jsonb body (the SQL below)
@@ -107,6 +95,18 @@ fn rest_jsonb(method: Option<&str>, path: Option<&str>, fcinfo: pg_sys::Function
             Ok(limits::JsonArg::Unreadable(why)) => Err(unreadable(why)),
         },
     )
+}
+
+/// The text-body twin of `todo.rest`, `todo.rest_json(method text, path text, body text)`,
+/// from 0.2.0 to 0.10.0 (1.0.0 dropped it: cast the text to jsonb). Kept, with no SQL of its
+/// own, for the SQL of those versions and the databases not yet updated.
+#[pg_extern(sql = false)]
+fn rest_json(method: Option<&str>, path: Option<&str>, body: Option<&str>) -> Jsonb {
+    let method = crate::errors::required(method, "todo.rest_json: method");
+    let path = crate::errors::required(path, "todo.rest_json: path");
+    // the whole body is measured before it is parsed
+    let body = limits::check(Setting::BodySize, "body", body.map_or(0, str::len)).map(|()| body);
+    respond(method, path, parsed(body))
 }
 
 /// A body that fits its limit, parsed (nested too deeply, a number out of range: 400); over
@@ -135,20 +135,16 @@ extension_sql!(
 CREATE FUNCTION todo.rest(method text, path text, body jsonb DEFAULT NULL) RETURNS jsonb
 LANGUAGE c VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
-AS 'MODULE_PATHNAME', 'rest_jsonb_wrapper';
+AS 'MODULE_PATHNAME', 'rest_wrapper';
 COMMENT ON FUNCTION todo.rest(text, text, jsonb) IS
-    'Answers one /v1/todos request (seed 000) as {"status": <http status>, "body": <json>}.';
+    'Answers one /v1/todos request (seed 000) as {"status": <http status>, "body": <json>}; a refusal is a 4xx answer (400, 404, 405, 409, 413, 422), and nothing is written. Errors: 22004 a NULL method or path; 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
 "#,
-    name = "rest",
-    requires = [rest_json]
+    name = "rest"
 );
 
-/// 0.1.0's `todo.rest(text, text, jsonb)` was this C function (symbol `rest_wrapper`), kept
-/// with no SQL of its own for databases still at 0.1.0 (see `tools::call`).
-#[pg_extern(sql = false)]
-fn rest(method: &str, path: &str, body: Option<JsonB>) -> Jsonb {
-    respond(method, path, Ok(body.map(|b| b.0)))
-}
+// From 0.9.0 to 0.10.0 todo.rest's symbol was rest_jsonb_wrapper (0.1.0's was rest_wrapper,
+// the one it has again).
+crate::surfaces::earlier_symbol!(rest_jsonb_wrapper, pg_finfo_rest_jsonb_wrapper => rest_wrapper);
 
 /// One request in the context's scope, as `{"status", "body"}`; a body refused before it
 /// was parsed (`Err`: too large, nested too deeply) is answered with its reply.

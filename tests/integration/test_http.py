@@ -72,8 +72,8 @@ def agent():
     return psycopg.connect(dbname=DB, user="agent_login")
 
 
-def token(tenant, label, person=False):
-    return web.token(DB, tenant, label, person)
+def token(tenant, label, person=False, default_list=None):
+    return web.token(DB, tenant, label, person, default_list)
 
 
 IDLE = {}  # the stream kept open through the tests (it must see the 15 s keep-alive)
@@ -247,6 +247,21 @@ def test_tokens(acme, globex):
     check("tokens: globex's todo is unchanged", before == after and after["todo"]["subject"] == "globex secret", after)
     listed = request("GET", "/v1/todos", tok=acme)[2]
     check("tokens: acme's list holds nothing of globex", all(t["subject"] != "globex secret" for t in listed["todos"]), listed)
+
+
+def test_default_list(acme):
+    """A token's default list is where its REST POSTs naming no list land, as its MCP calls do;
+    `"conversation_id": null` still puts a todo in the tenant-wide pool."""
+    _, listed = token("acme", "payments-bot", default_list="project:payments-api")
+    status, _, made, _ = request("POST", "/v1/todos", {"subject": "rotate the key"}, tok=listed)
+    check("default list: a POST naming no list lands in the token's default list",
+          status == 201 and made["todo"]["conversation_id"] == "project:payments-api", (status, made))
+    status, _, pooled, _ = request("POST", "/v1/todos", {"subject": "for anyone", "conversation_id": None}, tok=listed)
+    check("default list: conversation_id null is the tenant-wide pool",
+          status == 201 and pooled["todo"]["conversation_id"] is None, (status, pooled))
+    status, _, plain, _ = request("POST", "/v1/todos", {"subject": "no list"}, tok=acme)
+    check("default list: a token without one adds to the tenant-wide pool",
+          status == 201 and plain["todo"]["conversation_id"] is None, (status, plain))
 
 
 def counts():
@@ -685,5 +700,5 @@ def test_the_whole_run_idle_stream_exit_and_log():
     check("main server: exits 0 at SIGTERM", code == 0, code)
     logs = "".join(open(os.path.join(LOGS, f)).read() for f in os.listdir(LOGS))
     check("log: one line per request, never a token or an Authorization header",
-          "GET /v1/todos 200 " in logs and "pgt_" not in logs and "Bearer" not in logs and ACME not in logs,
+          "request method=GET path=/v1/todos route=/v1/todos status=200 " in logs and "pgt_" not in logs and "Bearer" not in logs and ACME not in logs,
           [l for l in logs.splitlines() if "pgt_" in l or "Bearer" in l][:3])

@@ -25,11 +25,15 @@ from checks import check
 RELEASED = pg.released()
 CURRENT = pg.version()
 
-# every object of the schema, with its definition, its privileges and its comment
+# every object of the extension's schemas (todo, and todo_internal, its private one), with its
+# definition, its privileges and its comment
 OBJECTS = """
+SELECT 'schema ' || n.nspname || ' ' || coalesce(n.nspacl::text, '') || ' ' || coalesce(obj_description(n.oid, 'pg_namespace'), '')
+  FROM pg_namespace n WHERE n.nspname IN ('todo', 'todo_internal')
+UNION ALL
 SELECT 'function ' || p.oid::regprocedure || ' ' || md5(pg_get_functiondef(p.oid)) || ' ' || coalesce(p.proacl::text, '')
        || ' ' || coalesce(obj_description(p.oid, 'pg_proc'), '')
-  FROM pg_proc p WHERE p.pronamespace = 'todo'::regnamespace
+  FROM pg_proc p WHERE p.pronamespace IN ('todo'::regnamespace, 'todo_internal'::regnamespace)
 UNION ALL
 SELECT 'relation ' || c.oid::regclass || ' ' || c.relkind::text || ' ' || c.relrowsecurity::text || c.relforcerowsecurity::text
        || ' ' || coalesce(c.relacl::text, '') || ' ' || coalesce(obj_description(c.oid, 'pg_class'), '')
@@ -53,6 +57,10 @@ UNION ALL
 SELECT 'policy ' || schemaname || '.' || tablename || ' ' || policyname || ' ' || cmd || ' ' || roles::text || ' '
        || coalesce(qual, '') || ' ' || coalesce(with_check, '')
   FROM pg_policies WHERE schemaname = 'todo'
+UNION ALL
+SELECT 'member ' || pg_describe_object(d.classid, d.objid, 0) FROM pg_depend d
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_todos')
 UNION ALL
 SELECT 'config ' || unnest(extconfig)::regclass FROM pg_extension WHERE extname = 'pg_todos'
 ORDER BY 1
@@ -139,6 +147,51 @@ def test_an_updated_database_keeps_its_data_and_equals_a_fresh_install(cluster, 
     check(f"{version}: an old todo can be claimed after the update",
           "OK: claimed #" in coord and "— write the post-mortem" in coord, coord)
     check(f"{version}: an old todo can wait for another after the update", "pool item (blocked by #" in coord, coord)
+
+
+# The C symbols the SQL of earlier versions names for functions whose Rust name (and so their
+# symbol) changed since (surfaces::earlier_symbol): until its ALTER EXTENSION UPDATE, a
+# database calls them. Each is given the signature of today's function, in schema earlier, and
+# must answer as it does.
+EARLIER_SYMBOLS = {"claim": "sql_claim_wrapper", "heartbeat": "sql_heartbeat_wrapper", "release": "sql_release_wrapper",
+                   "finish": "sql_finish_wrapper", "block": "sql_block_wrapper", "unblock": "sql_unblock_wrapper",
+                   "ready": "sql_ready_wrapper", "call": "call_jsonb_wrapper", "call_mcp": "call_mcp_jsonb_wrapper",
+                   "rest": "rest_jsonb_wrapper"}
+
+EARLIER_CALLS = r"""
+BEGIN;
+SELECT todo.set_context('acme', 'conv-1', 'agent-x') \g /dev/null
+INSERT INTO todo.todos (subject) VALUES ('first'), ('second') \g /dev/null
+SELECT 'ready', (SELECT array_agg(r ORDER BY r.id) FROM earlier.ready() r) = (SELECT array_agg(r ORDER BY r.id) FROM todo.ready() r);
+SELECT 'call', earlier.call('todoread', '{}') = todo.call('todoread', '{}');
+SELECT 'call_mcp', earlier.call_mcp('todoread', '{}') = todo.call_mcp('todoread', '{}');
+SELECT 'rest', earlier.rest('GET', '/v1/todos/1') = todo.rest('GET', '/v1/todos/1');
+SELECT 'block', earlier.block(2, 1), 'unblock', earlier.unblock(2, 1);
+SELECT 'claim', c.id, c.subject FROM earlier.claim(1) c;
+SELECT 'heartbeat', earlier.heartbeat(1) > now();
+SELECT earlier.release(1) \g /dev/null
+SELECT 'release', status FROM todo.todos WHERE id = 1;
+SELECT earlier.finish(2, outcome => 'done') \g /dev/null
+SELECT 'finish', status, outcome FROM todo.todos WHERE id = 2;
+ROLLBACK;
+"""
+
+
+def test_the_symbols_of_earlier_versions_answer_as_today(cluster):
+    db = cluster.database("earlier_symbols", tenants=["acme"], role=None)
+    cluster.psql("CREATE SCHEMA earlier;\n" + "".join(
+        f"SELECT replace(replace(pg_get_functiondef('todo.{name}'::regproc), 'FUNCTION todo.{name}(', "
+        f"'FUNCTION earlier.{name}('), '{name}_wrapper', '{symbol}') \\gexec\n"
+        for name, symbol in EARLIER_SYMBOLS.items()), db=db)
+    made = cluster.psql("SELECT p.proname || ' ' || p.prosrc FROM pg_proc p WHERE p.pronamespace = 'earlier'::regnamespace "
+                        "ORDER BY 1", db=db).split("\n")
+    check("every earlier symbol is found in the library", sorted(made[:-1]) == sorted(
+        f"{n} {s}" for n, s in EARLIER_SYMBOLS.items()), made)
+    out = cluster.psql(EARLIER_CALLS, db=db)
+    want = ["ready|t", "call|t", "call_mcp|t", "rest|t", "block|t|unblock|t", "claim|1|first", "heartbeat|t",
+            "release|pending", "finish|completed|done"]
+    check("each earlier symbol answers as today's function", out.split("\n")[:-1] == want, out)
+    cluster.psql(f'DROP DATABASE "{db}" WITH (FORCE)')
 
 
 @pytest.mark.parametrize("version", RELEASED)

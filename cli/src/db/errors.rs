@@ -181,7 +181,9 @@ impl ApiError {
     /// caller's data (a retryable error included, since its retries ran out), and for a
     /// connection the client library saw fail (no SQLSTATE: refused, closed, timed out); 500
     /// otherwise.
+    /// Each is counted in the metrics by its SQLSTATE's class (`crate::metrics`).
     pub fn from_db(e: &tokio_postgres::Error) -> ApiError {
+        crate::metrics::global().db_error(e.code().map(|c| c.code()));
         if e.code().is_some_and(|c| matches!(c.code(), "22021" | "22P05")) {
             return ApiError::BadRequest(NUL_REFUSED.into());
         }
@@ -201,7 +203,12 @@ impl ApiError {
 
     /// The answer for a pool that could not hand out a connection in time or could not open
     /// one: 503, whatever the server said (a database not accepting connections says 55000).
+    /// A connection that could not be opened is counted in the metrics as a database error
+    /// (waiting in vain for a pooled one is not: the pool's gauges show it).
     pub fn from_pool(e: &deadpool_postgres::PoolError) -> ApiError {
+        if let deadpool_postgres::PoolError::Backend(e) = e {
+            crate::metrics::global().db_error(e.code().map(|c| c.code()));
+        }
         ApiError::Unavailable(pool_cause(e))
     }
 

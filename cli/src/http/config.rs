@@ -1,7 +1,7 @@
 //! The HTTP service's configuration: where it listens, where the database is, how many
 //! connections it pools, and the limits that keep one client or one tenant from holding or
 //! filling the service. From command-line flags, then each flag's `PG_TODOS_*` variable (and
-//! `DATABASE_URL`), then libpq's variables (`PGHOST`, `PGPORT`, `PGDATABASE`, `PGUSER`,
+//! `PG_TODOS_DATABASE_URL`, then `DATABASE_URL`), then libpq's variables (`PGHOST`, `PGPORT`, `PGDATABASE`, `PGUSER`,
 //! `PGPASSWORD`, `PGAPPNAME`). Pure: no I/O beyond the environment the caller hands in,
 //! unit-tested.
 
@@ -28,14 +28,23 @@ struct Flags {
     /// Address to listen on [env: PG_TODOS_LISTEN] [default: 127.0.0.1:8787]
     #[arg(long, value_name = "ADDR:PORT")]
     listen: Option<String>,
+    /// Serve Prometheus metrics at http://ADDR:PORT/metrics, with no token: an address only
+    /// the monitoring can reach, never a public one [env: PG_TODOS_METRICS_LISTEN] [default:
+    /// none, no metrics]
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics_listen: Option<String>,
+    /// How the log on stderr is written: text (a line per event) or json (a JSON object per
+    /// line) [env: PG_TODOS_LOG_FORMAT] [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    log_format: Option<String>,
     /// Serve HTTPS with this certificate chain (a PEM file) [env: PG_TODOS_TLS_CERT]; with --tls-key
     #[arg(long, value_name = "PEM")]
     tls_cert: Option<String>,
     /// The certificate's private key (a PEM file) [env: PG_TODOS_TLS_KEY]; with --tls-cert
     #[arg(long, value_name = "PEM")]
     tls_key: Option<String>,
-    /// A libpq URL or key=value string [env: DATABASE_URL]; otherwise PGHOST, PGPORT,
-    /// PGDATABASE, PGUSER, PGPASSWORD (application_name pg_todos_serve)
+    /// A libpq URL or key=value string [env: PG_TODOS_DATABASE_URL, then DATABASE_URL]; otherwise
+    /// PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD (application_name pg_todos_serve)
     #[arg(long, value_name = "URL")]
     database_url: Option<String>,
     /// Pooled database connections; SSE uses one more of its own [env: PG_TODOS_POOL_SIZE] [default: 16]
@@ -132,6 +141,8 @@ impl Flags {
     fn given(&self, flag: &str) -> Option<&String> {
         match flag {
             "listen" => self.listen.as_ref(),
+            "metrics-listen" => self.metrics_listen.as_ref(),
+            "log-format" => self.log_format.as_ref(),
             "tls-cert" => self.tls_cert.as_ref(),
             "tls-key" => self.tls_key.as_ref(),
             "database-url" => self.database_url.as_ref(),
@@ -180,6 +191,10 @@ pub enum Command {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub listen: SocketAddr,
+    /// where `/metrics` is served (no token); None: nowhere
+    pub metrics_listen: Option<SocketAddr>,
+    /// how the log is written
+    pub log_format: crate::log::Format,
     /// HTTPS: the certificate chain's and the key's PEM files
     pub tls: Option<(String, String)>,
     /// a libpq connection string (URL or key=value)
@@ -229,11 +244,13 @@ pub struct Limits {
 }
 
 /// Flags that take a value, with their environment variable.
-const VALUED: [(&str, &str); 26] = [
+const VALUED: [(&str, &str); 28] = [
     ("listen", "PG_TODOS_LISTEN"),
+    ("metrics-listen", "PG_TODOS_METRICS_LISTEN"),
+    ("log-format", "PG_TODOS_LOG_FORMAT"),
     ("tls-cert", "PG_TODOS_TLS_CERT"),
     ("tls-key", "PG_TODOS_TLS_KEY"),
-    ("database-url", "DATABASE_URL"),
+    ("database-url", "PG_TODOS_DATABASE_URL"),
     ("pool-size", "PG_TODOS_POOL_SIZE"),
     ("max-body", "PG_TODOS_MAX_BODY"),
     ("shutdown-grace", "PG_TODOS_SHUTDOWN_GRACE"),
@@ -291,6 +308,23 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         .trim()
         .parse::<SocketAddr>()
         .map_err(|_| format!("--listen {listen:?}: use an address and port, e.g. 127.0.0.1:8787 or [::1]:8787"))?;
+    let metrics_listen = match pick("metrics-listen") {
+        None => None,
+        Some(a) => Some(a.trim().parse::<SocketAddr>().map_err(|_| {
+            format!("--metrics-listen {a:?}: use an address and port, e.g. 127.0.0.1:9187 or [::1]:9187")
+        })?),
+    };
+    if metrics_listen.is_some_and(|m| m == listen && m.port() != 0) {
+        return Err(format!(
+            "--metrics-listen {}: the same address as --listen; give the metrics an address of their own",
+            listen
+        ));
+    }
+    let log_format = match pick("log-format").as_deref().map(str::trim) {
+        None | Some("text") => crate::log::Format::Text,
+        Some("json") => crate::log::Format::Json,
+        Some(other) => return Err(format!("--log-format {other:?}: use text or json")),
+    };
     let number = |flag: &str, default: u64, min: u64| -> Result<u64, String> {
         match pick(flag) {
             None => Ok(default),
@@ -333,12 +367,17 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
     };
     Ok(Command::Serve(Box::new(Config {
         listen,
+        metrics_listen,
+        log_format,
         tls: match (pick("tls-cert"), pick("tls-key")) {
             (Some(cert), Some(key)) => Some((cert, key)),
             (None, None) => None,
             _ => return Err("--tls-cert and --tls-key: give both (HTTPS) or neither (HTTP)".into()),
         },
-        connection: pick("database-url").unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_serve")),
+        // PG_TODOS_DATABASE_URL, then DATABASE_URL (as pg_todos mcp reads them)
+        connection: pick("database-url")
+            .or_else(|| env("DATABASE_URL").filter(|s| !s.trim().is_empty()))
+            .unwrap_or_else(|| crate::db::libpq_env(env, "pg_todos_serve")),
         pool_size,
         shutdown_grace: Duration::from_secs(number("shutdown-grace", 10, 0)?),
         feed_tick: Duration::from_millis(number("feed-tick", 100, 10)?),
@@ -465,6 +504,32 @@ mod tests {
     }
 
     #[test]
+    fn metrics_and_the_log_format() {
+        let c = serve(parse(&[], &env_of(&[])).unwrap());
+        // off unless asked for
+        assert_eq!((c.metrics_listen, c.log_format), (None, crate::log::Format::Text));
+        let c =
+            serve(parse(&args(&["--metrics-listen", "127.0.0.1:9187", "--log-format=json"]), &env_of(&[])).unwrap());
+        assert_eq!(c.metrics_listen, Some("127.0.0.1:9187".parse().unwrap()));
+        assert_eq!(c.log_format, crate::log::Format::Json);
+        let env = env_of(&[("PG_TODOS_METRICS_LISTEN", "[::1]:9187"), ("PG_TODOS_LOG_FORMAT", "json")]);
+        let c = serve(parse(&[], &env).unwrap());
+        assert_eq!((c.metrics_listen, c.log_format), (Some("[::1]:9187".parse().unwrap()), crate::log::Format::Json));
+        let c = serve(parse(&args(&["--log-format", "text"]), &env).unwrap());
+        assert_eq!(c.log_format, crate::log::Format::Text);
+        let e = |a: &[&str]| parse(&args(a), &env_of(&[])).unwrap_err();
+        assert_eq!(
+            e(&["--metrics-listen", "metrics:9187"]),
+            "--metrics-listen \"metrics:9187\": use an address and port, e.g. 127.0.0.1:9187 or [::1]:9187"
+        );
+        assert_eq!(
+            e(&["--listen", "127.0.0.1:8787", "--metrics-listen", "127.0.0.1:8787"]),
+            "--metrics-listen 127.0.0.1:8787: the same address as --listen; give the metrics an address of their own"
+        );
+        assert_eq!(e(&["--log-format", "logfmt"]), "--log-format \"logfmt\": use text or json");
+    }
+
+    #[test]
     fn https_needs_both_files() {
         let c = serve(parse(&args(&["--tls-cert", "c.pem"]), &env_of(&[("PG_TODOS_TLS_KEY", "k.pem")])).unwrap());
         assert_eq!(c.tls, Some(("c.pem".to_string(), "k.pem".to_string())));
@@ -515,6 +580,11 @@ mod tests {
         let c = serve(parse(&args(&["--pool-size", "2", "--pool-size", "3"]), &blank).unwrap());
         assert_eq!((c.listen.port(), c.pool_size), (8787, 3));
         assert!(c.connection.contains("application_name='pg_todos_serve'"), "{}", c.connection);
+        // PG_TODOS_DATABASE_URL first, as pg_todos mcp reads it (docs/agents.md says both do)
+        let both = env_of(&[("PG_TODOS_DATABASE_URL", "postgres://ours@h/d"), ("DATABASE_URL", "postgres://u@h/d")]);
+        assert_eq!(serve(parse(&[], &both).unwrap()).connection, "postgres://ours@h/d");
+        let ours = env_of(&[("PG_TODOS_DATABASE_URL", "postgres://ours@h/d")]);
+        assert_eq!(serve(parse(&[], &ours).unwrap()).connection, "postgres://ours@h/d");
     }
 
     #[test]
@@ -529,6 +599,11 @@ mod tests {
         // every flag names its variable and its default
         assert!(text.contains("[env: PG_TODOS_MAX_STREAMS] [default: 256]"), "{text}");
         assert!(help(&["-h"]).contains("--listen <ADDR:PORT>"));
+        assert!(
+            text.contains("--metrics-listen <ADDR:PORT>") && text.contains("[env: PG_TODOS_METRICS_LISTEN]"),
+            "{text}"
+        );
+        assert!(text.contains("--log-format <FORMAT>") && text.contains("[env: PG_TODOS_LOG_FORMAT]"), "{text}");
         assert_eq!(help(&["--version"]).trim(), format!("pg_todos serve {}", env!("CARGO_PKG_VERSION")));
     }
 

@@ -49,13 +49,16 @@ struct Watched {
 #[derive(Clone)]
 pub struct Feed {
     watched: Arc<Mutex<HashMap<String, Watched>>>,
+    /// when the tick that last read every watched tenant's changes began (a tick with none to
+    /// read counts): what the feed knows is at most this old
+    current_at: Arc<Mutex<Option<tokio::time::Instant>>>,
 }
 
 impl Feed {
     /// Starts the feed's task, reading `source` every `tick` through a connection to
     /// `connection`; it runs as long as the process does.
     pub fn start(connection: Target, tick: Duration, source: Source) -> Feed {
-        let feed = Feed { watched: Arc::new(Mutex::new(HashMap::new())) };
+        let feed = Feed { watched: Arc::new(Mutex::new(HashMap::new())), current_at: Arc::new(Mutex::new(None)) };
         tokio::spawn(run(connection, tick, feed.clone(), source));
         feed
     }
@@ -83,6 +86,18 @@ impl Feed {
         if watched.get(tenant).is_some_and(|w| Arc::ptr_eq(&w.wake, wake)) {
             watched.remove(tenant);
         }
+    }
+
+    /// How far behind the feed is: the time since the tick that last read every watched
+    /// tenant's changes began (about `--feed-tick` while it keeps up; growing while its reads
+    /// fail); None before its first tick.
+    pub fn lag(&self) -> Option<Duration> {
+        self.current_at.lock().unwrap_or_else(|e| e.into_inner()).map(|at| at.elapsed())
+    }
+
+    /// The tick that began at `at` read every watched tenant's changes.
+    fn current(&self, at: tokio::time::Instant) {
+        *self.current_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(at);
     }
 
     /// The tenants to probe, with their cursors.
@@ -252,16 +267,18 @@ async fn run(connection: Target, tick: Duration, feed: Feed, source: Source) {
         }),
     };
     loop {
-        ticks.tick().await;
+        let began = ticks.tick().await;
         let probes = feed.probes();
         // a slot is read even with no hub open: what it holds back is WAL kept on disk
         if probes.is_empty() && slot.is_none() {
+            feed.current(began);
             continue;
         }
         if client.as_ref().is_none_or(|c| c.client.is_closed()) {
             client = match connect(&connection).await {
                 Ok(c) => Some(c),
                 Err(e) => {
+                    crate::metrics::global().feed_failure();
                     if !failing {
                         tracing::warn!("feed connection: {e}; retrying every tick");
                         failing = true;
@@ -282,8 +299,10 @@ async fn run(connection: Target, tick: Duration, feed: Feed, source: Source) {
                     failing = false;
                 }
                 feed.wake(&tenants);
+                feed.current(began);
             }
             Err(e) => {
+                crate::metrics::global().feed_failure();
                 if !failing {
                     tracing::warn!("feed: {e}; retrying every tick");
                     failing = true;

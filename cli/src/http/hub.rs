@@ -373,6 +373,20 @@ impl Hubs {
         Ok(futures::stream::unfold(subscriber, next))
     }
 
+    /// The tenants with a hub, and the live subscribers of them all (the streams receiving
+    /// changes as they commit; the other open streams are catching up).
+    pub fn counts(&self) -> (usize, usize) {
+        let hubs: Vec<Arc<Hub>> =
+            self.tenants.lock().unwrap_or_else(|e| e.into_inner()).values().map(|e| e.hub.clone()).collect();
+        let live = hubs.iter().map(|h| h.queues.lock().unwrap_or_else(|e| e.into_inner()).len()).sum();
+        (hubs.len(), live)
+    }
+
+    /// How far behind the feed that wakes the hubs is (`Feed::lag`).
+    pub fn feed_lag(&self) -> Option<Duration> {
+        self.feed.lag()
+    }
+
     /// Joins the tenant's hub, opening a new one (and its task) when it has none.
     fn join(self: &Arc<Self>, tenant: &str) -> Subscription {
         let mut tenants = self.tenants.lock().unwrap_or_else(|e| e.into_inner());

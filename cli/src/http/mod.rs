@@ -20,7 +20,10 @@
 //! - Connections are capped and timed (headers, idle keep-alive, a client that reads nothing:
 //!   `server`); `pg_todos serve --help` lists every limit.
 //! - Logging: `tracing` on stderr, one line per request and per event (`crate::log`,
-//!   `PG_TODOS_LOG`); never a token.
+//!   `PG_TODOS_LOG`), as text or JSON lines (`--log-format`); never a token.
+//! - Metrics: with `--metrics-listen`, `GET /metrics` on that address of its own, with no
+//!   token (`metrics`, `crate::metrics`): requests by route template and status, latencies,
+//!   the pool, the streams, the feed's lag, database errors by SQLSTATE class, 401s.
 //! - SIGTERM or SIGINT: no new connections, in-flight requests finish, event streams end, exit
 //!   0; after `--shutdown-grace` seconds, exit 1 anyway.
 
@@ -32,6 +35,7 @@ pub mod events;
 pub mod feed;
 pub mod hub;
 pub mod mcp;
+pub mod metrics;
 pub mod routes;
 pub mod server;
 pub mod streams;
@@ -123,7 +127,6 @@ async fn terminated() {
 /// exits with status 2 and a message on a configuration error, a database that cannot be
 /// reached or lacks the extension, or an address it cannot listen on.
 pub async fn main(args: Vec<String>) {
-    crate::log::init();
     let config = match config::parse(&args, &|k| std::env::var(k).ok()) {
         Ok(Command::Print(text)) => {
             println!("{}", text.trim_end());
@@ -133,6 +136,7 @@ pub async fn main(args: Vec<String>) {
         Err(e) if e.contains("Usage:") => fail(e),
         Err(e) => fail(format!("{e}\n\n{}", config::usage())),
     };
+    crate::log::init_as(config.log_format);
     let target = crate::tls::target(&config.connection, &|k| std::env::var(k).ok()).unwrap_or_else(|e| fail(e));
     let (version, db) = check(&target).await.unwrap_or_else(|e| fail(e));
     let pool = pool(&target, config.pool_size).unwrap_or_else(|e| fail(e));
@@ -151,6 +155,14 @@ pub async fn main(args: Vec<String>) {
         .await
         .unwrap_or_else(|e| fail(format!("cannot listen on {}: {e}", config.listen)));
     let address = socket.local_addr().map_or_else(|_| config.listen.to_string(), |a| a.to_string());
+    let metrics_socket = match config.metrics_listen {
+        None => None,
+        Some(a) => Some(
+            tokio::net::TcpListener::bind(a)
+                .await
+                .unwrap_or_else(|e| fail(format!("cannot listen on {a} (--metrics-listen): {e}"))),
+        ),
+    };
     let acceptor = config.tls.as_ref().map(|(cert, key)| https(cert, key).unwrap_or_else(|e| fail(e)));
     let scheme = if acceptor.is_some() { "https" } else { "http" };
     tracing::info!("listening on {scheme}://{address} (pg_todos {version}, database \"{db}\")");
@@ -171,7 +183,16 @@ pub async fn main(args: Vec<String>) {
     );
     let hubs =
         hub::Hubs::new(database.clone(), feed, streams.clone(), catch_ups, limits.stream_buffer, shutdown_rx.clone());
-    tokio::spawn(streams::recheck_tokens(streams.clone(), pool, limits.token_recheck));
+    tokio::spawn(streams::recheck_tokens(streams.clone(), pool.clone(), limits.token_recheck));
+    if let Some(socket) = metrics_socket {
+        let address = socket.local_addr().map_or_else(|_| "?".to_string(), |a| a.to_string());
+        tracing::info!("metrics at http://{address}/metrics (no token: keep this address private)");
+        let sources =
+            metrics::Sources { pool, hubs: hubs.clone(), streams: streams.clone(), max_streams: limits.max_streams };
+        // the service's timeouts, and few connections: a scraper or two
+        let metrics_limits = config::Limits { max_connections: limits.max_connections.min(16), ..limits.clone() };
+        tokio::spawn(server::serve(socket, None, metrics::router(sources), metrics_limits, shutdown_rx.clone()));
+    }
     let mcp = mcp::service(database.clone(), limits.max_body);
     let throttle = std::sync::Arc::new(throttle::Throttle::new(
         limits.auth_fail_per_ks as f64 / 1000.0,

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Request, State};
+use axum::extract::{MatchedPath, Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -105,14 +105,23 @@ async fn secure(request: Request, next: Next) -> Response {
     response
 }
 
-/// One line per request on stderr: method, path (without the query), status, milliseconds.
-/// Never a header: the token stays out of the log.
+/// One line per request on stderr, `request` with its fields: method, path (without the
+/// query), route (the template it matched), status, milliseconds until the response's head.
+/// Never a header: the token stays out of the log. The same request counted in the metrics
+/// (`crate::metrics`), by its route's template, never its path.
 async fn log(request: Request, next: Next) -> Response {
     let start = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| crate::metrics::UNMATCHED.to_string(), |m| m.as_str().to_string());
     let response = next.run(request).await;
-    tracing::info!("{method} {path} {} {}ms", response.status().as_u16(), start.elapsed().as_millis());
+    let took = start.elapsed();
+    let status = response.status().as_u16();
+    crate::metrics::global().request(method.as_str(), &route, status, took);
+    tracing::info!(method = %method, path = %path, route = %route, status, ms = took.as_millis() as u64, "request");
     response
 }
 
@@ -213,7 +222,8 @@ pub fn rest_response(answer: &Value) -> Result<Response, ApiError> {
     Ok(json_response(status, &answer["body"]))
 }
 
-/// `/v1/todos…`: `todo.rest(method, path?query, body)`, answered with its status and body.
+/// `/v1/todos…`: `todo.rest(method, path?query, body)` in the token's default list (none: the
+/// tenant-wide pool), answered with its status and body.
 async fn rest(
     State(state): State<AppState>,
     client: Option<Extension<ClientAddr>>,
@@ -225,14 +235,16 @@ async fn rest(
     let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
     let body = json_body(body, &headers, state.limits.max_body, state.limits.body_timeout).await?;
     let target = uri.path_and_query().map_or_else(|| uri.path().to_string(), |pq| pq.as_str().to_string());
-    let answer: Value = work::one(
-        &state.db,
-        &identity.tenant,
-        Some(&agent),
-        "SELECT todo.rest($1, $2, $3)",
-        &[&method.as_str(), &target, &body],
-    )
-    .await?;
+    // the token's default list is the conversation in context: a POST naming none lands there,
+    // as the token's MCP calls do (without one: the tenant-wide pool)
+    let act = work::Act {
+        tenant: identity.tenant.clone(),
+        conversation: identity.default_list.clone(),
+        agent: Some(agent),
+        turn: None,
+    };
+    let answer: Value =
+        work::in_context(&state.db, &act, "SELECT todo.rest($1, $2, $3)", &[&method.as_str(), &target, &body]).await?;
     let mut response = rest_response(&answer)?;
     if response.status() == StatusCode::METHOD_NOT_ALLOWED {
         // RFC 9110: a 405 names the methods the resource has
@@ -534,6 +546,48 @@ mod tests {
         };
         assert!(proxied("https://board.example").is_ok());
         assert!(proxied("https://evil.example").is_err());
+    }
+
+    #[tokio::test]
+    async fn requests_are_counted_by_route_template_never_by_path() {
+        // the request log of `router` around routes of this test's own
+        let app: Router = Router::new()
+            .route("/metrics-test/{id}", get(|| async { "ok" }))
+            .fallback(not_found)
+            .method_not_allowed_fallback(method_not_allowed)
+            .layer(middleware::from_fn(log));
+        let call = |method: &str, uri: &str| {
+            let request = Request::builder().method(method).uri(uri).body(Body::empty()).unwrap();
+            tower::ServiceExt::oneshot(app.clone(), request)
+        };
+        for uri in ["/metrics-test/1", "/metrics-test/2", "/metrics-test/%22hostile%22"] {
+            assert_eq!(call("GET", uri).await.unwrap().status(), StatusCode::OK);
+        }
+        assert_eq!(call("DELETE", "/metrics-test/3").await.unwrap().status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(call("GET", "/metrics-test-unknown/7").await.unwrap().status(), StatusCode::NOT_FOUND);
+        let text = crate::metrics::global().render(&crate::metrics::Gauges::default(), "test");
+        let line = |series: &str| {
+            text.lines().find(|l| l.starts_with(series)).map(|l| l.rsplit(' ').next().unwrap().to_string())
+        };
+        assert_eq!(
+            line(r#"pg_todos_http_requests_total{method="GET",route="/metrics-test/{id}",status="200"} "#).as_deref(),
+            Some("3"),
+            "{text}"
+        );
+        assert_eq!(
+            line(r#"pg_todos_http_requests_total{method="DELETE",route="/metrics-test/{id}",status="405"} "#)
+                .as_deref(),
+            Some("1"),
+            "{text}"
+        );
+        assert!(
+            line(r#"pg_todos_http_requests_total{method="GET",route="unmatched",status="404"} "#).is_some(),
+            "{text}"
+        );
+        // no path reaches a label
+        assert!(
+            !text.contains("metrics-test/1") && !text.contains("hostile") && !text.contains("metrics-test-unknown")
+        );
     }
 
     #[test]

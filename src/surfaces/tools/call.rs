@@ -1,10 +1,9 @@
 //! Running a tool: `todo.call` (the tool's output object), `todo.call_mcp` (MCP's
-//! `CallToolResult`) and their text-argument twins. Arguments are measured before they are
-//! parsed, checked against the tool's schema, and a tool that writes runs through
+//! `CallToolResult`), and the text-argument twins earlier versions had. Arguments are
+//! measured before they are parsed, checked against the tool's schema, and a tool that writes runs through
 //! `runner::attempt` (one per call), inside `runner::call`.
 
 use pgrx::prelude::*;
-use pgrx::JsonB;
 use serde_json::{json, Value};
 
 use super::catalog::{find, Tool};
@@ -17,38 +16,37 @@ use pg_todos_core::limits::Setting;
 
 /// Runs one tool by name with its input object, in the context's tenant, conversation and
 /// turn, and returns the tool's output object. SQL: `todo.call(tool text, args jsonb
-/// DEFAULT '{}') → jsonb` (`call_jsonb`), which hands the arguments over as text, so that
+/// DEFAULT '{}') → jsonb` (SQL below): the arguments are measured as JSON text before they
+/// are printed (over `todo.max_arguments_size`: `too_large`), so that a number like
+/// `1e131071` (131,072 digits from a few bytes of jsonb) is refused, not printed, and
 /// arguments nested too deeply to convert still get an error object. An unknown tool gives
 /// `{"error": {"code": "unknown_tool", …}}`; arguments that break the tool's schema give
 /// `{"error": {"code": "invalid_arguments", …}}` (the todolist dialect: its own codes); a
 /// value the database refuses (a column over its limit too) gives `{"error": {"code":
-/// "rejected", …}}`; arguments over `todo.max_arguments_size` bytes (as JSON text) give
-/// `{"error": {"code": "too_large", …}}`, before they are parsed. In every error case
-/// nothing is written.
+/// "rejected", …}}`; arguments over `todo.max_arguments_size` bytes give `{"error": {"code":
+/// "too_large", …}}`, before they are parsed. In every error case nothing is written.
 ///
-/// Errors (SQL): 22023 when no tenant is in context; 42704 when it is not registered; and
-/// every error that is not about the arguments' data (a cancel or timeout, a deadlock, a
-/// serialization failure, a lock timeout, out of memory or disk), raised as it is with
-/// nothing of the call committed, so the caller can retry.
-#[pg_extern(volatile, parallel_unsafe, security_definer)]
-#[search_path(pg_catalog, todo, pg_temp)]
-fn call_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
-    let tool = crate::errors::required(tool, "todo.call_json: tool");
-    let (out, omitted) = session::with_omitted(|| run_text(find(tool), tool, args));
-    notice_omitted(tool, omitted);
-    Jsonb(out)
-}
-
-/// `todo.call(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_json` with the
-/// arguments measured as JSON text before they are printed (over `todo.max_arguments_size`:
-/// `too_large`), so that a number like `1e131071` (131,072 digits from a few bytes of jsonb)
-/// is refused, not printed.
+/// Errors (SQL): 22004 a NULL tool; 22023 when no tenant is in context; 42704 when it is not
+/// registered; and every error that is not about the arguments' data (a cancel or timeout, a
+/// deadlock, a serialization failure, a lock timeout, out of memory or disk), raised as it is
+/// with nothing of the call committed, so the caller can retry.
 #[pg_extern(sql = false)]
-fn call_jsonb(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+fn call(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let tool = crate::errors::required(tool, "todo.call: tool");
     // SAFETY: argument 1 of todo.call is its jsonb arguments (the SQL below)
     let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
     let (out, omitted) = session::with_omitted(|| run_jsonb(find(tool), tool, args));
+    notice_omitted(tool, omitted);
+    Jsonb(out)
+}
+
+/// The text-argument twin of `todo.call`, `todo.call_json(tool text, args text)`, from
+/// 0.2.0 to 0.10.0 (1.0.0 dropped it: cast the text to jsonb). Kept, with no SQL of its own,
+/// for the SQL of those versions and the databases not yet updated.
+#[pg_extern(sql = false)]
+fn call_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call_json: tool");
+    let (out, omitted) = session::with_omitted(|| run_text(find(tool), tool, args));
     notice_omitted(tool, omitted);
     Jsonb(out)
 }
@@ -67,13 +65,16 @@ extension_sql!(
 CREATE FUNCTION todo.call(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
 LANGUAGE c VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
-AS 'MODULE_PATHNAME', 'call_jsonb_wrapper';
+AS 'MODULE_PATHNAME', 'call_wrapper';
 COMMENT ON FUNCTION todo.call(text, jsonb) IS
-    'Runs one tool of todo.tools() by name with its input object and returns its output object.';
+    'Runs one tool of todo.tools() by name with its input object and returns its output object; a refusal (an unknown tool, arguments that break its schema or pass todo.max_arguments_size, a value the database refuses) is an error object, and nothing is written. Errors: 22004 a NULL tool; 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
 "#,
-    name = "call",
-    requires = [call_json]
+    name = "call"
 );
+
+// From 0.9.0 to 0.10.0 todo.call's symbol was call_jsonb_wrapper (0.1.0's was call_wrapper,
+// the one it has again).
+crate::surfaces::earlier_symbol!(call_jsonb_wrapper, pg_finfo_call_jsonb_wrapper => call_wrapper);
 
 /// Runs one tool like `todo.call` and returns its answer as an MCP `CallToolResult`:
 /// `{"content": [{"type": "text", "text"}], "structuredContent"?, "isError"}`. The text is
@@ -82,22 +83,12 @@ COMMENT ON FUNCTION todo.call(text, jsonb) IS
 /// output object is also the structured content. `isError` marks the catalog's error shapes
 /// (`{"error": {…}}`, `{"ok": false, …}`, seed 004's `Error: …` text); a result a runtime
 /// gives as a normal answer (Claude Code's `Task not found`) is not one. SQL:
-/// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (`call_mcp_jsonb`).
+/// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below), its arguments
+/// measured before they are printed, as `todo.call`'s.
 ///
 /// Errors (SQL): those of `todo.call`.
-#[pg_extern(volatile, parallel_unsafe, security_definer)]
-#[search_path(pg_catalog, todo, pg_temp)]
-fn call_mcp_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
-    let tool = crate::errors::required(tool, "todo.call_mcp_json: tool");
-    let found = find(tool);
-    let (out, omitted) = session::with_omitted(|| run_text(found, tool, args));
-    Jsonb(mcp_result(found, out, omitted))
-}
-
-/// `todo.call_mcp(tool text, args jsonb DEFAULT '{}') → jsonb` (SQL below): `call_mcp_json`
-/// with the arguments measured before they are printed, as `call_jsonb`.
 #[pg_extern(sql = false)]
-fn call_mcp_jsonb(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+fn call_mcp(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let tool = crate::errors::required(tool, "todo.call_mcp: tool");
     let found = find(tool);
     // SAFETY: argument 1 of todo.call_mcp is its jsonb arguments (the SQL below)
@@ -106,18 +97,31 @@ fn call_mcp_jsonb(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb
     Jsonb(mcp_result(found, out, omitted))
 }
 
+/// The text-argument twin of `todo.call_mcp`, `todo.call_mcp_json(tool text, args text)`,
+/// from 0.5.0 to 0.10.0 (1.0.0 dropped it). Kept, with no SQL of its own, for the SQL of
+/// those versions.
+#[pg_extern(sql = false)]
+fn call_mcp_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
+    let tool = crate::errors::required(tool, "todo.call_mcp_json: tool");
+    let found = find(tool);
+    let (out, omitted) = session::with_omitted(|| run_text(found, tool, args));
+    Jsonb(mcp_result(found, out, omitted))
+}
+
 extension_sql!(
     r#"
 CREATE FUNCTION todo.call_mcp(tool text, args jsonb DEFAULT '{}') RETURNS jsonb
 LANGUAGE c VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
-AS 'MODULE_PATHNAME', 'call_mcp_jsonb_wrapper';
+AS 'MODULE_PATHNAME', 'call_mcp_wrapper';
 COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
-    'Runs one tool of todo.tools() like todo.call and returns an MCP CallToolResult: the text its runtime shows the model, the output object as structured content, and isError.';
+    'Runs one tool of todo.tools() like todo.call and returns an MCP CallToolResult: the text its runtime shows the model, the output object as structured content, and isError. Errors: 22004 a NULL tool; 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
 "#,
-    name = "call_mcp",
-    requires = [call_mcp_json]
+    name = "call_mcp"
 );
+
+// From 0.9.0 to 0.10.0 todo.call_mcp's symbol was call_mcp_jsonb_wrapper.
+crate::surfaces::earlier_symbol!(call_mcp_jsonb_wrapper, pg_finfo_call_mcp_jsonb_wrapper => call_mcp_wrapper);
 
 /// Whether an output is one of the catalog's error shapes.
 fn is_error(out: &Value) -> bool {
@@ -127,7 +131,7 @@ fn is_error(out: &Value) -> bool {
         || out.as_str().is_some_and(|s| s.starts_with("Error:"))
 }
 
-/// An output as MCP's `CallToolResult` (see `call_mcp_json`); its text is cut at
+/// An output as MCP's `CallToolResult` (see `call_mcp`); its text is cut at
 /// `todo.max_output_size` bytes, with a last line that says so.
 pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>) -> Value {
     let text = match (tool.and_then(|t| t.text), &out) {
@@ -167,14 +171,6 @@ pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>
         result["structuredContent"] = out;
     }
     result
-}
-
-/// 0.1.0's `todo.call(text, jsonb)` was this C function (symbol `call_wrapper`). Kept, with
-/// no SQL of its own, so that a database still at 0.1.0 keeps working with this library until
-/// `ALTER EXTENSION pg_todos UPDATE` replaces it with the wrapper above.
-#[pg_extern(sql = false)]
-fn call(tool: &str, args: Option<JsonB>) -> Jsonb {
-    Jsonb(dispatch(tool, &args.map(|a| a.0).unwrap_or(Value::Null)))
 }
 
 /// A JSON argument handed over as text (NULL: JSON null). The text is valid JSON (it came
@@ -223,11 +219,6 @@ fn run_text(tool: Option<&'static Tool>, name: &str, args: Option<&str>) -> Valu
         Ok(args) => answer(tool, name, &args),
         Err(e) => e,
     }
-}
-
-/// Runs tool `name` with `args` in the context's scope; its output or error object.
-pub fn dispatch(name: &str, args: &Value) -> Value {
-    answer(find(name), name, args)
 }
 
 /// Runs `tool` (what `name` found) with `args` in the context's scope; its output or error

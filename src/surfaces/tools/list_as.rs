@@ -42,7 +42,7 @@ fn list_shape(name: &str, conversation: &str) -> Value {
 extension_sql!(
     r#"
 COMMENT ON FUNCTION todo.list_as(text, text) IS
-    'A conversation''s list in a dialect''s shape: todo.dialects() lists the dialects that have one (list_shape) and what it is.';
+    'A conversation''s list in a dialect''s shape: todo.dialects() lists the dialects that have one (list_shape) and what it is. Errors: 22023 a dialect with no list shape or none of that name, or no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered.';
 "#,
     name = "list_as_comment",
     requires = [list_as]

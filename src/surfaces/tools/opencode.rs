@@ -179,7 +179,7 @@ fn changes_since(since: Option<&str>) -> Jsonb {
 extension_sql!(
     r#"
 COMMENT ON FUNCTION todo.changes_since(text) IS
-    'The conversations changed since a cursor, each with its whole list as OpenCode todos, and the new cursor: {"cursor", "changes": [{"conversation_id", "todos"}]} (the HTTP service''s todo.updated events).';
+    'The conversations changed since a cursor, each with its whole list as OpenCode todos, and the new cursor: {"cursor", "changes": [{"conversation_id", "todos"}]} (the HTTP service''s todo.updated events). Errors: 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; 22P02 a since that is not a cursor; 54000 the changed lists pass todo.max_output_size bytes of JSON together (read them a page at a time: the three-argument form).';
 "#,
     name = "changes_since_comment",
     requires = [changes_since]
@@ -202,6 +202,10 @@ const MAX_PAGE_SIZE: i32 = 1000;
 ///
 /// Errors: 22023 when no tenant is in context or `page_size` is not from 1 to 1000; 42704 when
 /// the tenant is not registered; 22P02 for a `since` that is not a cursor.
+///
+/// SQL: `todo.changes_since(since, after, page_size)`, an overload of the one above: the one
+/// function whose Rust name is not its SQL name, as a module cannot hold two functions
+/// `changes_since` (nor the library two symbols `changes_since_wrapper`).
 #[pg_extern(stable, parallel_restricted, security_definer, name = "changes_since")]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> Jsonb {
@@ -239,7 +243,7 @@ fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Optio
 extension_sql!(
     r#"
 COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
-    'changes_since a page at a time: {"cursor", "changes", "next"}; at most page_size (1 to 1000) conversations, fewer once their lists pass 256 KiB of JSON, ordered by id (bytewise) with the tenant-wide pool last; next: the after of the next page, null on the last. Keep the cursor of a catch-up''s first page.';
+    'changes_since a page at a time: {"cursor", "changes", "next"}; at most page_size (1 to 1000) conversations, fewer once their lists pass 256 KiB of JSON, ordered by id (bytewise) with the tenant-wide pool last; next: the after of the next page, null on the last. Keep the cursor of a catch-up''s first page. Errors: 22023 no tenant in context, or a page_size not from 1 to 1000; 42501 a role bound to another tenant; 42704 tenant not registered; 22P02 a since that is not a cursor.';
 "#,
     name = "changes_since_page_comment",
     requires = [changes_since_page]

@@ -238,6 +238,8 @@ SELECT tenant_id, id, subject FROM todo.todos WHERE tenant_id IN ('acme', 'globe
 SELECT tenant_id, last_id FROM todo.counters WHERE tenant_id IN ('acme', 'globex') ORDER BY 1;
 -- revoking takes everything back, the binding included
 SELECT todo.revoke_usage('agent_acme'), todo.revoke_usage('agent_acme');
+-- a NULL role is refused, naming the argument (it was a syntax error of the REVOKE it built)
+SELECT todo.revoke_usage(NULL);
 SELECT count(*) AS privileges_left FROM pg_class c, aclexplode(c.relacl) a
  WHERE c.relnamespace = 'todo'::regnamespace AND a.grantee = 'agent_acme'::regrole;
 SELECT count(*) AS functions_left FROM pg_proc p, aclexplode(p.proacl) a
