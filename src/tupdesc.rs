@@ -1,4 +1,4 @@
-//! The columns of a relation's tuple descriptor, as PostgreSQL 15 and 17+ keep them (17 moved
+//! The columns of a relation's tuple descriptor, as PostgreSQL 15-17 and 18 keep them (18 moved
 //! the full attributes behind `TupleDescAttr`, keeping compact ones in the descriptor), and a
 //! row of one taken apart.
 
@@ -32,9 +32,9 @@ pub unsafe fn columns<'a>(
     (0..natts).filter_map(move |i| {
         // SAFETY: `i` is below `natts`
         let att = unsafe {
-            #[cfg(feature = "pg15")]
+            #[cfg(not(feature = "pg18"))]
             let att = &*(*desc).attrs.as_ptr().add(i);
-            #[cfg(not(feature = "pg15"))]
+            #[cfg(feature = "pg18")]
             let att = &*pg_sys::TupleDescAttr(desc, i as i32);
             att
         };

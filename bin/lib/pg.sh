@@ -73,14 +73,17 @@ case "$PATH" in
   *) export PATH="$PG_BINDIR:$PATH" ;;
 esac
 # The test tiers' Python packages: bin/setup installs them into .venv when the python3 on the
-# PATH may not install packages (Debian's own, PEP 668); its python3 then comes first.
-if [ -x "$_pg_repo/.venv/bin/python3" ]; then
+# PATH may not install packages (Debian's own, PEP 668); its python3 then comes first, where
+# the Python it was made with is (not inside bin/debian13's root, whose Python is another).
+_pg_venv_home=$(sed -n 's/^home *= *//p' "$_pg_repo/.venv/pyvenv.cfg" 2>/dev/null || true)
+_pg_venv_version=$(sed -n 's/^version *= *\([0-9]*\.[0-9]*\).*/\1/p' "$_pg_repo/.venv/pyvenv.cfg" 2>/dev/null || true)
+if [ -x "$_pg_repo/.venv/bin/python3" ] && [ -x "$_pg_venv_home/python$_pg_venv_version" ]; then
   case "$PATH" in
     "$_pg_repo/.venv/bin" | "$_pg_repo/.venv/bin":*) ;;
     *) export PATH="$_pg_repo/.venv/bin:$PATH" ;;
   esac
 fi
-unset _pg_repo _pg_supported _pg_first _pg_found
+unset _pg_repo _pg_supported _pg_first _pg_found _pg_venv_home _pg_venv_version
 
 # pg_need PROGRAM...: each must be an executable file
 pg_need() {
