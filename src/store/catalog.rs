@@ -23,10 +23,10 @@ pub fn relid(name: &std::ffi::CStr) -> pg_sys::Oid {
 /// This backend's local transaction id (which transaction state kept in thread-locals is of).
 pub fn local_xact() -> pg_sys::LocalTransactionId {
     // SAFETY: MyProc is set for every backend that runs SQL.
-    #[cfg(feature = "pg15")]
+    #[cfg(any(feature = "pg15", feature = "pg16"))]
     let lxid = unsafe { (*pg_sys::MyProc).lxid };
     // PostgreSQL 17 moved it into the virtual transaction id
-    #[cfg(not(feature = "pg15"))]
+    #[cfg(not(any(feature = "pg15", feature = "pg16")))]
     let lxid = unsafe { (*pg_sys::MyProc).vxid.lxid };
     lxid
 }

@@ -1,4 +1,4 @@
-"""packages: the packages bin/package makes, on a clean Debian 12.
+"""packages: the packages bin/package makes, on a clean Debian 12 and a clean Debian 13.
   1. their contents: the extension's package holds the library, the control file, the install
      script of this version and of every released one, every upgrade script, a copyright file
      and a changelog, and nothing else (nothing from the build tree); the command's package
@@ -10,13 +10,17 @@
      without an error; `pg_todos mcp` lists its tools over stdio and `pg_todos serve` answers
      /readyz and a request with a token; removing the extension's package with dpkg leaves
      PostgreSQL working;
-  3. the update from the previous version's package (built by `bin/package --source` from the
+  3. the same on a minimal Debian 13 root (bin/debian13 --minbase: its debootstrap tarball, cached
+     under /var/cache/pg_todos) with only postgresql-17 from Debian: postgresql-17-pg-todos, built
+     in bin/debian13's Debian 13 root, and the command's package install, CREATE EXTENSION works,
+     demo/demo.sql runs to its end and `pg_todos mcp` lists its tools;
+  4. the update from the previous version's package (built by `bin/package --source` from the
      last commit of that version): its database keeps every todo through `dpkg -i` of this
      version's package and ALTER EXTENSION pg_todos UPDATE.
 Needs root (chroot, mount), debootstrap (bin/setup installs it) and the Debian registry: a
-missing one skips saying so (a failure under CI=true). Builds the packages of PostgreSQL 15 and
-18 and of the command (release builds) into this run's directory; the clean system runs 15's
-(Debian 12 has no postgresql-18: PGDG has).
+missing one skips saying so (a failure under CI=true). Builds the packages of PostgreSQL 15, 17
+and 18 and of the command (release builds) into this run's directory; the clean systems run
+15's and 17's (Debian 12 has no postgresql-18 nor 17: PGDG has).
 """
 import json
 import os
@@ -34,20 +38,65 @@ CACHE = "/var/tmp/pg_todos-debootstrap/bookworm-minbase.tar"
 MIRROR = "http://deb.debian.org/debian"
 VERSION = pg.version()
 OUT = None    # where bin/package wrote the packages
-ROOT = None   # the Debian root
+ROOT = None   # the Debian 12 root
 
 
-def sh(cmd, check_rc=True, timeout=600, stdin=None):
-    """`cmd` run by sh inside the Debian root, as root; (exit status, stdout + stderr)."""
-    r = subprocess.run(["chroot", ROOT, "/bin/sh", "-c", cmd], capture_output=True, text=True, timeout=timeout,
-                       input=stdin, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root"})
+def sh(cmd, check_rc=True, timeout=600, stdin=None, root=None):
+    """`cmd` run by sh inside a Debian root (the Debian 12 one unless `root`), as root; (exit
+    status, stdout + stderr)."""
+    r = subprocess.run(["chroot", root or ROOT, "/bin/sh", "-c", cmd], capture_output=True, text=True,
+                       timeout=timeout, input=stdin,
+                       env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root"})
     if check_rc and r.returncode:
         raise RuntimeError(f"in the Debian root: {cmd}: exit {r.returncode}\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
     return r.returncode, r.stdout + r.stderr
 
 
-def psql(sql, db="postgres", user="postgres"):
-    return sh(f"su postgres -c \"psql -X -q -At -v ON_ERROR_STOP=1 -U {user} -d {db}\"", stdin=sql)[1]
+def psql(sql, db="postgres", user="postgres", root=None):
+    return sh(f"su postgres -c \"psql -X -q -At -v ON_ERROR_STOP=1 -U {user} -d {db}\"", stdin=sql, root=root)[1]
+
+
+def unpack_root(root, tarball):
+    """A Debian root at `root` from a debootstrap tarball: the host's name servers, no service
+    started by a package, /proc, /dev and /dev/pts mounted. The mounts, for unmount()."""
+    os.makedirs(root)
+    subprocess.run(["tar", "-C", root, "-xf", tarball], check=True)
+    shutil.copy("/etc/resolv.conf", os.path.join(root, "etc", "resolv.conf"))
+    # no service starts inside the root by itself (postgresql's postinst would try)
+    with open(os.path.join(root, "usr", "sbin", "policy-rc.d"), "w") as f:
+        f.write("#!/bin/sh\nexit 101\n")
+    os.chmod(os.path.join(root, "usr", "sbin", "policy-rc.d"), 0o755)
+    mounts = []
+    for kind, what, where in (("proc", "proc", "proc"), ("bind", "/dev", "dev"), ("bind", "/dev/pts", "dev/pts")):
+        target = os.path.join(root, where)
+        args = ["mount", "-t", "proc", what, target] if kind == "proc" else ["mount", "--bind", what, target]
+        subprocess.run(args, check=True)
+        mounts.append(target)
+    return mounts
+
+
+def unmount(mounts):
+    for target in reversed(mounts):
+        subprocess.run(["umount", "-l", target])
+
+
+def install_postgresql(major, suite, root):
+    """Debian's postgresql-MAJOR alone into the root, its cluster MAJOR/main started on its Unix
+    socket only (the network is the host's), where local roles log in without a password
+    (Debian's default is peer: OS user = role)."""
+    started = time.monotonic()
+    sh(f"echo 'deb {MIRROR} {suite} main' >/etc/apt/sources.list && apt-get update -qq && "
+       f"DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-{major} >/dev/null",
+       timeout=1800, root=root)
+    print(f"postgresql-{major} from Debian ({suite}) installed in the root in {time.monotonic() - started:.0f} s")
+    sh(f"echo 'local all all trust' >/etc/postgresql/{major}/main/pg_hba.conf", root=root)
+    pg_ctl(major, "start", root)
+
+
+def pg_ctl(major, action, root=None, check_rc=True):
+    return sh(f"su postgres -c \"/usr/lib/postgresql/{major}/bin/pg_ctl -D /var/lib/postgresql/{major}/main -w "
+              f"-l /tmp/pg.log -o '-c config_file=/etc/postgresql/{major}/main/postgresql.conf "
+              f"-c listen_addresses=' {action}\"", root=root, check_rc=check_rc)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -56,12 +105,13 @@ def debian(cluster):
     need(os.getuid() == 0, "the package test needs root (chroot, mount)")
     need(shutil.which("debootstrap"), "debootstrap is missing (bin/setup installs it)")
     OUT = os.path.join(pg.ROOT, "packages")
-    built = subprocess.run([os.path.join(pg.REPO, "bin", "package"), "--out", OUT, "--major", "15", "--major", "18"],
-                           capture_output=True, text=True, cwd=pg.REPO)
+    started = time.monotonic()
+    built = subprocess.run([os.path.join(pg.REPO, "bin", "package"), "--out", OUT, "--major", "15", "--major", "17",
+                            "--major", "18"], capture_output=True, text=True, cwd=pg.REPO)
     if built.returncode:
         pytest.fail(f"bin/package failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
+    print(f"bin/package (15, 17 in the Debian 13 root, 18, the command) took {time.monotonic() - started:.0f} s")
     ROOT = os.path.join(pg.ROOT, "debian")
-    os.makedirs(ROOT)
     if not os.path.exists(CACHE):
         fresh = CACHE + ".root"
         shutil.rmtree(fresh, ignore_errors=True)
@@ -70,35 +120,29 @@ def debian(cluster):
         need(boot.returncode == 0, f"debootstrap from {MIRROR} failed: {boot.stdout[-500:]}{boot.stderr[-500:]}")
         subprocess.run(["tar", "-C", fresh, "-cf", CACHE, "."], check=True)
         shutil.rmtree(fresh, ignore_errors=True)
-    subprocess.run(["tar", "-C", ROOT, "-xf", CACHE], check=True)
-    shutil.copy("/etc/resolv.conf", os.path.join(ROOT, "etc", "resolv.conf"))
-    # no service starts inside the root by itself (postgresql's postinst would try)
-    with open(os.path.join(ROOT, "usr", "sbin", "policy-rc.d"), "w") as f:
-        f.write("#!/bin/sh\nexit 101\n")
-    os.chmod(os.path.join(ROOT, "usr", "sbin", "policy-rc.d"), 0o755)
-    mounts = []
-    for kind, what, where in (("proc", "proc", "proc"), ("bind", "/dev", "dev"), ("bind", "/dev/pts", "dev/pts")):
-        target = os.path.join(ROOT, where)
-        args = ["mount", "-t", "proc", what, target] if kind == "proc" else ["mount", "--bind", what, target]
-        subprocess.run(args, check=True)
-        mounts.append(target)
+    mounts = unpack_root(ROOT, CACHE)
     try:
-        started = time.monotonic()
-        sh(f"echo 'deb {MIRROR} bookworm main' >/etc/apt/sources.list && apt-get update -qq && "
-           "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-15 >/dev/null",
-           timeout=1800)
-        print(f"postgresql-15 from Debian installed in the root in {time.monotonic() - started:.0f} s")
-        # the cluster Debian made, on its Unix socket only (the network is the host's), where
-        # local roles log in without a password (Debian's default is peer: OS user = role)
-        sh("echo 'local all all trust' >/etc/postgresql/15/main/pg_hba.conf")
-        sh("su postgres -c \"/usr/lib/postgresql/15/bin/pg_ctl -D /var/lib/postgresql/15/main -w -l /tmp/pg.log "
-           "-o '-c config_file=/etc/postgresql/15/main/postgresql.conf -c listen_addresses=' start\"")
+        install_postgresql("15", "bookworm", ROOT)
         yield
     finally:
-        sh("pkill -f 'pg_todos serve' || true; su postgres -c '/usr/lib/postgresql/15/bin/pg_ctl "
-           "-D /var/lib/postgresql/15/main -m immediate stop' || true", check_rc=False)
-        for target in reversed(mounts):
-            subprocess.run(["umount", "-l", target])
+        sh("pkill -f 'pg_todos serve' || true", check_rc=False)
+        pg_ctl("15", "-m immediate stop", check_rc=False)
+        unmount(mounts)
+
+
+@pytest.fixture(scope="module")
+def debian13():
+    """A clean Debian 13 root with only postgresql-17 from Debian (its cluster started): its path."""
+    tarball = subprocess.run([os.path.join(pg.REPO, "bin", "debian13"), "--minbase"], capture_output=True, text=True)
+    need(tarball.returncode == 0, f"bin/debian13 --minbase failed: {tarball.stderr[-1000:]}")
+    root = os.path.join(pg.ROOT, "debian13")
+    mounts = unpack_root(root, tarball.stdout.strip())
+    try:
+        install_postgresql("17", "trixie", root)
+        yield root
+    finally:
+        pg_ctl("17", "-m immediate stop", root, check_rc=False)
+        unmount(mounts)
 
 
 def package(name):
@@ -110,7 +154,7 @@ def contents(deb):
     return sorted(line.split()[-1].lstrip(".") for line in listed.splitlines() if not line.startswith("d"))
 
 
-@pytest.mark.parametrize("major", ["15", "18"])
+@pytest.mark.parametrize("major", ["15", "17", "18"])
 def test_the_extensions_package_holds_what_it_should(major):
     ext = contents(package(f"postgresql-{major}-pg-todos"))
     scripts = sorted(f for f in os.listdir(os.path.join(pg.REPO, "sql")) if f.startswith("pg_todos--"))
@@ -148,59 +192,74 @@ def test_the_commands_package_holds_what_it_should():
     tarballs = sorted(f for f in os.listdir(OUT) if f.endswith(".tar.gz"))
     check("a tarball of each for other distributions",
           tarballs == [f"pg_todos-{VERSION}-linux-x86_64.tar.gz", f"pg_todos-{VERSION}-pg15-linux-x86_64.tar.gz",
-                       f"pg_todos-{VERSION}-pg18-linux-x86_64.tar.gz"], tarballs)
+                       f"pg_todos-{VERSION}-pg17-linux-x86_64.tar.gz", f"pg_todos-{VERSION}-pg18-linux-x86_64.tar.gz"],
+          tarballs)
 
 
-def test_a_clean_debian_installs_and_runs_them(cluster):
-    code, out = sh("command -v rustc cargo cc gcc clang || true")
-    check("the Debian root has no Rust and no compiler", out.strip() == "", out)
-    for name in ("postgresql-15-pg-todos", "pg-todos"):
-        shutil.copy(package(name), os.path.join(ROOT, "tmp"))
+def install_and_run_the_demo(cluster, major, root=None):
+    """The extension's and the command's packages installed with dpkg into a clean root with only
+    postgresql-MAJOR, the library preloaded as the README says, CREATE EXTENSION, and the demo to
+    its end with the errors a source build shows."""
+    where = "Debian 12" if root is None else "Debian 13"
+    code, out = sh("command -v rustc cargo cc gcc clang || true", root=root)
+    check(f"the {where} root has no Rust and no compiler", out.strip() == "", out)
+    for name in (f"postgresql-{major}-pg-todos", "pg-todos"):
+        shutil.copy(package(name), os.path.join(root or ROOT, "tmp"))
     started = time.monotonic()
-    code, out = sh(f"dpkg -i /tmp/postgresql-15-pg-todos_{VERSION}-1_amd64.deb /tmp/pg-todos_{VERSION}-1_amd64.deb",
-                   check_rc=False)
-    check("dpkg -i installs both packages (their dependencies met by postgresql-15)", code == 0, out[-2000:])
-    check("the extension's package says to preload the library", "shared_preload_libraries" in out, out[-2000:])
+    code, out = sh(f"dpkg -i /tmp/postgresql-{major}-pg-todos_{VERSION}-1_amd64.deb /tmp/pg-todos_{VERSION}-1_amd64.deb",
+                   check_rc=False, root=root)
+    check(f"{where}: dpkg -i installs both packages (their dependencies met by postgresql-{major})", code == 0,
+          out[-2000:])
+    check(f"{where}: the extension's package says to preload the library", "shared_preload_libraries" in out,
+          out[-2000:])
     # as the README says: the library preloaded through a conf.d file, then a restart
-    sh("echo \"shared_preload_libraries = 'pg_todos'\" >/etc/postgresql/15/main/conf.d/pg_todos.conf")
-    sh("su postgres -c \"/usr/lib/postgresql/15/bin/pg_ctl -D /var/lib/postgresql/15/main -w -l /tmp/pg.log "
-       "-o '-c config_file=/etc/postgresql/15/main/postgresql.conf -c listen_addresses=' restart\"")
-    psql("CREATE DATABASE app")
-    created = psql("CREATE EXTENSION pg_todos; SELECT extversion FROM pg_extension WHERE extname = 'pg_todos';", db="app")
+    sh(f"echo \"shared_preload_libraries = 'pg_todos'\" >/etc/postgresql/{major}/main/conf.d/pg_todos.conf", root=root)
+    pg_ctl(major, "restart", root)
+    psql("CREATE DATABASE app", root=root)
+    created = psql("CREATE EXTENSION pg_todos; SELECT extversion FROM pg_extension WHERE extname = 'pg_todos';",
+                   db="app", root=root)
     took = time.monotonic() - started
-    print(f"from dpkg -i to CREATE EXTENSION: {took:.1f} s")
-    check(f"CREATE EXTENSION pg_todos gives {VERSION}, with no warning (the library is preloaded)",
+    print(f"{where}, PostgreSQL {major}: from dpkg -i to CREATE EXTENSION: {took:.1f} s")
+    check(f"{where}: CREATE EXTENSION pg_todos gives {VERSION}, with no warning (the library is preloaded)",
           created.strip() == VERSION, created)
     # the demo, as bin/demo runs it (it shows a refused transition on purpose): to its end, with
     # the errors it has from a source build (the run's own cluster)
     with open(os.path.join(pg.REPO, "demo", "demo.sql")) as f:
         demo = f.read() + "\n\\echo END OF THE DEMO\n"
-    with open(os.path.join(ROOT, "tmp", "demo.sql"), "w") as f:
+    with open(os.path.join(root or ROOT, "tmp", "demo.sql"), "w") as f:
         f.write(demo)
-    psql("CREATE DATABASE demo; CREATE ROLE demo_agent LOGIN;")
-    code, out = sh("su postgres -c 'psql -X -q -d demo -f /tmp/demo.sql'", check_rc=False)
+    psql("CREATE DATABASE demo; CREATE ROLE demo_agent LOGIN;", root=root)
+    code, out = sh("su postgres -c 'psql -X -q -d demo -f /tmp/demo.sql'", check_rc=False, root=root)
     cluster.database("demo_source", extension=False)
     cluster.psql("DROP ROLE IF EXISTS demo_agent; CREATE ROLE demo_agent LOGIN;")
     source = subprocess.run([f"{pg.BINDIR}/psql", "-X", "-q", "-d", "demo_source"], input=demo, capture_output=True,
                             text=True, env={**os.environ, **cluster.env("demo_source")})
     errors = lambda text: [line.split("ERROR:", 1)[1].strip() for line in text.splitlines() if "ERROR:" in line]
-    check("demo/demo.sql runs to its end, with the errors a source build shows (one on purpose)",
+    check(f"{where}, PostgreSQL {major}: demo/demo.sql runs to its end, with the errors a source build shows "
+          "(one on purpose)",
           code == 0 and "END OF THE DEMO" in out and errors(out) == errors(source.stdout + source.stderr)
           and len(errors(out)) >= 1, (errors(out), errors(source.stdout + source.stderr), out[-1000:]))
 
-    # the command, against it
-    psql("CREATE ROLE agent LOGIN; SELECT todo.grant_usage('agent'); INSERT INTO todo.tenants VALUES ('acme');", db="app")
+    # the command lists its tools over stdio
+    psql("CREATE ROLE agent LOGIN; SELECT todo.grant_usage('agent'); INSERT INTO todo.tenants VALUES ('acme');",
+         db="app", root=root)
     requests = "\n".join(json.dumps(m) for m in [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "dpkg-test", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]) + "\n"
     code, out = sh("cd /tmp && PGHOST=/var/run/postgresql PGDATABASE=app PGUSER=agent timeout 20 "
-                   "pg_todos mcp --tenant acme --tools claude-tasks", check_rc=False, stdin=requests)
+                   "pg_todos mcp --tenant acme --tools claude-tasks", check_rc=False, stdin=requests, root=root)
     listed = [json.loads(line) for line in out.splitlines() if line.startswith('{"jsonrpc"')]
     names = sorted(t["name"] for m in listed if m.get("id") == 2 for t in m["result"]["tools"])
-    check("pg_todos mcp (from the package) lists its tools over stdio",
+    check(f"{where}: pg_todos mcp (from the package) lists its tools over stdio",
           names == ["TaskCreate", "TaskGet", "TaskList", "TaskUpdate"], out[-1500:])
+
+
+def test_a_clean_debian_installs_and_runs_them(cluster):
+    install_and_run_the_demo(cluster, "15")
+
+    # the HTTP service, against it
     token = psql("SELECT token FROM todo.create_token('acme', 'dpkg-test');", db="app").strip()
     port = pg.free_port()
     sh(f"cd /tmp && (PGHOST=/var/run/postgresql PGDATABASE=app PGUSER=agent PG_TODOS_LISTEN=127.0.0.1:{port} "
@@ -231,6 +290,12 @@ def test_a_clean_debian_installs_and_runs_them(cluster):
     left = sh("ls /usr/share/postgresql/15/extension/ | grep -c pg_todos || true", check_rc=False)[1].strip()
     check("dpkg -r removes the extension's files", code == 0 and left == "0", (out[-500:], left))
     check("PostgreSQL still works after the removal", psql("SELECT 1;").strip() == "1")
+
+
+def test_a_clean_debian_13_installs_the_postgresql_17_package_and_runs_the_demo(cluster, debian13):
+    install_and_run_the_demo(cluster, "17", debian13)
+    code, out = sh("dpkg -r postgresql-17-pg-todos", check_rc=False, root=debian13)
+    check("Debian 13: dpkg -r removes the extension's package", code == 0, out[-500:])
 
 
 def previous_release():
