@@ -299,14 +299,14 @@ def test_a_clean_debian_13_installs_the_postgresql_17_package_and_runs_the_demo(
 
 
 def previous_release():
-    """(version, revision): the last released version and the last commit at it: the parent of
-    the newest commit that changed Cargo.toml's `version = "X.Y.Z"` line of it (the one that moved
-    the workspace on to the next version; an unreleased version may have come between, as 0.11.0
-    before 1.0.0)."""
-    version = pg.released()[-1]
+    """(version, revision): the last released version before this one and the last commit at it:
+    the parent of the newest commit that changed Cargo.toml's `version = "X.Y.Z"` line of it (the
+    one that moved the workspace on; an unreleased version may have come between, as 0.11.0
+    between 0.10.0 and 1.0.0)."""
+    version = [v for v in pg.released() if v != VERSION][-1]
     changed = subprocess.run(["git", "log", "--format=%H", "-S", f'version = "{version}"', "--", "Cargo.toml"],
                              capture_output=True, text=True, cwd=pg.REPO, check=True).stdout.split()
-    return version, (changed[0] + "^") if changed and version != VERSION else None
+    return version, (changed[0] + "^") if changed else None
 
 
 def test_an_update_from_the_previous_package_keeps_the_data():
