@@ -411,9 +411,26 @@ pub fn connect_error(e: &tokio_postgres::Error) -> String {
     text
 }
 
+/// Whether a connection error's text (`connect_error`) is a TLS handshake this side refused or
+/// could not make: the server's certificate did not verify, or the server offers no TLS where
+/// the mode requires it. The server is there: retrying will not help, the configuration must
+/// change.
+pub fn refused_handshake(cause: &str) -> bool {
+    cause.contains("error performing TLS handshake") || cause.contains("certificate verify failed")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refused_handshakes() {
+        assert!(refused_handshake("error performing TLS handshake: server does not support TLS"));
+        assert!(refused_handshake(
+            "error performing TLS handshake: … certificate verify failed … — the server's certificate is not signed by a root of sslrootcert"
+        ));
+        assert!(!refused_handshake("error connecting to server: Connection refused (os error 111)"));
+    }
 
     fn none(_: &str) -> Option<String> {
         None

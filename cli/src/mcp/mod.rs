@@ -412,9 +412,12 @@ async fn check(config: &Config, db: &Db) -> Checked {
                 deadpool_postgres::PoolError::Backend(e) => (crate::tls::connect_error(e), e.code().map(|c| c.code())),
                 other => (other.to_string(), None),
             };
-            // the server refused us (no such database, a password refused, no such role): a
-            // mistake of the configuration, not a database away
-            if answered.is_some_and(|c| crate::db::errors::classify(c) != crate::db::errors::Class::Unavailable) {
+            // the server refused us (no such database, a password refused, no such role), or
+            // we refused it (its certificate does not verify, it offers no TLS where TLS is
+            // required): a mistake of the configuration, not a database away
+            let refused =
+                answered.is_some_and(|c| crate::db::errors::classify(c) != crate::db::errors::Class::Unavailable);
+            if refused || crate::tls::refused_handshake(&cause) {
                 fail(format!("cannot connect to the database: {cause}"));
             }
             tracing::warn!(
