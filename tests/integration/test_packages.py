@@ -125,7 +125,6 @@ def debian(cluster):
         install_postgresql("15", "bookworm", ROOT)
         yield
     finally:
-        sh("pkill -f 'pg_todos serve' || true", check_rc=False)
         pg_ctl("15", "-m immediate stop", check_rc=False)
         unmount(mounts)
 
@@ -263,8 +262,42 @@ def test_a_clean_debian_installs_and_runs_them(cluster):
     # the HTTP service, against it
     token = psql("SELECT token FROM todo.create_token('acme', 'dpkg-test');", db="app").strip()
     port = pg.free_port()
-    sh(f"cd /tmp && (PGHOST=/var/run/postgresql PGDATABASE=app PGUSER=agent PG_TODOS_LISTEN=127.0.0.1:{port} "
-       "setsid pg_todos serve >/tmp/serve.log 2>&1 &)")
+    # a child of this test (chroot, then exec: its pid is the service's), stopped below whatever
+    # happens: a minimal Debian root has no pkill, so a service started in the background there
+    # outlived the run
+    log = open(os.path.join(ROOT, "tmp", "serve.log"), "w")
+    service = subprocess.Popen(
+        ["chroot", ROOT, "/bin/sh", "-c", "cd /tmp && exec pg_todos serve"], stdout=log, stderr=subprocess.STDOUT,
+        env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root",
+             "PGHOST": "/var/run/postgresql", "PGDATABASE": "app", "PGUSER": "agent",
+             "PG_TODOS_LISTEN": f"127.0.0.1:{port}"})
+    try:
+        serve_the_package(port, token)
+    finally:
+        stop(service)
+        log.close()
+    check("pg_todos serve (from the package) stopped with the test", service.poll() is not None, service.poll())
+
+    # removal
+    code, out = sh("dpkg -r postgresql-15-pg-todos", check_rc=False)
+    left = sh("ls /usr/share/postgresql/15/extension/ | grep -c pg_todos || true", check_rc=False)[1].strip()
+    check("dpkg -r removes the extension's files", code == 0 and left == "0", (out[-500:], left))
+    check("PostgreSQL still works after the removal", psql("SELECT 1;").strip() == "1")
+
+
+def stop(process):
+    """Stops a child process: SIGTERM, then SIGKILL if it is still there after 10 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def serve_the_package(port, token):
+    """The packaged pg_todos serve on `port` is ready and writes a todo with `token`."""
     ready = None
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and ready != 200:
@@ -284,13 +317,6 @@ def test_a_clean_debian_installs_and_runs_them(cluster):
         created = None, {"todo": {"subject": repr(e)}}
     check("a request with a token writes a todo", created[0] == 201 and created[1]["todo"]["subject"] == "from the package",
           created)
-    sh("pkill -f 'pg_todos serve' || true", check_rc=False)
-
-    # removal
-    code, out = sh("dpkg -r postgresql-15-pg-todos", check_rc=False)
-    left = sh("ls /usr/share/postgresql/15/extension/ | grep -c pg_todos || true", check_rc=False)[1].strip()
-    check("dpkg -r removes the extension's files", code == 0 and left == "0", (out[-500:], left))
-    check("PostgreSQL still works after the removal", psql("SELECT 1;").strip() == "1")
 
 
 def test_a_clean_debian_13_installs_the_postgresql_17_package_and_runs_the_demo(cluster, debian13):
