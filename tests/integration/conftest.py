@@ -75,7 +75,9 @@ def cli():
                        capture_output=True, text=True)
     if r.returncode:
         pytest.fail("cargo build -p pg_todos_cli failed:\n" + r.stderr[-4000:])
-    return os.path.join(pg.REPO, "target", "debug", "pg_todos")
+    # where cargo built it: CARGO_TARGET_DIR when that is set (relative to the repository)
+    target = os.path.join(pg.REPO, os.environ.get("CARGO_TARGET_DIR") or "target")
+    return os.path.join(target, "debug", "pg_todos")
 
 
 @pytest.fixture
