@@ -15,6 +15,7 @@ directory: an escape lands beside DIR, where the test looks for it.
 One file: bin/test-integration test_export_paths.py
 """
 import asyncio
+import itertools
 import json
 import os
 import subprocess
@@ -28,6 +29,7 @@ from checks import check
 
 DB = "export_paths"
 ESC = "\x1b"
+EXPORTS = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +67,9 @@ def snapshot(root, skip):
 
 
 def export_stays_inside(cli, tmp_path, fmt, lst, what):
-    """Exports list `lst` as `fmt` into a DIR four levels down `tmp_path`; checks that it
+    """Exports list `lst` as `fmt` into a new DIR four levels down `tmp_path`; checks that it
     succeeded and that nothing outside DIR changed. The DIR and its files."""
-    out = tmp_path / "a" / "b" / "c" / f"out-{fmt}"
+    out = tmp_path / "a" / "b" / "c" / f"out-{fmt}-{next(EXPORTS)}"
     (tmp_path / "victim.json").write_text("SENTINEL")
     before = snapshot(tmp_path, out)
     rc, so, se = run(cli, "export", fmt, str(out), "--list", lst)
