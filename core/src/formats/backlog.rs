@@ -1451,7 +1451,8 @@ mod tests {
     #[test]
     fn backlog_reads_back_every_escape_it_writes() {
         let title: String = ('\0'..='\u{A0}').chain(['\u{2028}', '\u{2029}', 'é']).collect();
-        let r = Record { id: "TASK-1".into(), title: title.clone(), created_us: Some(NOV26_2156), ..Default::default() };
+        let r =
+            Record { id: "TASK-1".into(), title: title.clone(), created_us: Some(NOV26_2156), ..Default::default() };
         let (path, text) = render(&r);
         assert_eq!(parse(&path, &text).unwrap().title, title);
     }
