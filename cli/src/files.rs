@@ -13,6 +13,12 @@
 //! The list is `--list`, else `PG_TODOS_CONVERSATION`, else the project's list of PATH (or,
 //! for Claude Code's files, of the working directory): `project:<canonical path>`, the list
 //! `pg_todos mcp` started there works on.
+//!
+//! What the files can make this command do is bounded (docs/tools.md says it to users): an
+//! export writes only under DIR (every path the database gives checked before any file is
+//! written, `plan_writes`), through no symbolic link (`write_replacing`: a new file renamed
+//! into place); an import reads no file whose link leads out of the project (`read_inside`);
+//! what it prints shows control characters escaped (`file_names::shown`).
 
 use std::path::{Path, PathBuf};
 

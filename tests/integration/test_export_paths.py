@@ -158,31 +158,40 @@ def test_a_beads_create_over_mcp(db, cli, serve, tmp_path):
               any("%2E.%2F..%2F..%2F..%2Fvictim" in f for f in files), files)
 
 
-def test_export_writes_no_file_through_a_link(db, cli, tmp_path):
+LINKED_FILES = {"beads": ".beads/issues.jsonl", "taskmaster": ".taskmaster/tasks/tasks.json",
+                "claude-todos": "todos/ln.json", "claude-tasks": "tasks/ln/bd-1.json",
+                "backlog": "backlog/tasks/bd-1 - linked.md"}
+
+
+@pytest.mark.parametrize("fmt", sorted(LINKED_FILES))
+def test_export_writes_no_file_through_a_link(db, cli, tmp_path, fmt):
     """A link in DIR at a file the export writes is replaced, not written through; a linked
     directory inside DIR is refused before any file is written."""
-    sql("INSERT INTO todo.todos (conversation_id, external_id, subject) VALUES ('ln', 'bd-1', 'linked')")
-    victim = tmp_path / "victim.jsonl"
+    sql("INSERT INTO todo.todos (conversation_id, external_id, subject) VALUES ('ln', 'bd-1', 'linked') "
+        "ON CONFLICT DO NOTHING")
+    victim = tmp_path / "victim"
     victim.write_text("SENTINEL")
     out = tmp_path / "out"
-    (out / ".beads").mkdir(parents=True)
-    os.symlink(victim, out / ".beads" / "issues.jsonl")
-    rc, so, se = run(cli, "export", "beads", str(out), "--list", "ln")
-    check("a linked file: the export succeeds", rc == 0, se)
-    check("a linked file: its target is untouched", victim.read_text() == "SENTINEL", victim.read_text())
-    check("a linked file: the link is replaced by the file",
-          not os.path.islink(out / ".beads" / "issues.jsonl") and "bd-1" in (out / ".beads" / "issues.jsonl").read_text())
+    link = out / LINKED_FILES[fmt]
+    link.parent.mkdir(parents=True)
+    os.symlink(victim, link)
+    rc, so, se = run(cli, "export", fmt, str(out), "--list", "ln")
+    check(f"{fmt}: a linked file: the export succeeds", rc == 0, se)
+    check(f"{fmt}: a linked file: its target is untouched", victim.read_text() == "SENTINEL", victim.read_text())
+    check(f"{fmt}: a linked file: the link is replaced by the file",
+          not os.path.islink(link) and ("bd-1" in link.read_text() or "linked" in link.read_text()))
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     out2 = tmp_path / "out2"
+    top = LINKED_FILES[fmt].split("/")[0]
     out2.mkdir()
-    os.symlink(elsewhere, out2 / "backlog")
-    rc, so, se = run(cli, "export", "backlog", str(out2), "--list", "ln")
-    check("a linked directory in DIR: the export is refused, naming it",
-          rc == 1 and "backlog" in se and "link" in se, (rc, so, se))
-    check("a linked directory in DIR: nothing written anywhere", not any(elsewhere.rglob("*")),
-          list(elsewhere.rglob("*")))
+    os.symlink(elsewhere, out2 / top)
+    rc, so, se = run(cli, "export", fmt, str(out2), "--list", "ln")
+    check(f"{fmt}: a linked directory in DIR: the export is refused, naming it",
+          rc == 1 and top in se and "link" in se, (rc, so, se))
+    check(f"{fmt}: a linked directory in DIR: nothing written anywhere",
+          not any(elsewhere.rglob("*")) and os.listdir(out2) == [top], list(elsewhere.rglob("*")))
 
 
 def test_import_reads_nothing_outside_through_a_link(db, cli, tmp_path):
