@@ -317,20 +317,26 @@ pub async fn export(args: Vec<String>) {
 }
 
 /// The parts of a path the database gave, each one plain file name; an error saying why
-/// not (absolute, `..`, `.`, empty, `\`, a control character, over 255 bytes): such a path
-/// could leave DIR.
+/// not: absolute, `..`, `.`, empty, `\` or a control character (such a path could leave
+/// DIR), or over 255 bytes (no file system takes the name).
 fn parts_of(path: &str) -> Result<Vec<&str>, String> {
     let parts: Vec<&str> = path.split('/').collect();
-    match parts.iter().find(|p| !file_names::is_safe_component(p)) {
-        None => Ok(parts),
-        Some(bad) => Err(format!(
-            "the database gave the path \"{}\", whose part \"{}\" is no plain file name (absolute, `..`, `.`, \
-             empty, `\\`, a control character or over 255 bytes): it could leave DIR, so nothing was written; \
-             update the extension (ALTER EXTENSION pg_todos UPDATE) and report it",
-            file_names::shown(path),
-            file_names::shown(bad)
-        )),
+    let Some(bad) = parts.iter().find(|p| !file_names::is_safe_component(p)) else {
+        return Ok(parts);
+    };
+    let too_long = bad.len() > 255 && !bad.chars().any(|c| c == '\\' || c.is_control());
+    let (path, bad) = (file_names::shown(path), file_names::shown(bad));
+    if too_long {
+        return Err(format!(
+            "the file name \"{bad}\" of \"{path}\" is over 255 bytes, longer than a file system takes: \
+             shorten the id or list name it is made of; nothing was written"
+        ));
     }
+    Err(format!(
+        "the database gave the path \"{path}\", whose part \"{bad}\" is no plain file name (absolute, `..`, `.`, \
+         empty, `\\` or a control character): it could leave DIR, so nothing was written; update the extension \
+         (ALTER EXTENSION pg_todos UPDATE) and report it"
+    ))
 }
 
 /// What an export writes: (path under `dir`, text), every path checked before any file is
@@ -436,7 +442,8 @@ mod tests {
             assert!(!e.contains('\u{1b}'), "{e}");
         }
         let long = format!("tasks/{}.json", "x".repeat(251));
-        assert!(plan_writes(&dir, vec![file(&long)]).unwrap_err().contains("255 bytes"));
+        let e = plan_writes(&dir, vec![file(&long)]).unwrap_err();
+        assert!(e.contains("over 255 bytes") && e.contains("shorten"), "{e}");
         let fine = plan_writes(&dir, vec![file("tasks/%2E.%2Fx.json"), file(".beads/issues.jsonl")]).unwrap();
         assert_eq!(fine.len(), 2);
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "planning writes nothing");
