@@ -9,6 +9,7 @@ pub mod checklist;
 pub mod claims;
 pub mod cursor;
 pub mod error;
+pub mod file_names;
 pub mod formats;
 pub mod interchange;
 pub mod limits;

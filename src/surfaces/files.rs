@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 
 use crate::error::Error;
 use crate::errors::{self, raise};
+use crate::file_names;
 use crate::formats;
 use crate::interchange::{FileError, Record};
 use crate::jsonb::Jsonb;
@@ -80,7 +81,7 @@ fn parse(format: &str, files: &[(String, String)]) -> Result<Vec<Record>, FileEr
             "backlog" if path.ends_with(".md") => out.push(formats::backlog::parse(path, text)?),
             "backlog" => {}
             "claude-todos" => {
-                let list = stem(path).to_string();
+                let list = file_names::from_component(stem(path));
                 out.extend(formats::claude::parse_todos(path, text)?.into_iter().map(|mut r| {
                     r.list = Some(list.clone());
                     r
@@ -220,7 +221,9 @@ fn lists_of(scope: &Scope, base: &str) -> Vec<(Option<String>, String)> {
 /// Exports a list into a tracker's files: (path, text) for each, paths as the tracker keeps
 /// them (`.taskmaster/tasks/tasks.json` with a tag for each `<list>#<tag>`; `.beads/issues.jsonl`;
 /// `backlog/<folder>/<id> - <Title>.md`; Claude Code's `todos/<list>.json` or
-/// `tasks/<list>/<id>.json`). Errors: 22023 an unknown format or no list.
+/// `tasks/<list>/<id>.json`). Every part of a path made from stored text (an id, a list's
+/// name) is one file name by `file_names::component` (`../x` is `%2E.%2Fx`): no path leaves
+/// the directory it is written under. Errors: 22023 an unknown format or no list.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn export(
@@ -254,7 +257,7 @@ fn export(
             .iter()
             .map(|(name, _)| {
                 let of: Vec<Record> = all.iter().filter(|r| r.list == *name).cloned().collect();
-                let file = name.clone().unwrap_or_else(|| stem(&base).to_string());
+                let file = file_names::component(name.as_deref().unwrap_or_else(|| stem(&base)));
                 (format!("todos/{file}.json"), formats::claude::render_todos(&of))
             })
             .collect(),
@@ -262,7 +265,7 @@ fn export(
             .iter()
             .flat_map(|(name, _)| {
                 let of: Vec<Record> = all.iter().filter(|r| r.list == *name).cloned().collect();
-                let dir = name.clone().unwrap_or_else(|| stem(&base).to_string());
+                let dir = file_names::component(name.as_deref().unwrap_or_else(|| stem(&base)));
                 formats::claude::render_tasks(&of).into_iter().map(move |(f, t)| (format!("tasks/{dir}/{f}"), t))
             })
             .collect(),

@@ -18,6 +18,7 @@
 
 use serde_json::Value;
 
+use crate::file_names::{component, is_safe_component};
 use crate::interchange::{ChecklistItem, ChecklistKind, Comment, FileError, Record};
 use crate::status::Status;
 use crate::time::iso8601;
@@ -125,14 +126,25 @@ pub fn title_slug(title: &str) -> String {
 }
 
 /// The path (relative to the project) Backlog.md gives a record's file:
-/// `backlog/<folder>/<lowercase id> - <Title-slug>.md`. A file keeps its name when the
-/// title changes (Backlog.md does not rename on edit): `extra["file"]`, the name it was
-/// read from, wins while it still starts with the record's id.
+/// `backlog/<folder>/<lowercase id> - <Title-slug>.md`, the id made one safe file name
+/// (`file_names::component`: `../x` is `%2E.%2Fx`) and the slug without control
+/// characters. A file keeps its name when the title changes (Backlog.md does not rename on
+/// edit): `extra["file"]`, the name it was read from, wins while it still starts with the
+/// record's id and is one safe file name.
 pub fn file_path(record: &Record) -> String {
-    let id = record.id.to_lowercase();
+    let id = component(&record.id.to_lowercase());
     let name = match record.extra.get("file").and_then(Value::as_str) {
-        Some(kept) if kept.to_lowercase().starts_with(&format!("{id} - ")) && kept.ends_with(".md") => kept.to_string(),
-        _ => format!("{id} - {}.md", title_slug(&record.title)),
+        Some(kept)
+            if kept.to_lowercase().starts_with(&format!("{id} - "))
+                && kept.ends_with(".md")
+                && is_safe_component(kept) =>
+        {
+            kept.to_string()
+        }
+        _ => {
+            let slug: String = title_slug(&record.title).chars().filter(|c| !c.is_control()).collect();
+            format!("{id} - {slug}.md")
+        }
     };
     format!("backlog/{}/{name}", folder_of(record))
 }
@@ -253,6 +265,16 @@ fn read_quoted(s: &str) -> Result<(String, &str), String> {
                 '"' => out.push('"'),
                 '/' => out.push('/'),
                 ' ' => out.push(' '),
+                '\t' => out.push('\t'),
+                'a' => out.push('\x07'),
+                'b' => out.push('\x08'),
+                'v' => out.push('\x0B'),
+                'f' => out.push('\x0C'),
+                'e' => out.push('\x1B'),
+                'N' => out.push('\u{85}'),
+                '_' => out.push('\u{A0}'),
+                'L' => out.push('\u{2028}'),
+                'P' => out.push('\u{2029}'),
                 'u' | 'x' | 'U' => {
                     let n = match e {
                         'x' => 2,
@@ -1416,6 +1438,23 @@ mod tests {
         assert_eq!(file_path(&r), "backlog/completed/task-12 - Done-one.md");
         r.status = Status::Pending;
         assert_eq!(file_path(&r), "backlog/archive/tasks/task-12 - Done-one.md");
+        // ids and titles from anywhere stay one file name in the folder
+        let r = Record { id: "../../../../.claude/X".into(), title: "a\u{1b}[2Jb/c\n".into(), ..Default::default() };
+        assert_eq!(file_path(&r), "backlog/tasks/%2E.%2F..%2F..%2F..%2F.claude%2Fx - a2Jb-c.md");
+        let mut r = Record { id: "TASK-1".into(), title: "t".into(), ..Default::default() };
+        r.extra.insert("file".into(), Value::String("task-1 - /../../x.md".into()));
+        assert_eq!(file_path(&r), "backlog/tasks/task-1 - t.md");
+        r.extra.insert("file".into(), Value::String("task-1 - Kept name.md".into()));
+        assert_eq!(file_path(&r), "backlog/tasks/task-1 - Kept name.md");
+    }
+
+    #[test]
+    fn backlog_reads_back_every_escape_it_writes() {
+        let title: String = ('\0'..='\u{A0}').chain(['\u{2028}', '\u{2029}', 'é']).collect();
+        let r =
+            Record { id: "TASK-1".into(), title: title.clone(), created_us: Some(NOV26_2156), ..Default::default() };
+        let (path, text) = render(&r);
+        assert_eq!(parse(&path, &text).unwrap().title, title);
     }
 
     #[test]

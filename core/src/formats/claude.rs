@@ -22,6 +22,7 @@
 use serde_json::{Map, Value};
 
 use super::{field_error, not_json, shown, to_js_pretty, Json, Obj};
+use crate::file_names::{component, from_component};
 use crate::interchange::{FileError, Record};
 use crate::status::Status;
 
@@ -149,7 +150,8 @@ pub fn render_todos(records: &[Record]) -> String {
 }
 
 /// Reads one task file. `file` names it in errors and, when it has the list's directory
-/// (`…/tasks/<list>/3.json`), names the record's list.
+/// (`…/tasks/<list>/3.json`), names the record's list (the directory's name read back by
+/// `file_names::from_component`, as `pg_todos export` wrote it).
 pub fn parse_task(file: &str, text: &str) -> Result<Record, FileError> {
     let root: Value = serde_json::from_str(text).map_err(|e| not_json(file, None, &e))?;
     let Value::Object(obj) = &root else {
@@ -183,7 +185,7 @@ pub fn parse_task(file: &str, text: &str) -> Result<Record, FileError> {
         }
     };
     let mut dirs = file.rsplit(['/', '\\']).skip(1);
-    let list = dirs.next().filter(|d| !d.is_empty() && *d != "." && *d != "..").map(str::to_string);
+    let list = dirs.next().filter(|d| !d.is_empty() && *d != "." && *d != "..").map(from_component);
     Ok(Record {
         id,
         list,
@@ -199,7 +201,8 @@ pub fn parse_task(file: &str, text: &str) -> Result<Record, FileError> {
 }
 
 /// Writes the records as a task list's files, `(<id>.json, its text)` in the records'
-/// order: each task's `blockedBy` its dependencies on the others given, its `blocks` the
+/// order (the id made one safe file name, `file_names::component`: `../x` is
+/// `%2E.%2Fx.json`): each task's `blockedBy` its dependencies on the others given, its `blocks` the
 /// tasks given that depend on it. Canceled records (and dependencies on them) are left out.
 pub fn render_tasks(records: &[Record]) -> Vec<(String, String)> {
     let kept: Vec<&Record> = records.iter().filter(|r| status_name(r.status).is_some()).collect();
@@ -225,7 +228,7 @@ pub fn render_tasks(records: &[Record]) -> Vec<(String, String)> {
             for (k, v) in r.extra.iter().filter(|(k, _)| !TASK_FIELDS.contains(&k.as_str())) {
                 o.put(k, v.clone());
             }
-            (format!("{}.json", r.id), to_js_pretty(&o.done()))
+            (format!("{}.json", component(&r.id)), to_js_pretty(&o.done()))
         })
         .collect()
 }
@@ -355,6 +358,17 @@ mod tests {
         let files = render_tasks(&[gone, t2]);
         assert_eq!(files.len(), 1);
         assert!(files[0].1.contains("\"blockedBy\": [],"), "{}", files[0].1);
+    }
+
+    #[test]
+    fn hostile_ids_and_lists_stay_one_file_name() {
+        let r = Record { id: "../../../../.claude/settings".into(), title: "t".into(), ..Record::default() };
+        let files = render_tasks(&[r]);
+        assert_eq!(files[0].0, "%2E.%2F..%2F..%2F..%2F.claude%2Fsettings.json");
+        let back = parse_task(&format!("tasks/%2E.%2F..%2Fx/{}", files[0].0), &files[0].1).unwrap();
+        assert_eq!(back.id, "../../../../.claude/settings");
+        assert_eq!(back.list.as_deref(), Some("../../x"));
+        assert_eq!(parse_task("tasks/a%1Bb/1.json", TASK_1).unwrap().list.as_deref(), Some("a\u{1b}b"));
     }
 
     #[test]
