@@ -195,19 +195,19 @@ def test_connections(acme):
 
         # an idle keep-alive connection
         s = socket.create_connection((HOST, srv.port), timeout=5)
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         first = s.recv(4096)
         check("connections: a keep-alive request is answered", first.startswith(b"HTTP/1.1 200"), first[:40])
         check("connections: an idle keep-alive connection is closed after --idle-timeout", closed_within([s], 15) == 1)
         s.close()
         # the headers of a later request on a connection get --header-timeout too
         s = socket.create_connection((HOST, srv.port), timeout=5)
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         check("connections: a half-sent second request is cut too", closed_within([s], 15) == 1)
         s.close()
 
         # a body that does not come
-        status, body = raw(srv.port, (f"POST /v1/todos HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {acme}\r\n"
+        status, body = raw(srv.port, (f"POST /v1/todos HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {acme}\r\n"
                                       "Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"subject\":").encode())
         check("connections: a body not sent within --body-timeout is 408 with a JSON error",
               status == 408 and json.loads(body) == {"error": "request body not received within 2 s"}, (status, body))
@@ -258,7 +258,7 @@ def open_stream(port, tok, last_event_id=None, rcvbuf=None):
     s.settimeout(30)
     s.connect((HOST, port))
     extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
-    s.sendall(f"GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\n{extra}\r\n".encode())
+    s.sendall(f"GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {tok}\r\n{extra}\r\n".encode())
     got = s.recv(1024)
     return s, got
 

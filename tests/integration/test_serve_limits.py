@@ -83,7 +83,7 @@ def raw_stream(port, tok, last_event_id=None, rcvbuf=None):
     s.settimeout(30)
     s.connect((HOST, port))
     extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
-    s.sendall(f"GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\n{extra}\r\n".encode())
+    s.sendall(f"GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {tok}\r\n{extra}\r\n".encode())
     return s, s.recv(1024)
 
 

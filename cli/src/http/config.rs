@@ -354,47 +354,9 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         Some("json") => crate::log::Format::Json,
         Some(other) => return Err(format!("--log-format {other:?}: use text or json")),
     };
-    let number = |flag: &str, default: u64, min: u64| -> Result<u64, String> {
-        match pick(flag) {
-            None => Ok(default),
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(n) if n >= min && n <= u64::from(u32::MAX) => Ok(n),
-                _ => Err(format!("--{flag} {v:?}: use an integer from {min} to {}", u32::MAX)),
-            },
-        }
-    };
-    let seconds = |flag: &str, default: u64, min: u64| number(flag, default, min).map(Duration::from_secs);
-    // a rate: a number of at most 3 decimals, more than 0, in thousandths
-    let thousandths = |flag: &str, default: u64| -> Result<u64, String> {
-        match pick(flag) {
-            None => Ok(default),
-            Some(v) => match v.trim().parse::<f64>() {
-                Ok(n) if n.is_finite() && (0.001..=1_000_000.0).contains(&n) => Ok((n * 1000.0).round() as u64),
-                _ => Err(format!("--{flag} {v:?}: use a number from 0.001 to 1000000, e.g. 5 or 0.5")),
-            },
-        }
-    };
+    let number = |flag: &str, default: u64, min: u64| number(&pick, flag, default, min);
     let pool_size = number("pool-size", 16, 1)? as usize;
-    let max_streams = number("max-streams", 256, 1)?;
-    let limits = Limits {
-        max_body: number("max-body", 1_048_576, 1)? as usize,
-        header_timeout: seconds("header-timeout", 10, 1)?,
-        body_timeout: seconds("body-timeout", 30, 1)?,
-        idle_timeout: seconds("idle-timeout", 60, 1)?,
-        send_timeout: seconds("send-timeout", 30, 1)?,
-        max_connections: number("max-connections", 1024, 1)? as usize,
-        max_streams: max_streams as usize,
-        max_streams_per_token: number("max-streams-per-token", 8, 1)? as usize,
-        max_streams_per_tenant: number("max-streams-per-tenant", (max_streams / 8).max(1), 1)? as usize,
-        stream_buffer: number("stream-buffer", 4 * 1024 * 1024, 1)? as usize,
-        token_recheck: seconds("token-recheck", 3, 1)?,
-        auth_fail_burst: number("auth-fail-burst", 50, 1)? as usize,
-        auth_fail_per_ks: thousandths("auth-fail-rate", 5_000)?,
-        auth_fail_global_per_ks: thousandths("auth-fail-global-rate", 50_000)?,
-        tenant_catch_ups: number("tenant-catch-ups", 4, 1)? as usize,
-        tenant_share: number("tenant-share", (pool_size as u64 / 4).max(1), 1)? as usize,
-        tenant_wait: seconds("tenant-wait", 5, 1)?,
-    };
+    let limits = limits(&pick, pool_size)?;
     Ok(Command::Serve(Box::new(Config {
         listen,
         metrics_listen,
@@ -423,6 +385,58 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         proxies: super::throttle::Proxies::parse(&pick("trusted-proxies").unwrap_or_default())?,
         limits,
     })))
+}
+
+/// The integer of `flag` (through `pick`), `default` when not given. Errors: not an integer
+/// from `min` to 4294967295.
+fn number(pick: &dyn Fn(&str) -> Option<String>, flag: &str, default: u64, min: u64) -> Result<u64, String> {
+    match pick(flag) {
+        None => Ok(default),
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(n) if n >= min && n <= u64::from(u32::MAX) => Ok(n),
+            _ => Err(format!("--{flag} {v:?}: use an integer from {min} to {}", u32::MAX)),
+        },
+    }
+}
+
+/// The rate of `flag` (through `pick`) in thousandths, `default` when not given: a number of
+/// at most 3 decimals, more than 0. Errors: another.
+fn thousandths(pick: &dyn Fn(&str) -> Option<String>, flag: &str, default: u64) -> Result<u64, String> {
+    match pick(flag) {
+        None => Ok(default),
+        Some(v) => match v.trim().parse::<f64>() {
+            Ok(n) if n.is_finite() && (0.001..=1_000_000.0).contains(&n) => Ok((n * 1000.0).round() as u64),
+            _ => Err(format!("--{flag} {v:?}: use a number from 0.001 to 1000000, e.g. 5 or 0.5")),
+        },
+    }
+}
+
+/// The limits of the flags `pick` gives, for a pool of `pool_size`. Errors: as `number`,
+/// `thousandths`.
+fn limits(pick: &dyn Fn(&str) -> Option<String>, pool_size: usize) -> Result<Limits, String> {
+    let number = |flag: &str, default: u64, min: u64| number(pick, flag, default, min);
+    let seconds = |flag: &str, default: u64, min: u64| number(flag, default, min).map(Duration::from_secs);
+    let thousandths = |flag: &str, default: u64| thousandths(pick, flag, default);
+    let max_streams = number("max-streams", 256, 1)?;
+    Ok(Limits {
+        max_body: number("max-body", 1_048_576, 1)? as usize,
+        header_timeout: seconds("header-timeout", 10, 1)?,
+        body_timeout: seconds("body-timeout", 30, 1)?,
+        idle_timeout: seconds("idle-timeout", 60, 1)?,
+        send_timeout: seconds("send-timeout", 30, 1)?,
+        max_connections: number("max-connections", 1024, 1)? as usize,
+        max_streams: max_streams as usize,
+        max_streams_per_token: number("max-streams-per-token", 8, 1)? as usize,
+        max_streams_per_tenant: number("max-streams-per-tenant", (max_streams / 8).max(1), 1)? as usize,
+        stream_buffer: number("stream-buffer", 4 * 1024 * 1024, 1)? as usize,
+        token_recheck: seconds("token-recheck", 3, 1)?,
+        auth_fail_burst: number("auth-fail-burst", 50, 1)? as usize,
+        auth_fail_per_ks: thousandths("auth-fail-rate", 5_000)?,
+        auth_fail_global_per_ks: thousandths("auth-fail-global-rate", 50_000)?,
+        tenant_catch_ups: number("tenant-catch-ups", 4, 1)? as usize,
+        tenant_share: number("tenant-share", (pool_size as u64 / 4).max(1), 1)? as usize,
+        tenant_wait: seconds("tenant-wait", 5, 1)?,
+    })
 }
 
 /// The open connections the process can hold with `files` file descriptors: what is left

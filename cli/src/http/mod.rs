@@ -129,6 +129,34 @@ async fn terminated() {
     }
 }
 
+/// The routes over `database`, with the limits, the names and the proxies of the
+/// configuration.
+fn app(
+    config: &config::Config,
+    limits: &config::Limits,
+    database: crate::db::work::Db,
+    hubs: std::sync::Arc<hub::Hubs>,
+    streams: std::sync::Arc<streams::Streams>,
+) -> axum::Router {
+    let mcp = mcp::service(database.clone(), limits.max_body);
+    let throttle = std::sync::Arc::new(throttle::Throttle::new(
+        limits.auth_fail_per_ks as f64 / 1000.0,
+        limits.auth_fail_burst,
+        limits.auth_fail_global_per_ks as f64 / 1000.0,
+        std::time::Instant::now(),
+    ));
+    routes::router(routes::AppState {
+        db: database,
+        hubs,
+        streams,
+        throttle,
+        proxies: std::sync::Arc::new(config.proxies.clone()),
+        hosts: std::sync::Arc::new(config.hosts.clone()),
+        limits: limits.clone(),
+        mcp,
+    })
+}
+
 /// Runs the service with the command line's arguments (after `serve`) until SIGTERM/SIGINT;
 /// exits with status 2 and a message on a configuration error, a database that cannot be
 /// reached or lacks the extension, or an address it cannot listen on.
@@ -199,23 +227,7 @@ pub async fn main(args: Vec<String>) {
         let metrics_limits = config::Limits { max_connections: limits.max_connections.min(16), ..limits.clone() };
         tokio::spawn(server::serve(socket, None, metrics::router(sources), metrics_limits, shutdown_rx.clone()));
     }
-    let mcp = mcp::service(database.clone(), limits.max_body);
-    let throttle = std::sync::Arc::new(throttle::Throttle::new(
-        limits.auth_fail_per_ks as f64 / 1000.0,
-        limits.auth_fail_burst,
-        limits.auth_fail_global_per_ks as f64 / 1000.0,
-        std::time::Instant::now(),
-    ));
-    let app = routes::router(routes::AppState {
-        db: database,
-        hubs,
-        streams,
-        throttle,
-        proxies: std::sync::Arc::new(config.proxies.clone()),
-        hosts: std::sync::Arc::new(config.hosts.clone()),
-        limits: limits.clone(),
-        mcp,
-    });
+    let app = app(&config, &limits, database, hubs, streams);
     let grace = config.shutdown_grace;
     tokio::spawn(async move {
         terminated().await;
