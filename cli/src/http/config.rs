@@ -589,12 +589,16 @@ mod tests {
         assert_eq!(c.hosts, Hosts::parse("todos.example.com").unwrap());
         assert_eq!(c.proxies, Proxies::parse("10.0.0.0/8").unwrap());
         assert_eq!(c.limits.auth_fail_global_per_ks, 7_500);
-        let c = serve(parse(&args(&["--allowed-hosts", "a.example,b.example", "--trusted-proxies=127.0.0.1"]), &env).unwrap());
+        let c = serve(
+            parse(&args(&["--allowed-hosts", "a.example,b.example", "--trusted-proxies=127.0.0.1"]), &env).unwrap(),
+        );
         assert_eq!(c.hosts, Hosts::parse("a.example, b.example").unwrap());
         assert_eq!(c.proxies, Proxies::parse("127.0.0.1").unwrap());
         let e = |a: &[&str]| parse(&args(a), &env_of(&[])).unwrap_err();
         assert!(e(&["--allowed-hosts", "http://x"]).starts_with("--allowed-hosts \"http://x\": use host names"));
-        assert!(e(&["--trusted-proxies", "proxy"]).starts_with("--trusted-proxies \"proxy\": use addresses or prefixes"));
+        assert!(
+            e(&["--trusted-proxies", "proxy"]).starts_with("--trusted-proxies \"proxy\": use addresses or prefixes")
+        );
         assert!(e(&["--auth-fail-global-rate", "0"]).starts_with("--auth-fail-global-rate \"0\": use a number"));
     }
 

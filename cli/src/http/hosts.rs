@@ -30,7 +30,11 @@ fn host_of(authority: &str) -> Option<String> {
     }
     let host = match a.strip_prefix('[') {
         Some(rest) => format!("[{}]", rest.split_once(']')?.0),
-        None => a.rsplit_once(':').filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit())).map_or(a, |(h, _)| h).to_string(),
+        None => a
+            .rsplit_once(':')
+            .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
+            .map_or(a, |(h, _)| h)
+            .to_string(),
     };
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     (!host.is_empty()).then_some(host)
@@ -55,8 +59,8 @@ impl Hosts {
             let name = host_of(entry)
                 .filter(|h| h.chars().all(|c| c.is_ascii_alphanumeric() || "-.[]:".contains(c)))
                 .ok_or_else(|| {
-                    format!("--allowed-hosts {entry:?}: use host names, e.g. todos.example.com,todos.internal:8443")
-                })?;
+                format!("--allowed-hosts {entry:?}: use host names, e.g. todos.example.com,todos.internal:8443")
+            })?;
             hosts.names.push(name);
         }
         Ok(hosts)
@@ -80,7 +84,11 @@ impl Hosts {
             let h = raw.split_once("://").and_then(|(_, rest)| host_of(rest));
             match h {
                 Some(h) if self.allows(&h) => {}
-                _ => return Err(format!("Origin {raw:?} is not a page of this service (DNS rebinding, or another site's page?): {fix}")),
+                _ => {
+                    return Err(format!(
+                        "Origin {raw:?} is not a page of this service (DNS rebinding, or another site's page?): {fix}"
+                    ))
+                }
             }
         }
         Ok(())
@@ -94,7 +102,16 @@ mod tests {
     #[test]
     fn local_names_and_addresses_are_allowed() {
         let h = Hosts::default();
-        for host in ["localhost", "localhost:8787", "LocalHost.", "127.0.0.1", "127.0.0.1:8787", "[::1]:8787", "[::1]", "10.0.0.5:80"] {
+        for host in [
+            "localhost",
+            "localhost:8787",
+            "LocalHost.",
+            "127.0.0.1",
+            "127.0.0.1:8787",
+            "[::1]:8787",
+            "[::1]",
+            "10.0.0.5:80",
+        ] {
             assert_eq!(h.check(Some(host), None), Ok(()), "{host}");
         }
         assert_eq!(h.check(None, None), Ok(()));

@@ -35,9 +35,9 @@ use serde_json::{json, Value};
 
 use super::auth::{self, Identity};
 use super::config::Limits;
+use super::hosts::Hosts;
 use super::hub::Hubs;
 use super::streams::Streams;
-use super::hosts::Hosts;
 use super::throttle::{ClientAddr, Outcome, Proxies, Refused, Throttle};
 use crate::db::errors::{holds_nul, json_response, ApiError, Refusal};
 use crate::db::work::{self, Db};
@@ -161,12 +161,15 @@ async fn method_not_allowed() -> Response {
 /// token is not looked up); 401 (charged); 400 or 403 for a bad actor header; 503 `database
 /// unavailable` when the token cannot be looked up (the cause is logged: a caller not known
 /// yet never reads the database's words); 500.
-async fn caller(state: &AppState, headers: &HeaderMap, peer: Option<ClientAddr>) -> Result<(Identity, String), ApiError> {
+async fn caller(
+    state: &AppState,
+    headers: &HeaderMap,
+    peer: Option<ClientAddr>,
+) -> Result<(Identity, String), ApiError> {
     // no bearer token at all (or a malformed one): refused without a connection
     let token = auth::token(headers).map_err(ApiError::Unauthorized)?;
     let client = peer.map(|ClientAddr(ip)| {
-        let forwarded: Vec<&str> =
-            headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
+        let forwarded: Vec<&str> = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
         state.proxies.client(ip, &forwarded)
     });
     let admitted = match client {
