@@ -17,8 +17,10 @@
 //! | `GET /`, `GET /board/:file` | the board's page and its style and modules (`assets`), with a Content-Security-Policy that allows scripts and styles of this origin only |
 //! | anything else | 404 `{"error":"not found"}` (405 for another method of a known path) |
 //!
-//! Every response carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a
-//! Content-Security-Policy with `frame-ancestors 'none'`.
+//! Every request but `/healthz` and `/readyz` must name the service in `Host` and `Origin`
+//! (`named`, `hosts`: 403 otherwise, before anything else). Every response carries
+//! `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a Content-Security-Policy
+//! with `frame-ancestors 'none'`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
