@@ -20,15 +20,22 @@ limit of the service holds (docs/http.md, "Limits"):
      are in the log);
   8. the board's page and files: a Content-Security-Policy allowing scripts and styles of its
      own origin only (the page holds no inline code), frame-ancestors 'none', X-Frame-Options:
-     DENY, X-Content-Type-Options: nosniff.
+     DENY, X-Content-Type-Options: nosniff;
+  9. failed authentications: a client whose token authenticated keeps getting 200 while another
+     client behind its address (127.0.0.2) is refused with 429; failed lookups over 40
+     addresses together stay within PG_TODOS_AUTH_FAIL_GLOBAL_RATE; behind a trusted proxy
+     (PG_TODOS_TRUSTED_PROXIES) each client named by X-Forwarded-For has its own bucket, an
+     untrusted peer's header is ignored, and an IPv6 client is its /64.
 Every loop is bounded in count and time; no check asserts a speed.
 PGTODOS_MEASURE_SERVER=<a pg_todos binary> bin/test-integration test_abuse_http.py runs only the
 slow-readers scenario with that binary (an older build too) and prints its peak RSS; with it,
 PGTODOS_ABUSE_CONVERSATIONS and PGTODOS_ABUSE_TODOS_PER_LIST size the tenant (300 x 40).
 """
+import http.client
 import json
 import os
 import re
+import secrets
 import socket
 import threading
 import time
@@ -188,19 +195,19 @@ def test_connections(acme):
 
         # an idle keep-alive connection
         s = socket.create_connection((HOST, srv.port), timeout=5)
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         first = s.recv(4096)
         check("connections: a keep-alive request is answered", first.startswith(b"HTTP/1.1 200"), first[:40])
         check("connections: an idle keep-alive connection is closed after --idle-timeout", closed_within([s], 15) == 1)
         s.close()
         # the headers of a later request on a connection get --header-timeout too
         s = socket.create_connection((HOST, srv.port), timeout=5)
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         check("connections: a half-sent second request is cut too", closed_within([s], 15) == 1)
         s.close()
 
         # a body that does not come
-        status, body = raw(srv.port, (f"POST /v1/todos HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {acme}\r\n"
+        status, body = raw(srv.port, (f"POST /v1/todos HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {acme}\r\n"
                                       "Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"subject\":").encode())
         check("connections: a body not sent within --body-timeout is 408 with a JSON error",
               status == 408 and json.loads(body) == {"error": "request body not received within 2 s"}, (status, body))
@@ -251,7 +258,7 @@ def open_stream(port, tok, last_event_id=None, rcvbuf=None):
     s.settimeout(30)
     s.connect((HOST, port))
     extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
-    s.sendall(f"GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\n{extra}\r\n".encode())
+    s.sendall(f"GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {tok}\r\n{extra}\r\n".encode())
     got = s.recv(1024)
     return s, got
 
@@ -589,5 +596,73 @@ def test_board_headers(acme):
         check("board: /v1/board carries nosniff and frame-ancestors 'none' too",
               status == 200 and headers.get("x-content-type-options") == "nosniff"
               and "frame-ancestors 'none'" in headers.get("content-security-policy", ""), headers)
+    finally:
+        srv.stop()
+
+
+def from_address(address, port, tok, forwarded=None):
+    """The status of one GET /v1/todos from the local `address` (127.0.0.2 …, all loopback)
+    with bearer `tok`, and `X-Forwarded-For: forwarded` when given."""
+    c = http.client.HTTPConnection(HOST, port, timeout=30, source_address=(address, 0))
+    headers = {"Authorization": f"Bearer {tok}"}
+    if forwarded:
+        headers["X-Forwarded-For"] = forwarded
+    try:
+        c.request("GET", "/v1/todos", headers=headers)
+        r = c.getresponse()
+        r.read()
+        return r.status
+    finally:
+        c.close()
+
+
+def bad_token():
+    return "pgt_" + secrets.token_hex(32)
+
+
+def test_failed_authentications_behind_a_shared_address():
+    """9. The failed-authentication limiter never refuses a token that authenticates for
+    someone else's failures: a good client and a bad one behind one address (127.0.0.2), a
+    limit over every address (PG_TODOS_AUTH_FAIL_GLOBAL_RATE), clients named by a trusted
+    proxy's X-Forwarded-For (PG_TODOS_TRUSTED_PROXIES), IPv6 clients by their /64."""
+    good = token("acme", "behind-nat")[1]
+    srv = Service(PG_TODOS_AUTH_FAIL_BURST="5", PG_TODOS_AUTH_FAIL_RATE="0.01",
+                  PG_TODOS_AUTH_FAIL_GLOBAL_RATE="2", PG_TODOS_TRUSTED_PROXIES="127.0.0.5")
+    try:
+        first = from_address("127.0.0.2", srv.port, good)
+        flood = [from_address("127.0.0.2", srv.port, bad_token()) for _ in range(20)]
+        check("shared address: the bad client gets 401 for its burst (5), then 429",
+              first == 200 and flood == [401] * 5 + [429] * 15, (first, flood))
+        after = [from_address("127.0.0.2", srv.port, good) for _ in range(11)]
+        check("shared address: the good client's 11 requests after the flood are all 200",
+              after == [200] * 11, after)
+        # every address together: 2 failures a second, a burst of 5 (one address's)
+        start = time.monotonic()
+        spread = [from_address(f"127.0.1.{i}", srv.port, bad_token()) for i in range(1, 41)]
+        allowed = 5 + 2 * (time.monotonic() - start) + 1
+        check("many addresses: their failed lookups together stay within the service's limit, then 429",
+              spread.count(401) <= allowed and spread.count(429) >= 40 - allowed
+              and set(spread) <= {401, 429}, (spread, allowed))
+        check("many addresses: meanwhile the known good token is still 200 from another address",
+              from_address("127.0.0.3", srv.port, good) == 200)
+    finally:
+        srv.stop()
+    srv = Service(PG_TODOS_AUTH_FAIL_BURST="3", PG_TODOS_AUTH_FAIL_RATE="0.01",
+                  PG_TODOS_TRUSTED_PROXIES="127.0.0.5")
+    try:
+        proxied = [from_address("127.0.0.5", srv.port, bad_token(), forwarded="198.51.100.1") for _ in range(5)]
+        other = token("acme", "behind-proxy")[1]
+        check("trusted proxy: a client named by X-Forwarded-For is limited alone (401 ×3, then 429)",
+              proxied == [401] * 3 + [429] * 2, proxied)
+        check("trusted proxy: another client behind the same proxy, with a new good token, gets 200",
+              from_address("127.0.0.5", srv.port, other, forwarded="198.51.100.2") == 200)
+        spoofed = [from_address("127.0.0.6", srv.port, bad_token(), forwarded=f"203.0.113.{i}") for i in range(5)]
+        check("untrusted peer: its X-Forwarded-For is ignored (limited by its own address)",
+              spoofed == [401] * 3 + [429] * 2, spoofed)
+        v6 = [from_address("127.0.0.5", srv.port, bad_token(), forwarded="2001:db8:1:2::1") for _ in range(3)]
+        same64 = from_address("127.0.0.5", srv.port, token("acme", "v6-same")[1], forwarded="2001:db8:1:2::99")
+        next64 = from_address("127.0.0.5", srv.port, token("acme", "v6-next")[1], forwarded="2001:db8:1:3::1")
+        check("IPv6: a client is its /64 (another address of the same /64 waits, the next /64 does not)",
+              v6 == [401] * 3 and same64 == 429 and next64 == 200, (v6, same64, next64))
     finally:
         srv.stop()

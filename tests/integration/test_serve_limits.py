@@ -29,7 +29,8 @@ over 127.0.0.1 only (docs/http.md, "Limits"):
   5. failed authentications per client address: with a burst of 5 and 0.01 a second (through
      PG_TODOS_AUTH_FAIL_BURST and PG_TODOS_AUTH_FAIL_RATE), a client at 127.0.0.2 sending 20
      bad tokens gets 401 for 5 and 429 (Retry-After, a JSON error naming the settings) for 15,
-     and its next request is 429 even with a valid token; meanwhile another client (127.0.0.3,
+     and its next request is 429 even with a valid token that has not authenticated yet (the
+     service cannot tell it from the failures without a lookup); meanwhile another client (127.0.0.3,
      another tenant's token) gets 200 every time; the database was asked about a token only
      for the 5 refused with 401 and the other client's requests (pg_stat_user_functions).
      Then, with the defaults, the other client's GET latency without and during a flood of
@@ -82,7 +83,7 @@ def raw_stream(port, tok, last_event_id=None, rcvbuf=None):
     s.settimeout(30)
     s.connect((HOST, port))
     extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
-    s.sendall(f"GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\n{extra}\r\n".encode())
+    s.sendall(f"GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {tok}\r\n{extra}\r\n".encode())
     return s, s.recv(1024)
 
 
@@ -464,7 +465,7 @@ def test_failed_authentications_per_address(cluster, serve):
                                 and "--auth-fail-rate" in b[2]["error"] and "--auth-fail-burst" in b[2]["error"]
                                 for b in refused), refused[:1])
     status, _, body = from_address("127.0.0.2", srv.port, "GET", "/v1/todos", tok=mine)
-    check("auth failures: once its bucket is empty, the address is refused even with a valid token (429)",
+    check("auth failures: once its bucket is empty, the address is refused even with a valid token never seen to authenticate (429)",
           status == 429, (status, body))
     check("auth failures: meanwhile another client (another tenant's token) gets 200 every time",
           good == [200] * 5, good)

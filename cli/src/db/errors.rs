@@ -116,8 +116,9 @@ pub enum ApiError {
     TooMany(String),
     /// 429 `{"error": "too many failed authentications from this address; …"}` with
     /// `Retry-After: <N>`: the client's address failed to authenticate past
-    /// `--auth-fail-burst`; its token was not looked up
-    Throttled(u64),
+    /// `--auth-fail-burst` (or, when the flag is true, every address together past
+    /// `--auth-fail-global-rate`); its token, not seen to authenticate, was not looked up
+    Throttled(u64, bool),
     /// 503 `{"error": <message>}` with `Retry-After: 1`: a limit of the service (its event
     /// streams, the tenant's share of the pool) is reached; nothing was done
     Busy(String),
@@ -226,10 +227,16 @@ impl ApiError {
                 (StatusCode::REQUEST_TIMEOUT, json!({ "error": format!("request body not received within {n} s") }))
             }
             ApiError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, json!({ "error": m })),
-            ApiError::Throttled(n) => (
+            ApiError::Throttled(n, false) => (
                 StatusCode::TOO_MANY_REQUESTS,
                 json!({ "error": format!(
                     "too many failed authentications from this address (--auth-fail-burst, then --auth-fail-rate a second); try again in {n} s"
+                ) }),
+            ),
+            ApiError::Throttled(n, true) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                json!({ "error": format!(
+                    "too many failed authentications from all addresses together (--auth-fail-global-rate a second); try again in {n} s"
                 ) }),
             ),
             ApiError::Busy(m) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": m })),
@@ -275,7 +282,7 @@ impl IntoResponse for ApiError {
             ApiError::TooMany(_) => {
                 r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
             }
-            ApiError::Throttled(n) => {
+            ApiError::Throttled(n, _) => {
                 r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(n));
             }
             ApiError::SlowBody(_) => {
@@ -334,12 +341,14 @@ mod tests {
             (StatusCode::TOO_MANY_REQUESTS, &HeaderValue::from_static("5"))
         );
         assert_eq!(ApiError::Forbidden("no".into()).parts(), (StatusCode::FORBIDDEN, json!({"error": "no"})));
-        let r = ApiError::Throttled(7).into_response();
+        let r = ApiError::Throttled(7, false).into_response();
         assert_eq!(
             (r.status(), &r.headers()[header::RETRY_AFTER]),
             (StatusCode::TOO_MANY_REQUESTS, &HeaderValue::from_static("7"))
         );
-        assert!(ApiError::Throttled(7).parts().1["error"].as_str().unwrap().ends_with("try again in 7 s"));
+        assert!(ApiError::Throttled(7, false).parts().1["error"].as_str().unwrap().ends_with("try again in 7 s"));
+        let all = ApiError::Throttled(2, true).parts().1["error"].as_str().unwrap().to_string();
+        assert!(all.contains("--auth-fail-global-rate") && all.ends_with("try again in 2 s"), "{all}");
         assert_eq!(
             ApiError::SlowBody(30).parts(),
             (StatusCode::REQUEST_TIMEOUT, json!({"error": "request body not received within 30 s"}))

@@ -73,6 +73,12 @@ struct Flags {
     /// [env: PG_TODOS_FEED_PUBLICATION] [default: pg_todos_feed]
     #[arg(long, value_name = "NAME")]
     feed_publication: Option<String>,
+    /// Host names the service answers to besides IP addresses and localhost (comma-separated,
+    /// any port; * for every name): the names a reverse proxy or the clients use. A request
+    /// whose Host, or Origin, names another is refused (403), against DNS rebinding
+    /// [env: PG_TODOS_ALLOWED_HOSTS] [default: none]
+    #[arg(long, value_name = "LIST")]
+    allowed_hosts: Option<String>,
     /// Largest request body read, in bytes; larger: 413 [env: PG_TODOS_MAX_BODY] [default: 1048576]
     #[arg(long, value_name = "BYTES", help_heading = "Limits")]
     max_body: Option<String>,
@@ -122,6 +128,17 @@ struct Flags {
     /// number, e.g. 5 or 0.5) [env: PG_TODOS_AUTH_FAIL_RATE] [default: 5]
     #[arg(long, value_name = "PER_SECOND", help_heading = "Limits")]
     auth_fail_rate: Option<String>,
+    /// Failed authentications a second of every client address together (a burst of a
+    /// second's worth, at least --auth-fail-burst); past it tokens not seen to authenticate
+    /// are refused (429) before they are looked up [env: PG_TODOS_AUTH_FAIL_GLOBAL_RATE]
+    /// [default: 50]
+    #[arg(long, value_name = "PER_SECOND", help_heading = "Limits")]
+    auth_fail_global_rate: Option<String>,
+    /// Reverse proxies whose X-Forwarded-For names the client the failed-authentication
+    /// limits count (addresses and prefixes, comma-separated, e.g. 127.0.0.1,10.0.0.0/8)
+    /// [env: PG_TODOS_TRUSTED_PROXIES] [default: none, the client is the TCP peer]
+    #[arg(long, value_name = "LIST", help_heading = "Limits")]
+    trusted_proxies: Option<String>,
     /// Event-stream catch-ups (Last-Event-ID) of one tenant holding a page of changes at once;
     /// more wait --tenant-wait, then 503 [env: PG_TODOS_TENANT_CATCH_UPS] [default: 4]
     #[arg(long, value_name = "N", help_heading = "Limits")]
@@ -152,6 +169,9 @@ impl Flags {
             "feed" => self.feed.as_ref(),
             "feed-slot" => self.feed_slot.as_ref(),
             "feed-publication" => self.feed_publication.as_ref(),
+            "allowed-hosts" => self.allowed_hosts.as_ref(),
+            "trusted-proxies" => self.trusted_proxies.as_ref(),
+            "auth-fail-global-rate" => self.auth_fail_global_rate.as_ref(),
             "max-body" => self.max_body.as_ref(),
             "header-timeout" => self.header_timeout.as_ref(),
             "body-timeout" => self.body_timeout.as_ref(),
@@ -205,6 +225,10 @@ pub struct Config {
     pub feed_tick: Duration,
     /// where the feed learns what changed
     pub feed: super::feed::Source,
+    /// the names besides IP addresses and localhost that requests may name (`hosts`)
+    pub hosts: super::hosts::Hosts,
+    /// the reverse proxies whose X-Forwarded-For names the client (`throttle`)
+    pub proxies: super::throttle::Proxies,
     pub limits: Limits,
 }
 
@@ -235,6 +259,8 @@ pub struct Limits {
     /// failed authentications a client address gets back per 1,000 seconds (`--auth-fail-rate`
     /// times 1,000: an integer keeps the configuration `Eq`)
     pub auth_fail_per_ks: u64,
+    /// failed authentications every address together gets per 1,000 seconds
+    pub auth_fail_global_per_ks: u64,
     /// event-stream catch-ups of one tenant holding a page at once
     pub tenant_catch_ups: usize,
     /// database operations of one tenant at once
@@ -244,7 +270,7 @@ pub struct Limits {
 }
 
 /// Flags that take a value, with their environment variable.
-const VALUED: [(&str, &str); 28] = [
+const VALUED: [(&str, &str); 31] = [
     ("listen", "PG_TODOS_LISTEN"),
     ("metrics-listen", "PG_TODOS_METRICS_LISTEN"),
     ("log-format", "PG_TODOS_LOG_FORMAT"),
@@ -258,6 +284,9 @@ const VALUED: [(&str, &str); 28] = [
     ("feed", "PG_TODOS_FEED"),
     ("feed-slot", "PG_TODOS_FEED_SLOT"),
     ("feed-publication", "PG_TODOS_FEED_PUBLICATION"),
+    ("allowed-hosts", "PG_TODOS_ALLOWED_HOSTS"),
+    ("trusted-proxies", "PG_TODOS_TRUSTED_PROXIES"),
+    ("auth-fail-global-rate", "PG_TODOS_AUTH_FAIL_GLOBAL_RATE"),
     ("header-timeout", "PG_TODOS_HEADER_TIMEOUT"),
     ("body-timeout", "PG_TODOS_BODY_TIMEOUT"),
     ("idle-timeout", "PG_TODOS_IDLE_TIMEOUT"),
@@ -325,46 +354,9 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         Some("json") => crate::log::Format::Json,
         Some(other) => return Err(format!("--log-format {other:?}: use text or json")),
     };
-    let number = |flag: &str, default: u64, min: u64| -> Result<u64, String> {
-        match pick(flag) {
-            None => Ok(default),
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(n) if n >= min && n <= u64::from(u32::MAX) => Ok(n),
-                _ => Err(format!("--{flag} {v:?}: use an integer from {min} to {}", u32::MAX)),
-            },
-        }
-    };
-    let seconds = |flag: &str, default: u64, min: u64| number(flag, default, min).map(Duration::from_secs);
-    // a rate: a number of at most 3 decimals, more than 0, in thousandths
-    let thousandths = |flag: &str, default: u64| -> Result<u64, String> {
-        match pick(flag) {
-            None => Ok(default),
-            Some(v) => match v.trim().parse::<f64>() {
-                Ok(n) if n.is_finite() && (0.001..=1_000_000.0).contains(&n) => Ok((n * 1000.0).round() as u64),
-                _ => Err(format!("--{flag} {v:?}: use a number from 0.001 to 1000000, e.g. 5 or 0.5")),
-            },
-        }
-    };
+    let number = |flag: &str, default: u64, min: u64| number(&pick, flag, default, min);
     let pool_size = number("pool-size", 16, 1)? as usize;
-    let max_streams = number("max-streams", 256, 1)?;
-    let limits = Limits {
-        max_body: number("max-body", 1_048_576, 1)? as usize,
-        header_timeout: seconds("header-timeout", 10, 1)?,
-        body_timeout: seconds("body-timeout", 30, 1)?,
-        idle_timeout: seconds("idle-timeout", 60, 1)?,
-        send_timeout: seconds("send-timeout", 30, 1)?,
-        max_connections: number("max-connections", 1024, 1)? as usize,
-        max_streams: max_streams as usize,
-        max_streams_per_token: number("max-streams-per-token", 8, 1)? as usize,
-        max_streams_per_tenant: number("max-streams-per-tenant", (max_streams / 8).max(1), 1)? as usize,
-        stream_buffer: number("stream-buffer", 4 * 1024 * 1024, 1)? as usize,
-        token_recheck: seconds("token-recheck", 3, 1)?,
-        auth_fail_burst: number("auth-fail-burst", 50, 1)? as usize,
-        auth_fail_per_ks: thousandths("auth-fail-rate", 5_000)?,
-        tenant_catch_ups: number("tenant-catch-ups", 4, 1)? as usize,
-        tenant_share: number("tenant-share", (pool_size as u64 / 4).max(1), 1)? as usize,
-        tenant_wait: seconds("tenant-wait", 5, 1)?,
-    };
+    let limits = limits(&pick, pool_size)?;
     Ok(Command::Serve(Box::new(Config {
         listen,
         metrics_listen,
@@ -389,8 +381,62 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
             },
             Some(other) => return Err(format!("--feed {other:?}: use log or logical")),
         },
+        hosts: super::hosts::Hosts::parse(&pick("allowed-hosts").unwrap_or_default())?,
+        proxies: super::throttle::Proxies::parse(&pick("trusted-proxies").unwrap_or_default())?,
         limits,
     })))
+}
+
+/// The integer of `flag` (through `pick`), `default` when not given. Errors: not an integer
+/// from `min` to 4294967295.
+fn number(pick: &dyn Fn(&str) -> Option<String>, flag: &str, default: u64, min: u64) -> Result<u64, String> {
+    match pick(flag) {
+        None => Ok(default),
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(n) if n >= min && n <= u64::from(u32::MAX) => Ok(n),
+            _ => Err(format!("--{flag} {v:?}: use an integer from {min} to {}", u32::MAX)),
+        },
+    }
+}
+
+/// The rate of `flag` (through `pick`) in thousandths, `default` when not given: a number of
+/// at most 3 decimals, more than 0. Errors: another.
+fn thousandths(pick: &dyn Fn(&str) -> Option<String>, flag: &str, default: u64) -> Result<u64, String> {
+    match pick(flag) {
+        None => Ok(default),
+        Some(v) => match v.trim().parse::<f64>() {
+            Ok(n) if n.is_finite() && (0.001..=1_000_000.0).contains(&n) => Ok((n * 1000.0).round() as u64),
+            _ => Err(format!("--{flag} {v:?}: use a number from 0.001 to 1000000, e.g. 5 or 0.5")),
+        },
+    }
+}
+
+/// The limits of the flags `pick` gives, for a pool of `pool_size`. Errors: as `number`,
+/// `thousandths`.
+fn limits(pick: &dyn Fn(&str) -> Option<String>, pool_size: usize) -> Result<Limits, String> {
+    let number = |flag: &str, default: u64, min: u64| number(pick, flag, default, min);
+    let seconds = |flag: &str, default: u64, min: u64| number(flag, default, min).map(Duration::from_secs);
+    let thousandths = |flag: &str, default: u64| thousandths(pick, flag, default);
+    let max_streams = number("max-streams", 256, 1)?;
+    Ok(Limits {
+        max_body: number("max-body", 1_048_576, 1)? as usize,
+        header_timeout: seconds("header-timeout", 10, 1)?,
+        body_timeout: seconds("body-timeout", 30, 1)?,
+        idle_timeout: seconds("idle-timeout", 60, 1)?,
+        send_timeout: seconds("send-timeout", 30, 1)?,
+        max_connections: number("max-connections", 1024, 1)? as usize,
+        max_streams: max_streams as usize,
+        max_streams_per_token: number("max-streams-per-token", 8, 1)? as usize,
+        max_streams_per_tenant: number("max-streams-per-tenant", (max_streams / 8).max(1), 1)? as usize,
+        stream_buffer: number("stream-buffer", 4 * 1024 * 1024, 1)? as usize,
+        token_recheck: seconds("token-recheck", 3, 1)?,
+        auth_fail_burst: number("auth-fail-burst", 50, 1)? as usize,
+        auth_fail_per_ks: thousandths("auth-fail-rate", 5_000)?,
+        auth_fail_global_per_ks: thousandths("auth-fail-global-rate", 50_000)?,
+        tenant_catch_ups: number("tenant-catch-ups", 4, 1)? as usize,
+        tenant_share: number("tenant-share", (pool_size as u64 / 4).max(1), 1)? as usize,
+        tenant_wait: seconds("tenant-wait", 5, 1)?,
+    })
 }
 
 /// The open connections the process can hold with `files` file descriptors: what is left
@@ -443,8 +489,10 @@ mod tests {
         assert_eq!((l.stream_buffer, secs(l.token_recheck)), (4 * 1024 * 1024, 3));
         // a quarter of the pool, at least one
         assert_eq!((l.tenant_share, secs(l.tenant_wait), l.tenant_catch_ups), (4, 5, 4));
-        // 50 failed authentications of an address, then 5 a second
-        assert_eq!((l.auth_fail_burst, l.auth_fail_per_ks), (50, 5_000));
+        // 50 failed authentications of an address, then 5 a second; 50 a second of all
+        assert_eq!((l.auth_fail_burst, l.auth_fail_per_ks, l.auth_fail_global_per_ks), (50, 5_000, 50_000));
+        // no names but addresses and localhost, no trusted proxy
+        assert_eq!((&c.hosts, &c.proxies), (&super::super::hosts::Hosts::default(), &Default::default()));
         let small = serve(parse(&args(&["--pool-size", "3"]), &env_of(&[])).unwrap());
         assert_eq!(small.limits.tenant_share, 1);
     }
@@ -527,6 +575,31 @@ mod tests {
             "--metrics-listen 127.0.0.1:8787: the same address as --listen; give the metrics an address of their own"
         );
         assert_eq!(e(&["--log-format", "logfmt"]), "--log-format \"logfmt\": use text or json");
+    }
+
+    #[test]
+    fn allowed_hosts_and_trusted_proxies() {
+        use super::super::{hosts::Hosts, throttle::Proxies};
+        let env = env_of(&[
+            ("PG_TODOS_ALLOWED_HOSTS", "todos.example.com"),
+            ("PG_TODOS_TRUSTED_PROXIES", "10.0.0.0/8"),
+            ("PG_TODOS_AUTH_FAIL_GLOBAL_RATE", "7.5"),
+        ]);
+        let c = serve(parse(&[], &env).unwrap());
+        assert_eq!(c.hosts, Hosts::parse("todos.example.com").unwrap());
+        assert_eq!(c.proxies, Proxies::parse("10.0.0.0/8").unwrap());
+        assert_eq!(c.limits.auth_fail_global_per_ks, 7_500);
+        let c = serve(
+            parse(&args(&["--allowed-hosts", "a.example,b.example", "--trusted-proxies=127.0.0.1"]), &env).unwrap(),
+        );
+        assert_eq!(c.hosts, Hosts::parse("a.example, b.example").unwrap());
+        assert_eq!(c.proxies, Proxies::parse("127.0.0.1").unwrap());
+        let e = |a: &[&str]| parse(&args(a), &env_of(&[])).unwrap_err();
+        assert!(e(&["--allowed-hosts", "http://x"]).starts_with("--allowed-hosts \"http://x\": use host names"));
+        assert!(
+            e(&["--trusted-proxies", "proxy"]).starts_with("--trusted-proxies \"proxy\": use addresses or prefixes")
+        );
+        assert!(e(&["--auth-fail-global-rate", "0"]).starts_with("--auth-fail-global-rate \"0\": use a number"));
     }
 
     #[test]

@@ -2,10 +2,15 @@
 //! (seed 000's `/v1/todos`, OpenCode's `session.todo()`), the board, and a Server-Sent Events
 //! stream of every committed change.
 //!
+//! - Every request but `/healthz` and `/readyz` must name the service in its `Host` and
+//!   `Origin` (an IP address, `localhost`, or a name of `--allowed-hosts`), against DNS
+//!   rebinding: 403 otherwise (`hosts`).
 //! - Every route but `/`, `/healthz` and `/readyz` needs `Authorization: Bearer <token>`
 //!   (`todo.authenticate`); the tenant comes from the token alone (`auth`). A client address
 //!   that fails to authenticate more than `--auth-fail-burst` times, then `--auth-fail-rate` a
-//!   second, is refused (429) before its token is looked up (`throttle`).
+//!   second (or all of them together past `--auth-fail-global-rate`), is refused (429) before a
+//!   token not seen to authenticate is looked up; a token seen to is never refused for others'
+//!   failures (`throttle`; the client named by a `--trusted-proxies`' X-Forwarded-For).
 //! - Each request runs one statement in its own transaction on a pooled connection, with a
 //!   lock timeout (10 s), a statement timeout (30 s) and the token's tenant and agent in
 //!   context, once its tenant has a place in its share of the pool (`gate`); serialization
@@ -33,6 +38,7 @@ pub mod config;
 pub mod decode;
 pub mod events;
 pub mod feed;
+pub mod hosts;
 pub mod hub;
 pub mod mcp;
 pub mod metrics;
@@ -123,6 +129,34 @@ async fn terminated() {
     }
 }
 
+/// The routes over `database`, with the limits, the names and the proxies of the
+/// configuration.
+fn app(
+    config: &config::Config,
+    limits: &config::Limits,
+    database: crate::db::work::Db,
+    hubs: std::sync::Arc<hub::Hubs>,
+    streams: std::sync::Arc<streams::Streams>,
+) -> axum::Router {
+    let mcp = mcp::service(database.clone(), limits.max_body);
+    let throttle = std::sync::Arc::new(throttle::Throttle::new(
+        limits.auth_fail_per_ks as f64 / 1000.0,
+        limits.auth_fail_burst,
+        limits.auth_fail_global_per_ks as f64 / 1000.0,
+        std::time::Instant::now(),
+    ));
+    routes::router(routes::AppState {
+        db: database,
+        hubs,
+        streams,
+        throttle,
+        proxies: std::sync::Arc::new(config.proxies.clone()),
+        hosts: std::sync::Arc::new(config.hosts.clone()),
+        limits: limits.clone(),
+        mcp,
+    })
+}
+
 /// Runs the service with the command line's arguments (after `serve`) until SIGTERM/SIGINT;
 /// exits with status 2 and a message on a configuration error, a database that cannot be
 /// reached or lacks the extension, or an address it cannot listen on.
@@ -193,13 +227,7 @@ pub async fn main(args: Vec<String>) {
         let metrics_limits = config::Limits { max_connections: limits.max_connections.min(16), ..limits.clone() };
         tokio::spawn(server::serve(socket, None, metrics::router(sources), metrics_limits, shutdown_rx.clone()));
     }
-    let mcp = mcp::service(database.clone(), limits.max_body);
-    let throttle = std::sync::Arc::new(throttle::Throttle::new(
-        limits.auth_fail_per_ks as f64 / 1000.0,
-        limits.auth_fail_burst,
-        std::time::Instant::now(),
-    ));
-    let app = routes::router(routes::AppState { db: database, hubs, streams, throttle, limits: limits.clone(), mcp });
+    let app = app(&config, &limits, database, hubs, streams);
     let grace = config.shutdown_grace;
     tokio::spawn(async move {
         terminated().await;

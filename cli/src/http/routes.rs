@@ -17,8 +17,10 @@
 //! | `GET /`, `GET /board/:file` | the board's page and its style and modules (`assets`), with a Content-Security-Policy that allows scripts and styles of this origin only |
 //! | anything else | 404 `{"error":"not found"}` (405 for another method of a known path) |
 //!
-//! Every response carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a
-//! Content-Security-Policy with `frame-ancestors 'none'`.
+//! Every request but `/healthz` and `/readyz` must name the service in `Host` and `Origin`
+//! (`named`, `hosts`: 403 otherwise, before anything else). Every response carries
+//! `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a Content-Security-Policy
+//! with `frame-ancestors 'none'`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,9 +37,10 @@ use serde_json::{json, Value};
 
 use super::auth::{self, Identity};
 use super::config::Limits;
+use super::hosts::Hosts;
 use super::hub::Hubs;
 use super::streams::Streams;
-use super::throttle::{ClientAddr, Throttle};
+use super::throttle::{ClientAddr, Outcome, Proxies, Refused, Throttle};
 use crate::db::errors::{holds_nul, json_response, ApiError, Refusal};
 use crate::db::work::{self, Db};
 
@@ -51,8 +54,12 @@ pub struct AppState {
     pub db: Db,
     pub hubs: Arc<Hubs>,
     pub streams: Arc<Streams>,
-    /// failed authentications per client address
+    /// failed authentications per client address and in all
     pub throttle: Arc<Throttle>,
+    /// the reverse proxies whose X-Forwarded-For names the client
+    pub proxies: Arc<Proxies>,
+    /// the names requests may give as Host and Origin
+    pub hosts: Arc<Hosts>,
     pub limits: Limits,
     /// `/mcp`
     pub mcp: super::mcp::Service,
@@ -77,9 +84,24 @@ pub fn router(state: AppState) -> Router {
         .route("/register", post(no_oauth))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.hosts.clone(), named))
         .layer(middleware::from_fn(secure))
         .layer(middleware::from_fn(log))
         .with_state(state)
+}
+
+/// Against DNS rebinding: a request whose `Host`, or `Origin`, is not a name of this service
+/// (`hosts`) is refused with 403 saying which setting names it, before anything else (no
+/// token looked up). `/healthz` and `/readyz` answer any name: they tell nothing but that the
+/// service is up, and probes name the service by whatever address they reach it at.
+async fn named(State(hosts): State<Arc<Hosts>>, request: Request, next: Next) -> Response {
+    if !matches!(request.uri().path(), "/healthz" | "/readyz") {
+        let text = |name| request.headers().get(name).map(|v| v.to_str().unwrap_or("(not text)"));
+        if let Err(why) = hosts.check(text(header::HOST), text(header::ORIGIN)) {
+            return ApiError::Forbidden(why).into_response();
+        }
+    }
+    next.run(request).await
 }
 
 /// The policy of every response but the board's page: nothing may load, nothing may frame it.
@@ -134,41 +156,62 @@ async fn method_not_allowed() -> Response {
 }
 
 /// The token's identity (on a pooled connection, given back before the work) and the agent
-/// the request acts as, for a request of the client at `client`. Errors: 429 with
-/// `Retry-After` when that address has failed to authenticate as often as it may (`throttle`:
-/// the token is not looked up); 401 (charged to the address); 400 or 403 for a bad actor
-/// header; 503 `database unavailable` when the token cannot be looked up (the cause is logged:
-/// a caller not known yet never reads the database's words); 500.
+/// the request acts as, for a request of the TCP peer `peer` (the client, or a trusted proxy
+/// naming it in X-Forwarded-For). Errors: 401 without a token (charged to no one, nothing
+/// looked up); 429 with `Retry-After` when the token was never seen to authenticate and the
+/// client's address, or every address together, failed as often as it may (`throttle`: the
+/// token is not looked up); 401 (charged); 400 or 403 for a bad actor header; 503 `database
+/// unavailable` when the token cannot be looked up (the cause is logged: a caller not known
+/// yet never reads the database's words); 500.
 async fn caller(
     state: &AppState,
     headers: &HeaderMap,
-    client: Option<ClientAddr>,
+    peer: Option<ClientAddr>,
 ) -> Result<(Identity, String), ApiError> {
+    // no bearer token at all (or a malformed one): refused without a connection
+    let token = auth::token(headers).map_err(ApiError::Unauthorized)?;
+    let client = peer.map(|ClientAddr(ip)| {
+        let forwarded: Vec<&str> = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
+        state.proxies.client(ip, &forwarded)
+    });
     let admitted = match client {
-        Some(ClientAddr(ip)) => Some((ip, state.throttle.admit(ip, Instant::now()).map_err(ApiError::Throttled)?)),
+        Some(ip) => Some((ip, state.throttle.admit(ip, token, Instant::now()).map_err(throttled)?)),
         None => None,
     };
-    let looked_up = async {
-        // no bearer token at all (or a malformed one): refused without a connection
-        auth::token(headers).map_err(ApiError::Unauthorized)?;
-        let hidden = |e: ApiError| match e {
-            ApiError::Unavailable(cause) => {
-                tracing::warn!("looking up a token: {cause}");
-                ApiError::Unavailable("database unavailable".into())
-            }
-            other => other,
-        };
-        let db = state.db.pool.get().await.map_err(|e| hidden(ApiError::from_pool(&e)))?;
-        auth::authenticate(&db, headers).await.map_err(hidden)
-    }
-    .await;
+    let looked_up = lookup(state, headers).await;
     if let Some((ip, admitted)) = admitted {
-        let failed = matches!(looked_up, Err(ApiError::Unauthorized(_)));
-        state.throttle.settle(ip, admitted, failed, Instant::now());
+        let outcome = match &looked_up {
+            Ok(_) => Outcome::Good,
+            Err(ApiError::Unauthorized(_)) => Outcome::Failed,
+            Err(_) => Outcome::Unknown,
+        };
+        state.throttle.settle(ip, token, admitted, outcome, Instant::now());
     }
     let identity = looked_up?;
     let agent = auth::actor(headers, &identity)?;
     Ok((identity, agent))
+}
+
+/// The 429 of a lookup the throttle refused.
+fn throttled(refused: Refused) -> ApiError {
+    match refused {
+        Refused::Address(n) => ApiError::Throttled(n, false),
+        Refused::Everyone(n) => ApiError::Throttled(n, true),
+    }
+}
+
+/// The identity of the request's token, looked up on a pooled connection. Errors: as
+/// `auth::authenticate`, the database's words hidden (logged) when it does not answer.
+async fn lookup(state: &AppState, headers: &HeaderMap) -> Result<Identity, ApiError> {
+    let hidden = |e: ApiError| match e {
+        ApiError::Unavailable(cause) => {
+            tracing::warn!("looking up a token: {cause}");
+            ApiError::Unavailable("database unavailable".into())
+        }
+        other => other,
+    };
+    let db = state.db.pool.get().await.map_err(|e| hidden(ApiError::from_pool(&e)))?;
+    auth::authenticate(&db, headers).await.map_err(hidden)
 }
 
 /// The request's body as JSON: None when empty. Errors: as `read_body`; 400 `malformed JSON: …`.

@@ -410,6 +410,7 @@ mod tests {
             token_recheck: Duration::from_secs(3),
             auth_fail_burst: 1,
             auth_fail_per_ks: 1,
+            auth_fail_global_per_ks: 1,
             tenant_catch_ups: 1,
             tenant_share: 1,
             tenant_wait: Duration::from_secs(5),
