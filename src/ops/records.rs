@@ -194,12 +194,11 @@ pub fn import_onto(
     for r in records {
         let conv = conversation_of(r);
         lists.entry(conv.clone()).or_insert_with_key(|conv| read(scope, conv));
-        if !unseen.contains_key(&conv) {
+        unseen.entry(conv.clone()).or_insert_with(|| {
             let shown: HashSet<&str> = lists[&conv].iter().map(|(_, r)| r.id.as_str()).collect();
             let all = store::read::record_ids(&scope.tenant, &conv);
-            let hidden = all.into_iter().filter(|id| !shown.contains(id.as_str())).collect();
-            unseen.insert(conv, hidden);
-        }
+            all.into_iter().filter(|id| !shown.contains(id.as_str())).collect()
+        });
     }
     let mut outcomes = Vec::new();
     // (conversation, record id) → store id, for parents and dependencies; and → the todo's

@@ -99,7 +99,11 @@ fn read(scope: &Scope, _args: &Value) -> Answer {
     if let Some((shown, left_out)) = omitted {
         crate::session::note_omitted(shown, left_out);
         // the text the model reads says the list goes on (a write sent back leaves the rest)
-        let text = format!("{}\n{}", out["output"].as_str().unwrap_or(""), pg_todos_core::limits::omitted_note(shown, left_out));
+        let text = format!(
+            "{}\n{}",
+            out["output"].as_str().unwrap_or(""),
+            pg_todos_core::limits::omitted_note(shown, left_out)
+        );
         out["output"] = json!(text);
     }
     Ok(out)
