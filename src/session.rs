@@ -403,6 +403,32 @@ pub fn note_omitted(shown: usize, omitted: u64) {
 /// forgotten first.
 pub fn with_omitted<R>(f: impl FnOnce() -> R) -> (R, Option<(usize, u64)>) {
     OMITTED.with(|o| o.set(None));
+    KEPT.with(|k| k.set(None));
     let out = f();
     (out, OMITTED.with(|o| o.take()))
+}
+
+/// Runs `f` (a read a write makes for itself) and returns what it returned with what its list
+/// reads left out, without noting it for the call's answer: what reads before it noted stays.
+pub fn unnoted<R>(f: impl FnOnce() -> R) -> (R, Option<(usize, u64)>) {
+    let before = OMITTED.with(|o| o.take());
+    let out = f();
+    (out, OMITTED.with(|o| o.replace(before)))
+}
+
+thread_local! {
+    /// The todos a whole-list write of this call kept because a read does not show them.
+    static KEPT: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// Notes that a whole-list write kept `kept` todos a read of its list does not show
+/// (`ops::whole_list::replace`); writes that keep more than once in one call add up.
+pub fn note_kept(kept: u64) {
+    KEPT.with(|k| k.set(Some(k.get().unwrap_or(0) + kept)));
+}
+
+/// What the call's whole-list writes kept (`note_kept`), taken: None, nothing. `with_omitted`
+/// forgets it first.
+pub fn take_kept() -> Option<u64> {
+    KEPT.with(Cell::take)
 }

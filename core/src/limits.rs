@@ -542,6 +542,29 @@ pub fn omitted_note(shown: usize, omitted: u64) -> String {
     )
 }
 
+/// The sentence a whole-list write adds to its answer when the list holds todos a read of it
+/// does not show (`kept` of them): it changed, deleted or archived none of those, only the
+/// todos a read shows.
+pub fn kept_note(kept: u64) -> String {
+    format!(
+        "… kept {kept} more todo{} as {} (a read of this list does not show {}: it stops at {} todos or {} bytes of text, whichever comes first); a whole-list write changes only the todos a read shows",
+        if kept == 1 { "" } else { "s" },
+        if kept == 1 { "it is" } else { "they are" },
+        if kept == 1 { "it" } else { "them" },
+        Setting::ReadTodos.name(),
+        Setting::OutputSize.name()
+    )
+}
+
+/// Whether `text` is one of the notes a cut read or a write that kept todos adds
+/// (`omitted_note`, `kept_note`): a model that copies a read back whole may send it as an
+/// item, and a whole-list write makes no todo of it.
+pub fn is_list_note(text: &str) -> bool {
+    let t = text.trim();
+    let settings = format!("{} todos or {} bytes of text", Setting::ReadTodos.name(), Setting::OutputSize.name());
+    (t.starts_with("… and ") || t.starts_with("… kept ")) && t.contains(&settings)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -792,6 +815,16 @@ mod tests {
         assert_eq!(prefix("héllo", 3), "hé");
         assert_eq!(prefix("héllo", 100), "héllo");
         assert_eq!(floor_char_boundary("ü", 1), 0);
+    }
+
+    #[test]
+    fn list_notes_are_recognised_and_nothing_else_is() {
+        assert!(is_list_note(&omitted_note(53, 7)));
+        assert!(is_list_note(&format!("  {}\n", kept_note(1))));
+        assert!(kept_note(7).starts_with("… kept 7 more todos as they are"));
+        assert!(kept_note(1).starts_with("… kept 1 more todo as it is"));
+        assert!(!is_list_note("… and 7 more todos"));
+        assert!(!is_list_note("write the todo.max_read_todos docs"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! no column keeps is the todo's metadata. An import matches records to todos by caller id,
 //! so importing the same files again changes nothing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
@@ -95,7 +95,8 @@ pub fn read(scope: &Scope, conversation: &str) -> Vec<(Todo, Record)> {
 pub struct Outcome {
     pub id: String,
     pub conversation: String,
-    /// `added`, `changed` or `unchanged`
+    /// `added`, `changed`, `unchanged`, or `kept`: a todo of the list a read of it does not
+    /// show (past `todo.max_read_todos` or `todo.max_output_size`), left as it is
     pub action: &'static str,
     /// the fields it changed (for `changed`)
     pub fields: Vec<&'static str>,
@@ -164,7 +165,9 @@ fn differences(old: &Record, new: &Record) -> Vec<&'static str> {
 }
 
 /// Writes `records` into the lists they name (`conversation_of(record)`): a record whose
-/// caller id a todo of that list has changes it where it differs, any other is added; then
+/// caller id a todo of that list has changes it where it differs, any other is added; a
+/// record whose todo a read of its list does not show (past `todo.max_read_todos` or
+/// `todo.max_output_size`) leaves it as it is (`kept`), neither changed nor added again; then
 /// each one's parent, dependencies (exactly the record's, within its list), checkable lists
 /// and comments (the record's that the todo lacks) follow. Errors: those of the operations
 /// (a claim another agent holds, a value the table refuses, a dependency that would close a
@@ -185,10 +188,17 @@ pub fn import_onto(
     conversation_of: &dyn Fn(&Record) -> String,
     mut lists: HashMap<String, Vec<(Todo, Record)>>,
 ) -> Result<Vec<Outcome>, Error> {
-    // the lists as they are, by conversation
+    // the lists as they are, by conversation (as a read shows them), and the record ids of
+    // each list's todos that read does not show
+    let mut unseen: HashMap<String, HashSet<String>> = HashMap::new();
     for r in records {
         let conv = conversation_of(r);
-        lists.entry(conv).or_insert_with_key(|conv| read(scope, conv));
+        lists.entry(conv.clone()).or_insert_with_key(|conv| read(scope, conv));
+        unseen.entry(conv.clone()).or_insert_with(|| {
+            let shown: HashSet<&str> = lists[&conv].iter().map(|(_, r)| r.id.as_str()).collect();
+            let all = store::read::record_ids(&scope.tenant, &conv);
+            all.into_iter().filter(|id| !shown.contains(id.as_str())).collect()
+        });
     }
     let mut outcomes = Vec::new();
     // (conversation, record id) → store id, for parents and dependencies; and → the todo's
@@ -209,6 +219,10 @@ pub fn import_onto(
         let existing = as_read(&conv, &r.id);
         let mut fields = columns(r, &conv);
         match existing {
+            // a todo no read of the list shows: not the importer's to change (nor to add again)
+            None if unseen[&conv].contains(&r.id) => {
+                outcomes.push(Outcome { id: r.id.clone(), conversation: conv, action: "kept", fields: Vec::new() });
+            }
             None => {
                 fields.insert("status".into(), json!(r.status.as_str()));
                 if r.archived {
@@ -245,7 +259,7 @@ pub fn import_onto(
     }
     // parents, dependencies, checkable lists and comments, once every record has its todo
     for (r, outcome) in records.iter().zip(&outcomes) {
-        if outcome.action == "unchanged" {
+        if outcome.action == "unchanged" || outcome.action == "kept" {
             continue;
         }
         let conv = &outcome.conversation;

@@ -108,10 +108,16 @@ fn forward_rank(s: Status) -> Option<u8> {
     }
 }
 
-/// Replaces conversation `conversation`'s list with `items`; their ids, in order. Locks,
-/// in the one order: the list (two replaces of one list never interleave: the second reads
-/// the list the first wrote), a range of ids with room for every item (when there are
-/// items), every todo of the conversation by id; then deletes the stored todos no item took, moves the matched
+/// Replaces conversation `conversation`'s list with `items`; their ids, in order (an item that
+/// is a read's note, `limits::is_list_note`, copied back from a cut read, is no todo: left
+/// out, with no id). The list replaced is what a read of it shows now
+/// (`store::read::lock_shown`: position order, at most `todo.max_read_todos` todos, no more
+/// once their text passes `todo.max_output_size`): the todos past those limits, which the
+/// writer could not have seen, are neither matched, changed, deleted nor archived, and how
+/// many were kept is noted for the call's answer (`session::note_kept`). Locks, in the one
+/// order: the list (two replaces of one list never interleave: the second reads the list the
+/// first wrote), a range of ids with room for every item (when there are items), the todos
+/// that read shows by id; then deletes the stored todos no item took, moves the matched
 /// ones whose new status the lifecycle cannot reach in one step through pending, updates
 /// the ones that change (status, place, a column) in one statement and inserts the new ones
 /// (ids reserved at once) in one; the stored todos no item took are deleted or archived
@@ -129,25 +135,17 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
             items.len()
         )));
     }
+    // a read's note copied back as an item is no todo
+    let items: Vec<&Item> = items.iter().filter(|i| !pg_todos_core::limits::is_list_note(&i.content)).collect();
     let kept = rules.kept;
     let tenant = scope.tenant.as_str();
     store::locks::lock_list(tenant, conversation);
     if !items.is_empty() {
         store::ids::hold_ids(tenant, items.len() as i64);
     }
-    let Some(mut stored) = store::read::lock_conversation(tenant, conversation) else {
-        let limit = pg_todos_core::limits::Setting::ReadTodos;
-        return Err(Error::Rejected {
-            sqlstate: pg_todos_core::limits::INPUT_TOO_LARGE.into(),
-            message: format!(
-                "list \"{conversation}\" holds more todos than a whole-list write replaces (at most {} todos, {} of their text: {} and 16 × {}): change its todos one at a time, or delete or archive finished ones",
-                crate::limits::get(limit),
-                crate::limits::get(pg_todos_core::limits::Setting::OutputSize) * 16,
-                limit.name(),
-                pg_todos_core::limits::Setting::OutputSize.name()
-            ),
-        });
-    };
+    // only the todos a read of the list shows now are the writer's to change or drop; the
+    // ones past the read's limits stay as they are
+    let (mut stored, hidden) = store::read::lock_shown(tenant, conversation);
     stored.retain(|t| kept.keeps(t));
     let plan = replace::plan(
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
@@ -234,6 +232,9 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     for id in ids.iter().chain(&plan.removed) {
         session::touched(tenant, Some(conversation), *id);
     }
+    if hidden > 0 {
+        session::note_kept(hidden);
+    }
     Ok(ids)
 }
 
@@ -259,7 +260,9 @@ fn holds(t: &Todo, column: &str, value: &Value) -> bool {
 /// document, notes included, is kept with the list so that `document` gives it back as it
 /// was written. Errors: those of `replace`.
 pub fn replace_document(scope: &Scope, conversation: &str, rules: Rules, md: &str) -> Result<Vec<i64>, Error> {
-    let lines = parse_document(md);
+    let mut lines = parse_document(md);
+    // a read's note copied back as a checkbox line is no todo (`replace`), nor kept
+    lines.retain(|l| !matches!(l, DocumentLine::Checkbox(c) if pg_todos_core::limits::is_list_note(&c.content)));
     let items: Vec<Item> = lines
         .iter()
         .filter_map(|line| match line {

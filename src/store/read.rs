@@ -647,51 +647,27 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
     })
 }
 
-/// Locks every todo of one conversation's list (not the pool, not archived: history is
-/// never changed by a replace) in ascending id order, `FOR UPDATE` (a whole-list replace
-/// may delete any of them), and returns them in position order. None (nothing returned, a
-/// few locked) when the list holds more than `todo.max_read_todos` todos or their text passes
-/// 16 × `todo.max_output_size` bytes: a whole-list replace of a list no read shows whole
-/// would delete todos its writer never saw, and holding it would take memory without bound.
-pub fn lock_conversation(tenant: &str, conversation: &str) -> Option<Vec<Todo>> {
-    let max = crate::limits::get(Setting::ReadTodos).max(1);
-    let budget = crate::limits::get(Setting::OutputSize).saturating_mul(16);
-    let mut bytes = 0usize;
-    let mut over = false;
-    // stopped after one row more than `max` (SPI's count, not a LIMIT: with one the plan
-    // walked the tenant's rows in id order instead of the list's index)
-    let mut todos = with_plan_limited(
-        &format!(
-            "SELECT {todo_columns} FROM todo.todos t
-              WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL ORDER BY t.id FOR UPDATE",
-            todo_columns = todo_columns()
-        ),
-        &[tenant.into(), conversation.into()],
-        true,
-        (max + 1) as i64,
-        |n| {
-            if n > max {
-                over = true;
-                return Vec::new();
-            }
-            let mut out = Vec::with_capacity(n);
-            super::rows(n, |r| {
-                if over {
-                    return;
-                }
-                let todo = todo_at(r);
-                bytes += todo_size(&todo);
-                over = bytes > budget;
-                out.push(todo);
-            });
-            out
-        },
-    );
-    if over {
-        return None;
-    }
-    todos.sort_by_key(|t| (t.position, t.id));
-    Some(todos)
+/// The todos of one conversation's list (not the pool, not archived: history is never
+/// changed by a replace) that a read of it shows now: `todos` with `Find::Conversation`, the
+/// read every whole-list dialect shows its list with (position order, at most
+/// `todo.max_read_todos` todos, no more once their text passes `todo.max_output_size`),
+/// locked `FOR UPDATE` in ascending id order (a whole-list replace may delete any of them),
+/// in position order; and how many todos of the list that read leaves out (not locked, never
+/// changed by the replace). The read's cut is not noted for the call's answer.
+pub fn lock_shown(tenant: &str, conversation: &str) -> (Vec<Todo>, u64) {
+    let (shown, omitted) = crate::session::unnoted(|| todos(tenant, Find::Conversation(conversation)));
+    let ids: Vec<i64> = shown.iter().map(|t| t.id).collect();
+    let mut locked: Vec<Todo> = if ids.is_empty() {
+        Vec::new()
+    } else {
+        lock(tenant, Find::Conversation(conversation), &ids, true)
+            .into_iter()
+            .map(|l| l.todo)
+            .filter(|t| t.archived_us.is_none())
+            .collect()
+    };
+    locked.sort_by_key(|t| (t.position, t.id));
+    (locked, omitted.map_or(0, |(_, n)| n))
 }
 
 /// The claims on todos `ids` of `tenant`: (todo, holder, whether the lease is still running),
@@ -710,6 +686,19 @@ pub fn claims(tenant: &str, ids: &[i64]) -> Vec<(i64, String, bool)> {
                 (r.int(1).unwrap_or(0), r.text(2).unwrap_or_default().to_string(), r.bool(3).unwrap_or(false))
             })
         },
+    )
+}
+
+/// The record ids (caller id, else store id as text) of every todo of one conversation, the
+/// archived ones too: ids only, not bounded (an import tells a todo no read shows from a new
+/// one by them).
+pub fn record_ids(tenant: &str, conversation: &str) -> Vec<String> {
+    with_plan(
+        "SELECT coalesce(t.external_id, t.id::text) FROM todo.todos t
+          WHERE t.tenant_id = $1 AND t.conversation_id = $2",
+        &[tenant.into(), conversation.into()],
+        false,
+        |n| super::rows(n, |r| r.text(1).unwrap_or_default().to_string()),
     )
 }
 

@@ -113,8 +113,10 @@ impl From<Error> for Stop {
 /// `~/.claude/todos/<file>.json` or `~/.claude/tasks/<list>/<id>.json`). A record whose id a
 /// todo of its list has changes it where it differs; any other is added; importing the same
 /// files again changes nothing. With `dry_run`, nothing is written and the answer says what
-/// would be. Returns `{format, conversation, dry_run, added, changed, unchanged, tasks:
-/// [{id, conversation, action, fields}]}`.
+/// would be. A record whose todo no read of its list shows (past `todo.max_read_todos` or
+/// `todo.max_output_size`) leaves it as it is (`kept`). Returns `{format, conversation,
+/// dry_run, added, changed, unchanged, tasks: [{id, conversation, action, fields}]}`, with
+/// `kept` and a `note` saying why when some were.
 ///
 /// Errors: 22023 an unknown format, no list (neither given nor in context), or over the
 /// limits (10,000 records, 64 MiB of files); 22P02 a file that is not the format, naming the
@@ -188,10 +190,16 @@ fn import(
             .iter()
             .map(|o| json!({"id": o.id, "conversation": o.conversation, "action": o.action, "fields": o.fields}))
             .collect();
-        Jsonb(json!({
+        let mut answer = json!({
             "format": format, "conversation": base, "dry_run": dry_run,
             "added": count("added"), "changed": count("changed"), "unchanged": count("unchanged"), "tasks": tasks,
-        }))
+        });
+        // tasks whose todos no read of the list shows: left as they are, and the answer says why
+        if count("kept") > 0 {
+            answer["kept"] = json!(count("kept"));
+            answer["note"] = json!(pg_todos_core::limits::kept_note(count("kept") as u64));
+        }
+        Jsonb(answer)
     })
 }
 

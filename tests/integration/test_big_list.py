@@ -121,18 +121,29 @@ def test_read_is_bounded(big_cluster, name, sql, says):
         check(f"{name}: the text says how many todos it left out", "more todos not shown" in out, out[-400:])
 
 
-def test_whole_list_write_of_a_huge_list_is_refused(big_cluster):
-    """A whole-list replace of a list no read shows whole would delete todos its writer
-    never saw: refused (54000 in the tool's own error), nothing written."""
-    with psycopg.connect(dbname=DB, user="big_agent", autocommit=True) as conn:
-        with conn.transaction():
+def test_whole_list_write_of_a_huge_list_keeps_what_no_read_shows(big_cluster):
+    """A whole-list replace of a list no read shows whole replaces only the todos a read of it
+    shows (docs/tools.md, "Long lists"): the todos past the read's limits, which its writer
+    never saw, stay, and the answer says how many. Rolled back: the list stays for the rest."""
+    with psycopg.connect(dbname=DB, user="postgres") as conn:
+        with conn.transaction(force_rollback=True):
+            count = "SELECT count(*) FROM todo.todos WHERE tenant_id = 'big' AND conversation_id = %s"
+            before = conn.execute(count, (CONV,)).fetchone()[0]
+            conn.execute("SET LOCAL ROLE big_agent")
             conn.execute("SELECT todo.set_context('big', %s, 'agent-1')", (CONV,))
-            out = conn.execute("""SELECT todo.call('todowrite', '{"todos": [{"content": "only this", "status": "pending",
-                                  "priority": "high", "id": "1"}]}')""").fetchone()[0]
-    check("todowrite of the huge list: refused, saying why", "whole-list write" in str(out), out)
-    with psycopg.connect(dbname=DB, user="postgres", autocommit=True) as conn:
-        n = conn.execute("SELECT count(*) FROM todo.todos WHERE tenant_id = 'big'").fetchone()[0]
-    check("todowrite of the huge list: nothing deleted", n == TODOS + 1, n)
+            shown = conn.execute(
+                "SELECT jsonb_array_length(todo.call('todoread', '{}')->'metadata'->'todos')").fetchone()[0]
+            out = conn.execute("""SELECT todo.call_mcp('todowrite', '{"todos": [{"content": "only this",
+                                  "status": "pending", "priority": "high", "id": "1"}]}')""").fetchone()[0]
+            conn.execute("RESET ROLE")
+            after = conn.execute(count, (CONV,)).fetchone()[0]
+            subject = conn.execute("SELECT subject FROM todo.todos WHERE tenant_id = 'big' AND id = 1").fetchone()[0]
+    check("todowrite of the huge list: a read shows a few todos", 1 < shown < 1000, shown)
+    check("todowrite of the huge list: the answer says how many it kept",
+          out.get("_meta", {}).get("pg_todos/kept") == before - shown
+          and "more todos as they are" in out["content"][0]["text"], str(out)[-600:])
+    check("todowrite of the huge list: only the todos a read showed changed or deleted",
+          after == before - (shown - 1) and subject == "only this", (before, shown, after, subject))
 
 
 def serve_hwm_mb(proc):

@@ -37,6 +37,7 @@ fn call(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
     let (out, omitted) = session::with_omitted(|| run_jsonb(find(tool), tool, args));
     notice_omitted(tool, omitted);
+    notice_kept(tool, session::take_kept());
     Jsonb(out)
 }
 
@@ -48,6 +49,7 @@ fn call_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
     let tool = crate::errors::required(tool, "todo.call_json: tool");
     let (out, omitted) = session::with_omitted(|| run_text(find(tool), tool, args));
     notice_omitted(tool, omitted);
+    notice_kept(tool, session::take_kept());
     Jsonb(out)
 }
 
@@ -94,7 +96,7 @@ fn call_mcp(tool: Option<&str>, fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     // SAFETY: argument 1 of todo.call_mcp is its jsonb arguments (the SQL below)
     let args = unsafe { limits::jsonb_value_arg(fcinfo, 1, Setting::ArgumentsSize, &format!("{tool}: arguments")) };
     let (out, omitted) = session::with_omitted(|| run_jsonb(found, tool, args));
-    Jsonb(mcp_result(found, out, omitted))
+    Jsonb(mcp_result(found, out, omitted, session::take_kept()))
 }
 
 /// The text-argument twin of `todo.call_mcp`, `todo.call_mcp_json(tool text, args text)`,
@@ -105,7 +107,7 @@ fn call_mcp_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
     let tool = crate::errors::required(tool, "todo.call_mcp_json: tool");
     let found = find(tool);
     let (out, omitted) = session::with_omitted(|| run_text(found, tool, args));
-    Jsonb(mcp_result(found, out, omitted))
+    Jsonb(mcp_result(found, out, omitted, session::take_kept()))
 }
 
 extension_sql!(
@@ -123,6 +125,14 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 // From 0.9.0 to 0.10.0 todo.call_mcp's symbol was call_mcp_jsonb_wrapper.
 crate::surfaces::earlier_symbol!(call_mcp_jsonb_wrapper, pg_finfo_call_mcp_jsonb_wrapper => call_mcp_wrapper);
 
+/// A NOTICE, for a program reading a tool's JSON through SQL, when a whole-list write kept
+/// todos a read of its list does not show (`todo.call_mcp` says it in the text instead).
+pub fn notice_kept(what: &str, kept: Option<u64>) {
+    if let Some(kept) = kept {
+        pgrx::notice!("{what}: {}", pg_todos_core::limits::kept_note(kept));
+    }
+}
+
 /// Whether an output is one of the catalog's error shapes.
 fn is_error(out: &Value) -> bool {
     out.get("error").is_some_and(Value::is_object)
@@ -132,24 +142,30 @@ fn is_error(out: &Value) -> bool {
 }
 
 /// An output as MCP's `CallToolResult` (see `call_mcp`); its text is cut at
-/// `todo.max_output_size` bytes, with a last line that says so.
-pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>) -> Value {
+/// `todo.max_output_size` bytes, with a last line that says so. `kept`: the todos a
+/// whole-list write kept because a read of its list does not show them, said in the text's
+/// last line (`limits::kept_note`) and in `_meta` (`{"pg_todos/kept": N}`).
+pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>, kept: Option<u64>) -> Value {
     let text = match (tool.and_then(|t| t.text), &out) {
         (Some(render), _) => render(&out),
         (None, Value::String(s)) => s.clone(),
         (None, other) => other.to_string(),
     };
+    let kept = kept.filter(|_| !is_error(&out));
     // a list read that stopped at its limits (`omitted`): the model reads how many it does
     // not see, as the text's last line (kept when the text itself is cut), and a client in
-    // `_meta`
+    // `_meta`; a whole-list write that kept todos no read shows (`kept`) says so the same way
     let limit = limits::get(Setting::OutputSize);
-    let text = match omitted {
-        Some((shown, left_out)) => {
-            let note = pg_todos_core::limits::omitted_note(shown, left_out);
-            let text = pg_todos_core::limits::cap_text(&text, limit.saturating_sub(note.len() + 1));
-            format!("{text}\n{note}")
-        }
-        None => pg_todos_core::limits::cap_text(&text, limit),
+    let notes: Vec<String> = omitted
+        .map(|(shown, left_out)| pg_todos_core::limits::omitted_note(shown, left_out))
+        .into_iter()
+        .chain(kept.map(pg_todos_core::limits::kept_note))
+        .collect();
+    let text = if notes.is_empty() {
+        pg_todos_core::limits::cap_text(&text, limit)
+    } else {
+        let room = limit.saturating_sub(notes.iter().map(|n| n.len() + 1).sum());
+        format!("{}\n{}", pg_todos_core::limits::cap_text(&text, room), notes.join("\n"))
     };
     // a runtime that answers with several text items (Backlog.md's task_list, a status group
     // each) puts them in `texts`: they go out as they are while the whole fits the limit
@@ -158,7 +174,7 @@ pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>
         .and_then(Value::as_array)
         .map_or_else(Vec::new, |a| a.iter().filter_map(Value::as_str).collect());
     let content: Vec<Value> =
-        if items.len() > 1 && omitted.is_none() && items.iter().map(|t| t.len()).sum::<usize>() <= limit {
+        if items.len() > 1 && notes.is_empty() && items.iter().map(|t| t.len()).sum::<usize>() <= limit {
             items.iter().map(|t| json!({ "type": "text", "text": t })).collect()
         } else {
             vec![json!({ "type": "text", "text": text })]
@@ -166,6 +182,9 @@ pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>
     let mut result = json!({ "content": content, "isError": is_error(&out) });
     if let Some((shown, left_out)) = omitted {
         result["_meta"] = json!({ "pg_todos/list": { "shown": shown, "omitted": left_out } });
+    }
+    if let Some(kept) = kept {
+        result["_meta"]["pg_todos/kept"] = json!(kept);
     }
     if out.is_object() {
         result["structuredContent"] = out;

@@ -14,7 +14,7 @@ mod catalog;
 mod helpers;
 mod list_as;
 
-pub use call::{mcp_result, notice_omitted};
+pub use call::{mcp_result, notice_kept, notice_omitted};
 pub use catalog::{catalog, dialect, find, Answer, Dialect, ListAs, Tool};
 pub use helpers::*;
 

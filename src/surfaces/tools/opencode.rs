@@ -94,12 +94,26 @@ fn result(items: &[Shown<'_>]) -> Value {
 
 fn read(scope: &Scope, _args: &Value) -> Answer {
     let conv = session(scope, "todoread")?;
-    Ok(result(&items(&store::read::todos(&scope.tenant, Find::Conversation(conv)))))
+    let (rows, omitted) = crate::session::unnoted(|| store::read::todos(&scope.tenant, Find::Conversation(conv)));
+    let mut out = result(&items(&rows));
+    if let Some((shown, left_out)) = omitted {
+        crate::session::note_omitted(shown, left_out);
+        // the text the model reads says the list goes on (a write sent back leaves the rest)
+        let text = format!(
+            "{}\n{}",
+            out["output"].as_str().unwrap_or(""),
+            pg_todos_core::limits::omitted_note(shown, left_out)
+        );
+        out["output"] = json!(text);
+    }
+    Ok(out)
 }
 
 fn write(scope: &Scope, args: &Value) -> Answer {
     let conv = session(scope, "todowrite")?;
-    let wanted = args["todos"].as_array().cloned().unwrap_or_default();
+    let mut wanted = args["todos"].as_array().cloned().unwrap_or_default();
+    // a read's note copied back is no todo (`whole_list::replace` leaves it out, with no id)
+    wanted.retain(|t| !pg_todos_core::limits::is_list_note(str_arg(t, "content")));
     if let Some(i) = wanted.iter().position(|t| str_arg(t, "content").trim().is_empty()) {
         return Err(error("invalid_arguments", format!("todowrite: todos[{i}].content: must not be blank")));
     }

@@ -187,6 +187,8 @@ fn write(scope: &Scope, args: &Value) -> Answer {
         .map(Vec::as_slice)
         .unwrap_or_default()
         .iter()
+        // a read's note copied back is no todo (`whole_list::replace` leaves it out, with no id)
+        .filter(|t| !pg_todos_core::limits::is_list_note(str_arg(t, "content")))
         .map(|t| {
             let mut t = t.clone();
             if active && t.get("blockedBy").is_none() {

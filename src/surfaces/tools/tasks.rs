@@ -107,6 +107,19 @@ fn file(scope: &Scope, conv: &str) -> Value {
     json!({ "tasks": whole_list::stored(scope, conv, Kept::Uncanceled).iter().map(task).collect::<Vec<_>>() })
 }
 
+/// A task file with what its read left out (`"omitted"`) and what the write before it kept
+/// (`"kept"`), each the sentence a model reads (`limits::omitted_note`, `kept_note`), as
+/// top-level fields: a task file's extra fields are ignored when it is loaded again.
+fn with_notes(mut file: Value, omitted: Option<(usize, u64)>, kept: Option<u64>) -> Value {
+    if let Some((shown, left_out)) = omitted {
+        file["omitted"] = json!(pg_todos_core::limits::omitted_note(shown, left_out));
+    }
+    if let Some(kept) = kept {
+        file["kept"] = json!(pg_todos_core::limits::kept_note(kept));
+    }
+    file
+}
+
 /// The conversation in context, or the dialect's error string.
 fn conversation(scope: &Scope) -> Result<&str, Value> {
     scope.conv().ok_or_else(|| json!(NO_CONVERSATION))
@@ -180,7 +193,7 @@ fn export_tasks(conversation: &str) -> Jsonb {
     let scope = Scope::reading(None);
     let (out, omitted) = crate::session::with_omitted(|| file(&scope, conversation));
     super::notice_omitted("todo.export_tasks", omitted);
-    Jsonb(out)
+    Jsonb(with_notes(out, omitted, None))
 }
 
 /// Loads a seed 004 task file into `conversation`, replacing its task list: a task whose id
@@ -226,9 +239,14 @@ fn import_tasks(conversation: &str, file_json: JsonB) -> Jsonb {
                 columns: json_fields([("description", json!(description))]),
             });
         }
+        crate::session::take_kept();
         whole_list::replace(&scope, conversation, Rules::seeds(Kept::Uncanceled), &items)
             .unwrap_or_else(|e| errors::raise_error(&e));
-        Jsonb(file(&scope, conversation))
+        let kept = crate::session::take_kept();
+        super::notice_kept("todo.import_tasks", kept);
+        let (out, omitted) = crate::session::unnoted(|| file(&scope, conversation));
+        super::notice_omitted("todo.import_tasks", omitted);
+        Jsonb(with_notes(out, omitted, kept))
     })
 }
 
