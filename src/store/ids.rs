@@ -288,6 +288,29 @@ fn from_counter(tenant: &str, n: i64) -> i64 {
     .expect("RETURNING is never NULL")
 }
 
+/// Whether `id` of `tenant` was ever given to a todo: the event log holds an event of it (one
+/// probe of `events_pkey`, `(tenant_id, todo_id, version)`). Every todo's first event is its
+/// insert and a deleted todo's events stay, so a todo deleted long ago counts too; on Citus
+/// the events are colocated with the tenant's todos, so the probe runs on its worker.
+pub fn given_before(tenant: &str, id: i64) -> bool {
+    one::<bool>(
+        "SELECT EXISTS (SELECT 1 FROM todo.events e WHERE e.tenant_id = $1 AND e.todo_id = $2)",
+        &[tenant.into(), id.into()],
+        false,
+    )
+    .unwrap_or(false)
+}
+
+/// Whether `tenant` has a todo `id` now (for the words of a refusal).
+pub fn in_use(tenant: &str, id: i64) -> bool {
+    one::<bool>(
+        "SELECT EXISTS (SELECT 1 FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2)",
+        &[tenant.into(), id.into()],
+        false,
+    )
+    .unwrap_or(false)
+}
+
 /// Moves `tenant`'s counter past an id the writer chose itself (an import or a restore), so
 /// the next allocated id never collides with it. With `may_raise` false (a writer under
 /// row-level security: an app's plain SQL, or a Citus worker's part of a call) an id past
