@@ -153,7 +153,7 @@ fn require_cursor(since: &str) {
         crate::errors::raise(
             pgrx::PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
             "todo.changes_since: since is not a cursor this function returned",
-            "pass the \"cursor\" of an earlier todo.changes_since call unchanged, or NULL to get only a cursor",
+            "a cursor is the text of a pg_snapshot, xmin:xmax:running transactions (e.g. 783:790:785), as a call handed it out: pass the \"cursor\" of an earlier todo.changes_since call unchanged, or NULL to get only a cursor",
         );
     }
 }
@@ -164,7 +164,7 @@ fn require_watched_cursor(at: usize, cursor: &str) {
         crate::errors::raise(
             pgrx::PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
             format!("todo.changed_tenants: cursor {at} is not one todo.changes_since returned"),
-            "pass the \"cursor\" of an earlier todo.changes_since call unchanged",
+            "a cursor is the text of a pg_snapshot, xmin:xmax:running transactions (e.g. 783:790:785), as a call handed it out: pass the \"cursor\" of an earlier todo.changes_since call unchanged",
         );
     }
 }
