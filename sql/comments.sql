@@ -18,7 +18,7 @@ COMMENT ON FUNCTION todo.channel() IS
 
 -- The writ and the open block
 COMMENT ON FUNCTION todo.todo_writ(text) IS
-    'Runs every /todo command line of a message (seed 000) in the context''s conversation; returns each command echoed with its OK:/ERR: result and [END TODO]. A rule''s refusal is an ERR: line, never an error. Errors: 22023 no tenant in context; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
+    'Runs every /todo command line of a message (seed 000) in the context''s conversation; returns each command echoed with its OK:/ERR: result and [END TODO]. A rule''s refusal is an ERR: line, never an error. Errors: 22004 a NULL message; 22023 no tenant in context; 42704 tenant not registered; a cancel, timeout, deadlock, serialization failure or lock timeout is raised with nothing committed.';
 COMMENT ON FUNCTION todo.todo_open_block(text) IS
     'The open todos of a conversation plus the tenant-wide pool, as a sub-agent''s delegation block ("Open todos (mark progress as you go — …):"); '''' when nothing is open. Best effort: a failed probe (no tenant, no privileges) is a WARNING and ''''. Errors: only the errors to retry are raised (57014 a cancel or timeout, 40P01 a deadlock, 40001 a serialization failure, 55P03 a lock timeout; docs/errors.md).';
 COMMENT ON FUNCTION todo.todo_open_preamble(text) IS
@@ -34,15 +34,15 @@ COMMENT ON FUNCTION todo.board_act(jsonb) IS
 COMMENT ON FUNCTION todo.board_todo(bigint) IS
     'One todo of the tenant in context as the board''s detail panel shows it (archived too): {"status": 200, "body": {"todo", "subtasks", "blocked_by", "blocks" (at most 200 each), "history" (its newest 100 events: who did what, when), and the *_omitted counts}}, or {"status": 404}. Errors: 22023 no tenant in context, 22004 a NULL id.';
 COMMENT ON FUNCTION todo.acp_plan(text) IS
-    'A conversation''s list as an Agent Client Protocol v1 session/update "plan" ({"sessionUpdate": "plan", "entries": [{content, priority, status}]}). Errors: 22023 no tenant in context.';
+    'A conversation''s list as an Agent Client Protocol v1 session/update "plan" ({"sessionUpdate": "plan", "entries": [{content, priority, status}]}). Errors: 22004 a NULL conversation; 22023 no tenant in context.';
 COMMENT ON FUNCTION todo.export_tasks(text) IS
-    'Seed 004''s task file of a conversation: {"tasks": [{id, title, description, done}]}, canceled todos left out; a list cut at todo.max_read_todos or todo.max_output_size says so in a top-level "omitted" field (and a NOTICE). Errors: 22023 no tenant in context.';
+    'Seed 004''s task file of a conversation: {"tasks": [{id, title, description, done}]}, canceled todos left out; a list cut at todo.max_read_todos or todo.max_output_size says so in a top-level "omitted" field (and a NOTICE). Errors: 22004 a NULL conversation; 22023 no tenant in context.';
 COMMENT ON FUNCTION todo.import(text, jsonb, text, boolean) IS
     'Imports a tracker''s files (format: taskmaster, beads, backlog, claude-todos, claude-tasks; files: an object of path to text) into a list (conversation; NULL: the context''s), another tag or list of the files into <list>#<name>: tasks matched by their ids, so importing the same files again changes nothing; a task whose todo no read of the list shows (past todo.max_read_todos or todo.max_output_size) is kept as it is, counted in "kept"; dry_run: write nothing, say what would change. Returns the counts and each task''s action. Errors: 22023 unknown format, no list, over 10,000 tasks or 64 MiB; 22P02 a bad file (its name, line or field, and what to fix); nothing is written on any error.';
 COMMENT ON FUNCTION todo.export(text, text) IS
     'Exports a list (conversation; NULL: the context''s) as a tracker''s files (format: taskmaster, beads, backlog, claude-todos, claude-tasks): each file''s path, as the tracker keeps it, and its text, which the tracker reads back. Errors: 22023 unknown format or no list.';
 COMMENT ON FUNCTION todo.import_tasks(text, jsonb) IS
-    'Replaces a conversation''s list with a seed 004 task file (matched by id, then title and place; left-out tasks deleted), only the tasks a read of the list shows: those past todo.max_read_todos or todo.max_output_size are kept as they are, counted in the answer''s "kept" field; returns the file after. Errors: 22023 a corrupt file or no tenant in context; 42704 tenant not registered.';
+    'Replaces a conversation''s list with a seed 004 task file (matched by id, then title and place; left-out tasks deleted), only the tasks a read of the list shows: those past todo.max_read_todos or todo.max_output_size are kept as they are, counted in the answer''s "kept" field; returns the file after. Errors: 22004 a NULL conversation or file; 22023 a corrupt file or no tenant in context; 42704 tenant not registered.';
 
 -- todo.todos
 COMMENT ON COLUMN todo.todos.tenant_id IS 'The tenant (default: todo.current_tenant()); row-level security shows only the context''s tenant.';

@@ -287,12 +287,26 @@ DECLARE
     hi numeric;
     mid numeric;
     seen_at timestamptz;
+    err_state text;
+    err_message text;
+    err_hint text;
 BEGIN
     IF NOT (has_table_privilege('todo.tenants', 'SELECT') AND has_table_privilege('todo.todos', 'SELECT')
             AND has_table_privilege('todo.events', 'SELECT')) THEN
         RAISE EXCEPTION 'todo.stats: role % may not read todo.tenants, todo.todos and todo.events', current_user
             USING ERRCODE = '42501',
                   HINT = 'call it as an administrator (every tenant) or as an app''s role, todo.grant_usage(role, tenant, plain_sql => true) (its tenant)';
+    END IF;
+    -- under row-level security the tenant in context decides what it reads: none (or one the
+    -- role may not act for) is refused here, in todo.current_tenant()'s words, rather than by
+    -- the policy from inside a statement of this function (whose text the error would show)
+    IF row_security_active('todo.tenants') THEN
+        BEGIN
+            PERFORM todo.current_tenant();
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT, err_hint = PG_EXCEPTION_HINT;
+            RAISE EXCEPTION USING ERRCODE = err_state, MESSAGE = 'todo.stats: ' || err_message, HINT = err_hint;
+        END;
     END IF;
     FOR t IN SELECT n.tenant_id FROM todo.tenants n
               WHERE stats.tenant IS NULL OR n.tenant_id = stats.tenant

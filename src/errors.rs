@@ -114,6 +114,17 @@ pub fn id_assigned() -> ! {
     )
 }
 
+/// 23505: an INSERT names the id of a todo there is, or was (deleted): an id is never given to
+/// a second todo, so that its history in todo.events stays one todo's.
+pub fn id_reused(id: i64, in_use: bool) -> ! {
+    let was = if in_use { "is in use" } else { "belonged to a todo that was deleted" };
+    raise(
+        PgSqlErrorCode::ERRCODE_UNIQUE_VIOLATION,
+        format!("todo id {id} {was}: todo ids are never reused"),
+        "leave id out of the INSERT to add a new todo (RETURNING id gives the one assigned); to change a todo, UPDATE it",
+    )
+}
+
 /// 42704: the tenant in context is not a row of todo.tenants.
 pub fn unknown_tenant(tenant: &str) -> ! {
     raise(

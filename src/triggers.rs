@@ -425,10 +425,26 @@ fn guard_claim_columns(old: Option<&Deformed>, new: &Deformed, id: i64, shard: b
     }
 }
 
+/// Accepts an id an INSERT names (not one reserved in this transaction) or raises: 23505 when
+/// a todo has or had it (`store::ids::given_before`: one index probe of the event log), 428C9
+/// when a writer under row-level security names one the tenant's counter has not handed out;
+/// else the counter (and the range that would hand it out) moves past it.
+fn explicit_id(tenant: &str, id: i64, may_raise: bool) {
+    store::roles::as_owner(|| {
+        if store::ids::given_before(tenant, id) {
+            errors::id_reused(id, store::ids::in_use(tenant, id));
+        }
+        if !store::ids::claim_todo_id(tenant, id, may_raise) {
+            errors::id_assigned();
+        }
+    })
+}
+
 /// `BEFORE INSERT OR UPDATE ON todo.todos FOR EACH ROW`.
 ///
 /// On INSERT: allocates `id` from the tenant's counter when it is NULL (or moves the counter
-/// past an explicit one, except in a restore: `row_security = off`), sets `position` to the id when NULL, and stamps `started_at` /
+/// past an explicit one, except in a restore: `row_security = off`; an explicit id a todo has
+/// or had is refused, 23505), sets `position` to the id when NULL, and stamps `started_at` /
 /// `completed_at` for a row born in progress or terminal (unless given).
 /// On UPDATE: rejects a change of `tenant_id` or `id` (0A000) and any status change the
 /// transition table forbids (55000); stamps `started_at` on entering in_progress and
@@ -489,11 +505,13 @@ fn todos_before_write<'a>(
                 // a writer under row-level security (an app's plain SQL) never picks an id the
                 // counter has not handed out: one near the top of bigint would leave the
                 // tenant none to add
+                // (an id reserved here is fresh from the counter: no todo had it). An id is
+                // never given to a second todo: one with events is refused
                 Some(id) => {
                     let fresh = store::ids::reserved_here(&tenant, id);
                     let may_raise = !subject_to_rls(trigger);
-                    if !fresh && !store::roles::as_owner(|| store::ids::claim_todo_id(&tenant, id, may_raise)) {
-                        errors::id_assigned();
+                    if !fresh {
+                        explicit_id(&tenant, id, may_raise);
                     }
                     store::ids::note_new_row(&tenant, id, fresh);
                     id

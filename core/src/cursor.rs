@@ -8,7 +8,8 @@ pub const MAX_CURSOR_BYTES: usize = 64 * 1024;
 
 /// Whether `text` is a snapshot as PostgreSQL writes one: `xmin:xmax:` then the running
 /// transactions, comma-separated, strictly ascending, each from xmin (inclusive) to xmax
-/// (exclusive); 1 ≤ xmin ≤ xmax; decimal digits only (at most 20 each), no spaces.
+/// (exclusive); xmin ≤ xmax, neither with the invalid transaction id 0 in its low 32 bits
+/// (0, 4294967296, …); decimal digits only (at most 20 each), no spaces.
 pub fn is_cursor(text: &str) -> bool {
     if text.len() > MAX_CURSOR_BYTES {
         return false;
@@ -18,7 +19,9 @@ pub fn is_cursor(text: &str) -> bool {
         return false;
     };
     let (Some(xmin), Some(xmax)) = (number(xmin), number(xmax)) else { return false };
-    if xmin == 0 || xmin > xmax {
+    // PostgreSQL's pg_snapshot refuses an xmin or xmax whose transaction id proper (the low 32
+    // bits; the high ones are the epoch) is 0, the invalid id: 4294967296 is epoch 1, id 0
+    if xmin > xmax || !valid_xid(xmin) || !valid_xid(xmax) {
         return false;
     }
     if xip.is_empty() {
@@ -35,6 +38,11 @@ pub fn is_cursor(text: &str) -> bool {
     true
 }
 
+/// Whether a full transaction id's 32-bit transaction id is valid (not 0).
+fn valid_xid(full: u64) -> bool {
+    full & 0xFFFF_FFFF != 0
+}
+
 /// A decimal number of 1 to 20 digits that fits in 64 bits.
 fn number(s: &str) -> Option<u64> {
     if s.is_empty() || s.len() > 20 || !s.bytes().all(|b| b.is_ascii_digit()) {
@@ -49,9 +57,14 @@ mod tests {
 
     #[test]
     fn accepts_what_postgres_writes() {
-        for ok in
-            ["783:790:785", "1:1:", "783:790:", "783:790:783,785,789", "18446744073709551614:18446744073709551615:"]
-        {
+        for ok in [
+            "783:790:785",
+            "1:1:",
+            "783:790:",
+            "783:790:783,785,789",
+            "18446744073709551614:18446744073709551615:",
+            "4294967297:4294967297:",
+        ] {
             assert!(is_cursor(ok), "{ok}");
         }
     }
@@ -76,6 +89,9 @@ mod tests {
             "1:99999999999999999999999:",
             "1:18446744073709551616:",
             "1:2:\u{0}",
+            "4294967296:4294967296:",
+            "1:4294967296:",
+            "4294967296:4294967297:",
         ] {
             assert!(!is_cursor(bad), "{bad:?}");
         }

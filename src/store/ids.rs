@@ -30,13 +30,17 @@ thread_local! {
 #[derive(Default)]
 struct NewRows {
     lxid: pg_sys::LocalTransactionId,
-    /// every id given to a new row in the transaction, and whether it is fresh and unlogged
-    ids: HashMap<(String, i64), bool>,
+    /// every id given to a new row in the transaction, by tenant, and whether it is fresh and
+    /// unlogged (about 20 bytes an id)
+    ids: HashMap<String, HashMap<i64, bool>>,
+    /// how many ids `ids` holds
+    count: usize,
 }
 
-/// A transaction that adds more rows than this keeps no more (their inserts are logged as
-/// any other's: `first_row` answers false).
-const NEW_ROWS_MAX: usize = 10_000;
+/// A transaction that adds more rows than this keeps no more (their inserts are logged by an
+/// INSERT statement each, which costs several times the direct append: `first_row` answers
+/// false). About 4 MB at most.
+const NEW_ROWS_MAX: usize = 200_000;
 
 /// Notes that the row trigger gives `id` to a new row of `tenant`; `fresh`: the id comes from
 /// the counter in this transaction (allocated, or reserved by `reserve_todo_ids`). An id given
@@ -48,13 +52,21 @@ pub fn note_new_row(tenant: &str, id: i64, fresh: bool) {
         if n.lxid != lxid {
             n.lxid = lxid;
             n.ids.clear();
+            n.count = 0;
         }
-        if n.ids.len() >= NEW_ROWS_MAX {
+        if n.count >= NEW_ROWS_MAX {
             return;
         }
-        let key = (tenant.to_string(), id);
-        let again = n.ids.contains_key(&key);
-        n.ids.insert(key, fresh && !again);
+        if !n.ids.contains_key(tenant) {
+            n.ids.insert(tenant.to_string(), HashMap::new());
+        }
+        let ids = n.ids.get_mut(tenant).expect("inserted above");
+        let again = ids.insert(id, fresh).is_some();
+        if again {
+            ids.insert(id, false);
+        } else {
+            n.count += 1;
+        }
     });
 }
 
@@ -67,8 +79,7 @@ pub fn first_row(tenant: &str, id: i64) -> bool {
         if n.lxid != lxid {
             return false;
         }
-        // (the key is looked up with an owned String: a few bytes, once per new row)
-        match n.ids.get_mut(&(tenant.to_string(), id)) {
+        match n.ids.get_mut(tenant).and_then(|ids| ids.get_mut(&id)) {
             Some(fresh) => std::mem::replace(fresh, false),
             None => false,
         }
@@ -136,6 +147,7 @@ unsafe extern "C-unwind" fn forget_rolled_back(
                 *r = None;
             }
         });
+        super::id_ranges::forget_rolled_back(subxact);
     }
 }
 
@@ -180,8 +192,40 @@ pub fn announce_tenants_changed(relid: pg_sys::Oid) {
     unsafe { pg_sys::CacheInvalidateRelcacheByRelid(relid) };
 }
 
-/// How many ids a new range takes from the counter (more when a call needs more at once).
+/// How many ids a new range takes from the counter (more when a call needs more at once, or
+/// the transaction has taken many already: `run_size`).
 const BLOCK: i64 = 32;
+
+/// The most ids a new range takes because its transaction has taken many already.
+const MAX_RUN: i64 = 4096;
+
+thread_local! {
+    /// How many ids the current transaction has taken of one tenant (the last it took from).
+    static TAKEN: RefCell<(pg_sys::LocalTransactionId, String, i64)> = const { RefCell::new((0, String::new(), 0)) };
+}
+
+/// Counts `n` ids taken of `tenant` in this transaction, and returns how many it took before.
+fn count_taken(tenant: &str, n: i64) -> i64 {
+    let lxid = local_xact();
+    TAKEN.with(|t| {
+        let mut t = t.borrow_mut();
+        if t.0 != lxid || t.1 != tenant {
+            *t = (lxid, tenant.to_string(), 0);
+        }
+        let before = t.2;
+        t.2 += n;
+        before
+    })
+}
+
+/// How many ids a new run from the counter holds: at least `room`, at least `BLOCK`, and as
+/// many as the transaction took of the tenant before (up to `MAX_RUN`), so one INSERT of many
+/// rows refills a range a logarithmic number of times, not once per 32 rows (each refill is a
+/// statement that reads the range and the counter, rows this transaction has written over
+/// and over). The ids a transaction does not use stay in the range for the next writer.
+fn run_size(room: i64, taken_before: i64) -> i64 {
+    BLOCK.max(room).max(taken_before.min(MAX_RUN))
+}
 
 /// Takes `n` ids of a range of `tenant` that has room and that no other transaction holds
 /// (never waiting: SKIP LOCKED; a range this transaction holds qualifies), leaving it held
@@ -242,6 +286,7 @@ fn take(tenant: &str, n: i64, room: i64) -> i64 {
     if !schema_0_4() {
         return from_counter(tenant, n.max(1));
     }
+    let taken_before = count_taken(tenant, n);
     // straight from the table where it can (`id_ranges`), else the statement
     let taken = match super::id_ranges::take(tenant, n, room) {
         Some(taken) => taken,
@@ -253,7 +298,7 @@ fn take(tenant: &str, n: i64, room: i64) -> i64 {
     // no range with room that no one holds: a new run from the counter (waiting for a
     // writer that took one before), the ids after the `n` taken into a range this
     // transaction holds (an emptied one that no one holds, else a new one)
-    let size = BLOCK.max(room);
+    let size = run_size(room, taken_before);
     let first = from_counter(tenant, size);
     let (next, last) = (first + n, first + size - 1);
     let refilled = exec(REFILL, &[tenant.into(), next.into(), last.into()]);
@@ -286,6 +331,29 @@ fn from_counter(tenant: &str, n: i64) -> i64 {
         true,
     )
     .expect("RETURNING is never NULL")
+}
+
+/// Whether `id` of `tenant` was ever given to a todo: the event log holds an event of it (one
+/// probe of `events_pkey`, `(tenant_id, todo_id, version)`). Every todo's first event is its
+/// insert and a deleted todo's events stay, so a todo deleted long ago counts too; on Citus
+/// the events are colocated with the tenant's todos, so the probe runs on its worker.
+pub fn given_before(tenant: &str, id: i64) -> bool {
+    one::<bool>(
+        "SELECT EXISTS (SELECT 1 FROM todo.events e WHERE e.tenant_id = $1 AND e.todo_id = $2)",
+        &[tenant.into(), id.into()],
+        false,
+    )
+    .unwrap_or(false)
+}
+
+/// Whether `tenant` has a todo `id` now (for the words of a refusal).
+pub fn in_use(tenant: &str, id: i64) -> bool {
+    one::<bool>(
+        "SELECT EXISTS (SELECT 1 FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2)",
+        &[tenant.into(), id.into()],
+        false,
+    )
+    .unwrap_or(false)
 }
 
 /// Moves `tenant`'s counter past an id the writer chose itself (an import or a restore), so

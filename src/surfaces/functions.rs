@@ -111,20 +111,24 @@ fn finish(
 /// Makes `todo_id` wait for `on_id`: it is not ready while `on_id` is open. Both must be in
 /// scope. Returns false when it already waited for it.
 ///
-/// Errors: 22023 no tenant, a todo waiting for itself, or an edge that would close a cycle
-/// (the message shows the path); P0002 either todo not in scope.
+/// Errors: 22004 a NULL argument; 22023 no tenant, a todo waiting for itself, or an edge that
+/// would close a cycle (the message shows the path); P0002 either todo not in scope.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn block(todo_id: i64, on_id: i64) -> bool {
+fn block(todo_id: Option<i64>, on_id: Option<i64>) -> bool {
+    let todo_id = errors::required(todo_id, "todo.block: todo_id");
+    let on_id = errors::required(on_id, "todo.block: on_id");
     runner::call(|| done(dependencies::block(&Scope::from_context(), todo_id, on_id)))
 }
 
 /// Removes the wait of `todo_id` for `on_id`. Returns false when there was none.
 ///
-/// Errors: 22023 no tenant; P0002 either todo not in scope.
+/// Errors: 22004 a NULL argument; 22023 no tenant; P0002 either todo not in scope.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn unblock(todo_id: i64, on_id: i64) -> bool {
+fn unblock(todo_id: Option<i64>, on_id: Option<i64>) -> bool {
+    let todo_id = errors::required(todo_id, "todo.unblock: todo_id");
+    let on_id = errors::required(on_id, "todo.unblock: on_id");
     runner::call(|| done(dependencies::unblock(&Scope::from_context(), todo_id, on_id)))
 }
 
@@ -132,12 +136,13 @@ fn unblock(todo_id: i64, on_id: i64) -> bool {
 /// progress under a lapsed one), not waiting for an open todo and without open subtasks, in
 /// claim order (priority high, medium or unset, low; then position), at most `max_rows`.
 ///
-/// Errors: 22023 no tenant; 42704 tenant not registered.
+/// Errors: 22004 a NULL max_rows; 22023 no tenant; 42704 tenant not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn ready(
-    max_rows: default!(i32, 50),
+    max_rows: default!(Option<i32>, 50),
 ) -> TableIterator<'static, (name!(id, i64), name!(subject, String), name!(status, String), name!(tenant_wide, bool))> {
+    let max_rows = errors::required(max_rows, "todo.ready: max_rows");
     let rows: Vec<Row> = ops::ready(&Scope::from_context(), i64::from(max_rows.max(0)));
     TableIterator::new(rows.into_iter().map(|r| (r.id, r.subject, r.status.as_str().to_string(), r.tenant_wide)))
 }
@@ -153,11 +158,11 @@ COMMENT ON FUNCTION todo.release(bigint, bigint) IS
 COMMENT ON FUNCTION todo.finish(bigint, bigint, text, text) IS
     'Completes or cancels a todo; refused under another agent''s live claim or a stale fence. Errors: 22004 a NULL todo_id or status; 22023 no tenant or no agent in context, or a status other than completed or canceled; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds it; 55000 a stale claim, or it is finished already.';
 COMMENT ON FUNCTION todo.block(bigint, bigint) IS
-    'Makes the first todo wait for the second while it is open; false when it waited already. Errors: 22023 no tenant in context, a todo waiting for itself, or an edge that would close a cycle (the message shows the path); 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope; 0A000 in a REPEATABLE READ transaction.';
+    'Makes the first todo wait for the second while it is open; false when it waited already. Errors: 22004 a NULL todo_id or on_id; 22023 no tenant in context, a todo waiting for itself, or an edge that would close a cycle (the message shows the path); 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope; 0A000 in a REPEATABLE READ transaction.';
 COMMENT ON FUNCTION todo.unblock(bigint, bigint) IS
-    'Removes the wait of the first todo for the second; false when there was none. Errors: 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope.';
+    'Removes the wait of the first todo for the second; false when there was none. Errors: 22004 a NULL todo_id or on_id; 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope.';
 COMMENT ON FUNCTION todo.ready(integer) IS
-    'The ready queue: open, unclaimed, unblocked todos in scope without open subtasks, in claim order, at most max_rows. Errors: 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered.';
+    'The ready queue: open, unclaimed, unblocked todos in scope without open subtasks, in claim order, at most max_rows. Errors: 22004 a NULL max_rows; 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered.';
 "#,
     name = "coord_comments",
     requires = [claim, heartbeat, release, finish, block, unblock, ready]

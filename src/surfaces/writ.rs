@@ -30,14 +30,15 @@ use pg_todos_core::limits::{Capped, Setting};
 /// is cut with a line that says so, and the commands after it do not run (a last `[/todo]`
 /// block says how many).
 ///
-/// Errors (SQL, not `ERR:` lines): 22023 when no tenant is in context; 42704 when the tenant
+/// Errors (SQL, not `ERR:` lines): 22004 a NULL message; 22023 when no tenant is in context; 42704 when the tenant
 /// is not registered; and every error that is not about the message's data — a cancel or
 /// statement timeout (57014), a deadlock (40P01), a serialization failure (40001), a lock
 /// timeout (55P03), running out of memory or disk — raised as it is, with nothing of the
 /// message committed, so the caller can retry it whole.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn todo_writ(message: &str) -> String {
+fn todo_writ(message: Option<&str>) -> String {
+    let message = crate::errors::required(message, "todo.todo_writ: message");
     runner::call(|| {
         let scope = Scope::from_context();
         // the whole message is measured before it is parsed

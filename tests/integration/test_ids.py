@@ -11,7 +11,10 @@ todos to three tenants on a cluster of its own, in four phases, every way a call
   - explicit ids: the app's plain SQL `INSERT INTO todo.todos (…, id, …)` naming an id the
     tenant's counter has handed out and no todo ever had (one a range has still to hand out,
     or a gap), the only way a caller names a new todo's id (a REST POST has no id field;
-    import_tasks and the writ take their ids from the ranges);
+    import_tasks and the writ take their ids from the ranges). Another session's add may
+    take the id first (it held the range), and an import may delete that todo before this
+    INSERT runs: the INSERT is then refused (23505, ids are never reused), where 1.0.0 stored
+    a row with no insert event that could never be changed;
   - aborts: adds then ROLLBACK, or adds in a savepoint rolled back and more adds committed;
   - restarts: a session closes its connection and opens another, and once, halfway through
     phase 2, the cluster itself stops (immediate: the server's crash) and starts again.
@@ -281,12 +284,17 @@ class Session:
                 got = cur.fetchone()[0]
         except psycopg.errors.UniqueViolation as e:
             # legitimate only when a concurrent add took the id first (it held the range):
-            # that add's row is there now, and it is not ours
+            # that add's todo is there now, or was (an import deleted it since: ids are never
+            # reused), and it is not ours
             with self.conn.transaction():
                 cur = self.conn.cursor()
                 self.context(cur, tenant, conv)
                 cur.execute("SELECT subject FROM todo.todos WHERE tenant_id = %s AND id = %s", (tenant, pick))
                 other = cur.fetchone()
+                if other is None and "never reused" in str(e):
+                    cur.execute("SELECT changes->>'subject' FROM todo.events WHERE tenant_id = %s AND todo_id = %s"
+                                " AND action = 'insert'", (tenant, pick))
+                    other = cur.fetchone()
             if other and other[0] != subject and not other[0].startswith("explicit "):
                 with self.run.lock:
                     self.run.named_taken.append((tenant, pick, other[0]))

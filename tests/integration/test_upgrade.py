@@ -10,6 +10,11 @@ the same ids, a range's next ids in use, a range past its counter): it says so i
 naming the tenants, todo.verify() is clean after it, and the repaired tenant's adds succeed
 with new ids; a database without such ranges updates with no warning and no range changed.
 Those two: bin/test-integration test_upgrade.py -k 0_9_1
+
+The update to 1.1.0 repairs the rows 1.0.0 let an INSERT store under the id of a deleted todo
+(no insert event of their own, every change refused with 23505): each gets a fresh id and its
+insert event, what referred to it follows it, one WARNING names them, todo.verify() is clean
+and the row can be changed. bin/test-integration test_upgrade.py -k 1_1_0
 """
 import difflib
 import os
@@ -17,6 +22,7 @@ import re
 import subprocess
 import time
 
+import psycopg
 import pytest
 
 import pg
@@ -364,4 +370,84 @@ ANALYZE todo.id_ranges;
     after = cluster.psql("SELECT * FROM todo.verify()", db=db)
     check("todo.verify() finds nothing after the update", not after.strip(), after[:2000])
     print(f"the update of 2,003 tenants' ranges took {took:.1f} s")
+    cluster.psql(f'DROP DATABASE "{db}" WITH (FORCE)')
+
+
+# What 1.0.0 let an app's plain INSERT do, written directly (the library installed now refuses
+# it): tenant `stuck` deleted todo #2, then stored a row with id 2, which 1.0.0 gave no insert
+# event (the deleted todo's was there). A subtask of it, a wait on it and a checklist item of it
+# were added after. Tenant `sound` has a deleted todo and nothing stuck.
+STUCK = """
+INSERT INTO todo.tenants VALUES ('stuck', 'Stuck'), ('sound', 'Sound');
+BEGIN;
+SELECT todo.set_context('stuck', 'conv-1', 'seed');
+INSERT INTO todo.todos (subject) VALUES ('first'), ('second'), ('third');
+DELETE FROM todo.todos WHERE id = 2;
+SELECT todo.set_context('sound', 'conv-1', 'seed');
+INSERT INTO todo.todos (subject) VALUES ('one'), ('two');
+DELETE FROM todo.todos WHERE id = 1;
+COMMIT;
+BEGIN;
+SET LOCAL session_replication_role = replica;
+INSERT INTO todo.todos (tenant_id, id, conversation_id, subject, position) VALUES ('stuck', 2, 'conv-1', 'second again', 2);
+COMMIT;
+BEGIN;
+SELECT todo.set_context('stuck', 'conv-1', 'seed');
+INSERT INTO todo.todos (subject, parent_id) VALUES ('child of the stuck one', 2);
+INSERT INTO todo.dependencies (tenant_id, todo_id, depends_on) VALUES ('stuck', 3, 2);
+INSERT INTO todo.checklist_items (tenant_id, todo_id, kind, position, text) VALUES ('stuck', 2, 'acceptance', 1, 'done right');
+COMMIT;
+"""
+
+
+@pytest.mark.skipif("1.0.0" not in RELEASED, reason="1.0.0 is not a released version here")
+def test_the_update_to_1_1_0_repairs_rows_given_a_deleted_todos_id(cluster):
+    db = cluster.database("stuck_from_1_0_0", extension=False)
+    cluster.psql("CREATE EXTENSION pg_todos VERSION '1.0.0'", db=db)
+    cluster.psql(STUCK, db=db)
+    before = cluster.psql("SELECT * FROM todo.verify()", db=db)
+    check("1.0.0's verify reports the stuck row", "stuck|2|" in before, before)
+    with as_agent(cluster, db) as a:
+        try:
+            with a.transaction():
+                a.execute("SET LOCAL todo.tenant = 'stuck'")
+                a.execute("UPDATE todo.todos SET status = 'in_progress' WHERE subject = 'second again'")
+            refused = None
+        except psycopg.Error as e:
+            refused = e.sqlstate
+    check("before the update the stuck row cannot be changed (23505)", refused == "23505", refused)
+    counters = cluster.psql("SELECT last_id FROM todo.counters WHERE tenant_id = 'stuck'", db=db).strip()
+
+    notices = []
+    with cluster.connect(db) as conn:
+        conn.add_notice_handler(lambda d: notices.append(Notice(d)))
+        conn.execute("ALTER EXTENSION pg_todos UPDATE TO '1.1.0'")
+    warned = [n for n in notices if n.severity == "WARNING" and "new id" in (n.message_primary or "")]
+    said = [f"{n.severity}: {n.message_primary} / {n.message_detail}" for n in notices]
+    new_id = cluster.psql("SELECT id FROM todo.todos WHERE tenant_id = 'stuck' AND subject = 'second again'",
+                          db=db).strip()
+    check("the stuck row got a fresh id, past the counter as it was", new_id.isdigit()
+          and int(new_id) == int(counters) + 1, (new_id, counters))
+    check("one WARNING names the repaired row and its new id", len(warned) == 1
+          and warned[0].message_detail == f"stuck: #2 is now #{new_id}", said)
+    after = cluster.psql("SELECT * FROM todo.verify()", db=db)
+    check("todo.verify() finds nothing after the update", not after.strip(), after)
+    events = cluster.psql(f"SELECT todo_id, version, action FROM todo.events WHERE tenant_id = 'stuck' "
+                          f"AND todo_id IN (2, {new_id or 0}) ORDER BY todo_id, version", db=db).split()
+    check("id 2 keeps the deleted todo's history; the new id has its insert event",
+          events == ["2|1|insert", "2|2|delete", f"{new_id}|1|insert"], events)
+    refs = cluster.psql("SELECT (SELECT parent_id FROM todo.todos WHERE tenant_id = 'stuck' AND subject = "
+                        "'child of the stuck one'), (SELECT depends_on FROM todo.dependencies WHERE tenant_id = 'stuck' "
+                        "AND todo_id = 3), (SELECT todo_id FROM todo.checklist_items WHERE tenant_id = 'stuck')",
+                        db=db).strip()
+    check("its subtask, the wait on it and its checklist follow it", refs == f"{new_id}|{new_id}|{new_id}", refs)
+    with as_agent(cluster, db) as a:
+        with a.transaction():
+            a.execute("SET LOCAL todo.tenant = 'stuck'")
+            a.execute(f"UPDATE todo.todos SET status = 'in_progress' WHERE id = {new_id}")
+            a.execute(f"UPDATE todo.todos SET status = 'completed' WHERE id = {new_id}")
+            status = a.execute(f"SELECT status, version FROM todo.todos WHERE id = {new_id}").fetchone()
+    check("the repaired row can be changed and completed", status == ("completed", 3), status)
+    after = cluster.psql("SELECT * FROM todo.verify()", db=db)
+    check("todo.verify() finds nothing after it changed", not after.strip(), after)
     cluster.psql(f'DROP DATABASE "{db}" WITH (FORCE)')

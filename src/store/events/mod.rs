@@ -33,23 +33,28 @@ pub fn relation_changed(relid: pg_sys::Oid) {
     direct::relation_changed(relid);
 }
 
-fn write(sql: &str, key: &Key, old_status: Option<&str>, new_status: &str, changes: Changes) {
+/// Writes the event; the number of rows written.
+fn write(sql: &str, key: &Key, old_status: Option<&str>, new_status: &str, changes: Changes) -> usize {
     let mut args = key.args(old_status);
     args.push(pgrx::JsonB(Value::Object(changes.into_json())).into());
     args.push(new_status.into());
-    super::roles::as_owner(|| exec(sql, &args));
+    super::roles::as_owner(|| exec(sql, &args))
 }
 
-/// The insert event (`changes`: the new row's non-NULL columns). A second insert event for
-/// the same version (an id used again) is not written; `first`: the row is the first ever
-/// with its id (`ids::first_row`), so there is no earlier one to look for.
+/// The insert event (`changes`: the new row's non-NULL columns); `first`: the row is the
+/// first ever with its id (`ids::first_row`), so there is no earlier event to meet. Another
+/// event of the id at that version (another todo's: the row trigger refuses an id with
+/// events, but one written by a transaction that committed after it looked) refuses the row
+/// (23505, `errors::id_reused`): a row without its own insert event could never be changed.
 pub fn inserted(key: &Key, status: &str, changes: Changes, first: bool) {
     thread_local! {
         static SQL: String = format!("{} ON CONFLICT DO NOTHING", insert_sql("insert"));
     }
     let changes = if first { appended(key, "insert", None, status, changes) } else { Some(changes) };
     if let Some(changes) = changes {
-        SQL.with(|sql| write(sql, key, None, status, changes));
+        if SQL.with(|sql| write(sql, key, None, status, changes)) == 0 {
+            crate::errors::id_reused(key.id, false);
+        }
     }
 }
 
@@ -148,7 +153,7 @@ fn require_cursor(since: &str) {
         crate::errors::raise(
             pgrx::PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
             "todo.changes_since: since is not a cursor this function returned",
-            "pass the \"cursor\" of an earlier todo.changes_since call unchanged, or NULL to get only a cursor",
+            "a cursor is the text of a pg_snapshot, xmin:xmax:running transactions (e.g. 783:790:785), as a call handed it out: pass the \"cursor\" of an earlier todo.changes_since call unchanged, or NULL to get only a cursor",
         );
     }
 }
@@ -159,7 +164,7 @@ fn require_watched_cursor(at: usize, cursor: &str) {
         crate::errors::raise(
             pgrx::PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
             format!("todo.changed_tenants: cursor {at} is not one todo.changes_since returned"),
-            "pass the \"cursor\" of an earlier todo.changes_since call unchanged",
+            "a cursor is the text of a pg_snapshot, xmin:xmax:running transactions (e.g. 783:790:785), as a call handed it out: pass the \"cursor\" of an earlier todo.changes_since call unchanged",
         );
     }
 }

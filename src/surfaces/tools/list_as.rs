@@ -16,12 +16,14 @@ use crate::session;
 /// can: a blocked todo is pending where there is no blocked status; canceled todos only
 /// where there is a canceled one; archived todos nowhere.
 ///
-/// Errors: 22023 for a dialect with no list shape (its read tools through `todo.call` read
+/// Errors: 22004 a NULL dialect or conversation; 22023 for a dialect with no list shape (its read tools through `todo.call` read
 /// its lists) or none of that name, or when no tenant is in context; 42704 when the tenant
 /// is not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn list_as(dialect: &str, conversation: &str) -> Jsonb {
+fn list_as(dialect: Option<&str>, conversation: Option<&str>) -> Jsonb {
+    let dialect = crate::errors::required(dialect, "todo.list_as: dialect");
+    let conversation = crate::errors::required(conversation, "todo.list_as: conversation");
     let (out, omitted) = session::with_omitted(|| list_shape(dialect, conversation));
     notice_omitted("todo.list_as", omitted);
     Jsonb(out)
@@ -42,7 +44,7 @@ fn list_shape(name: &str, conversation: &str) -> Value {
 extension_sql!(
     r#"
 COMMENT ON FUNCTION todo.list_as(text, text) IS
-    'A conversation''s list in a dialect''s shape: todo.dialects() lists the dialects that have one (list_shape) and what it is. Errors: 22023 a dialect with no list shape or none of that name, or no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered.';
+    'A conversation''s list in a dialect''s shape: todo.dialects() lists the dialects that have one (list_shape) and what it is. Errors: 22004 a NULL dialect or conversation; 22023 a dialect with no list shape or none of that name, or no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered.';
 "#,
     name = "list_as_comment",
     requires = [list_as]

@@ -269,11 +269,14 @@ COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
 /// a role bound to a tenant may ask only about its own. The answer names tenants only; the
 /// changes are read with `changes_since`.
 ///
-/// Errors: 22023 when the arrays differ in length or hold a NULL; 54000 past 10,000 tenants;
+/// Errors: 22004 a NULL array; 22023 when the arrays differ in length or hold a NULL; 54000
+/// past 10,000 tenants;
 /// 22P02 for a malformed cursor; 42501 for a tenant the calling role may not act for.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn changed_tenants(tenants: Vec<Option<String>>, cursors: Vec<Option<String>>) -> Vec<String> {
+fn changed_tenants(tenants: Option<Vec<Option<String>>>, cursors: Option<Vec<Option<String>>>) -> Vec<String> {
+    let tenants = crate::errors::required(tenants, "todo.changed_tenants: tenants");
+    let cursors = crate::errors::required(cursors, "todo.changed_tenants: cursors");
     let bad = |message: String, hint: &str| -> ! {
         crate::errors::raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, message, hint)
     };
@@ -311,7 +314,7 @@ extension_sql!(
     r#"
 ALTER FUNCTION todo.changed_tenants(text[], text[]) SET todo.tenant = '';
 COMMENT ON FUNCTION todo.changed_tenants(text[], text[]) IS
-    'Which of the tenants have changes their cursor (same position; one todo.changes_since returned) did not see: one statement per tick for a service following the log (pg_todos serve). Each is asked acting for it (a bound role only about its own). Errors: 22023 arrays of different lengths or a NULL, 54000 past 10,000 tenants, 22P02 a malformed cursor, 42501 a tenant the role may not act for.';
+    'Which of the tenants have changes their cursor (same position; one todo.changes_since returned) did not see: one statement per tick for a service following the log (pg_todos serve). Each is asked acting for it (a bound role only about its own). Errors: 22004 a NULL array, 22023 arrays of different lengths or a NULL, 54000 past 10,000 tenants, 22P02 a malformed cursor, 42501 a tenant the role may not act for.';
 "#,
     name = "changed_tenants_comment",
     requires = [changed_tenants]
@@ -324,10 +327,12 @@ COMMENT ON FUNCTION todo.changed_tenants(text[], text[]) IS
 /// with an active form is shown by it (as ACP adapters show Claude Code's TodoWrite);
 /// priority defaults to `medium`.
 ///
-/// Errors: 22023 when no tenant is in context; 42704 when it is not registered.
+/// Errors: 22004 a NULL conversation; 22023 when no tenant is in context; 42704 when it is
+/// not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn acp_plan(conversation: &str) -> Jsonb {
+fn acp_plan(conversation: Option<&str>) -> Jsonb {
+    let conversation = crate::errors::required(conversation, "todo.acp_plan: conversation");
     let tenant = Scope::reading(None).tenant;
     let entries: Vec<Value> = store::read::todos(&tenant, Find::Conversation(conversation))
         .iter()

@@ -186,10 +186,12 @@ fn delete(scope: &Scope, args: &Value) -> Answer {
 /// Seed 004's task file for `conversation` in the context's tenant: `{"tasks": [{"id",
 /// "title", "description", "done"}]}`, the conversation's todos that are not canceled.
 ///
-/// Errors: 22023 when no tenant is in context; 42704 when it is not registered.
+/// Errors: 22004 a NULL conversation; 22023 when no tenant is in context; 42704 when it is
+/// not registered.
 #[pg_extern(stable, parallel_restricted, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn export_tasks(conversation: &str) -> Jsonb {
+fn export_tasks(conversation: Option<&str>) -> Jsonb {
+    let conversation = errors::required(conversation, "todo.export_tasks: conversation");
     let scope = Scope::reading(None);
     let (out, omitted) = crate::session::with_omitted(|| file(&scope, conversation));
     super::notice_omitted("todo.export_tasks", omitted);
@@ -203,10 +205,12 @@ fn export_tasks(conversation: &str) -> Jsonb {
 ///
 /// Errors: 22023 with "task file is corrupt or invalid: …" when the file is not an object
 /// with a `tasks` array of `{title: string, done: boolean, id?, description?}`; 22023 when no
-/// tenant is in context; 42704 when it is not registered.
+/// tenant is in context; 42704 when it is not registered; 22004 a NULL conversation or file.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
-fn import_tasks(conversation: &str, file_json: JsonB) -> Jsonb {
+fn import_tasks(conversation: Option<&str>, file_json: Option<JsonB>) -> Jsonb {
+    let conversation = errors::required(conversation, "todo.import_tasks: conversation");
+    let file_json = errors::required(file_json, "todo.import_tasks: file_json");
     runner::call(|| {
         let scope = Scope { conversation: Some(conversation.to_string()), ..Scope::from_context() };
         let corrupt = |why: &str| -> ! {
