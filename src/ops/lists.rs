@@ -31,3 +31,12 @@ pub fn create(scope: &Scope, name: &str) -> Result<bool, Error> {
     store::lists::set_property(&scope.tenant, name, MADE, Some(&made));
     Ok(true)
 }
+
+/// The next number of a tracker's series of caller ids in list `conversation` (Task Master's
+/// tasks: prefix `""`; the subtasks of task 5: `"5."`; Backlog.md's tasks: `"TASK-"`), taken
+/// from the store for good: one more than any number handed out or held by the list, so that
+/// agents creating at once never take the same one, however long the list. With
+/// `store_ids`, a todo of the list without a caller id counts as `<prefix><its store id>`.
+pub fn next_number(scope: &Scope, conversation: &str, prefix: &str, store_ids: bool) -> i64 {
+    store::numbers::next(&scope.tenant, conversation, &store::numbers::Series { prefix, store_ids })
+}

@@ -18,6 +18,7 @@ pub mod id_ranges;
 pub mod ids;
 pub mod lease;
 pub mod lists;
+pub mod numbers;
 pub mod locks;
 pub mod read;
 pub mod roles;

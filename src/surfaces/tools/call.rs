@@ -146,8 +146,14 @@ pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>
     let text = match omitted {
         Some((shown, left_out)) => {
             let note = pg_todos_core::limits::omitted_note(shown, left_out);
-            let text = pg_todos_core::limits::cap_text(&text, limit.saturating_sub(note.len() + 1));
-            format!("{text}\n{note}")
+            match noted_json(&text, &note) {
+                // an answer in JSON (Task Master's) stays JSON: the note is a field of it
+                Some(json) if json.len() <= limit => json,
+                _ => {
+                    let text = pg_todos_core::limits::cap_text(&text, limit.saturating_sub(note.len() + 1));
+                    format!("{text}\n{note}")
+                }
+            }
         }
         None => pg_todos_core::limits::cap_text(&text, limit),
     };
@@ -171,6 +177,26 @@ pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>
         result["structuredContent"] = out;
     }
     result
+}
+
+/// The key of a JSON answer's object that says its list read was cut (`mcp_result`).
+const OMITTED_KEY: &str = "pg_todos/omitted";
+
+/// `text`, when it is a JSON object, with the note of a cut read as its last field (`"…":
+/// note`), written in the text's own layout (pretty-printed or on one line), so the answer
+/// still parses; None for any other text.
+fn noted_json(text: &str, note: &str) -> Option<String> {
+    let body = text.trim_end();
+    if !serde_json::from_str::<Value>(body).ok()?.is_object() {
+        return None;
+    }
+    let head = body.strip_suffix('}')?.trim_end();
+    let field = format!("{}: {}", json!(OMITTED_KEY), json!(note));
+    let comma = if head.ends_with('{') { "" } else { "," };
+    Some(match body.contains('\n') {
+        true => format!("{head}{comma}\n  {field}\n}}"),
+        false => format!("{head}{comma}{field}}}"),
+    })
 }
 
 /// A JSON argument handed over as text (NULL: JSON null). The text is valid JSON (it came
