@@ -8,21 +8,21 @@
 -- once no longer take the same one.
 -- The trackers' numbering (src/store/numbers.rs): per list and series of caller ids (Task
 -- Master's `5`, its subtasks' `5.`, Backlog.md's `TASK-`), the last number handed out. A
--- create bumps its row with INSERT … ON CONFLICT DO UPDATE, so the creators of one series of
+-- create locks its row with INSERT … ON CONFLICT DO UPDATE, so the creators of one series of
 -- one list wait for each other there (and for no one else) and never take the same number.
 -- Written only by the extension.
 CREATE TABLE todo.caller_numbers (
     tenant_id       text NOT NULL,
     conversation_id text NOT NULL,
     prefix          text NOT NULL,
-    last_number     bigint NOT NULL CONSTRAINT caller_numbers_last_number_check CHECK (last_number > 0),
+    last_number     bigint NOT NULL CONSTRAINT caller_numbers_last_number_check CHECK (last_number >= 0),
     PRIMARY KEY (tenant_id, conversation_id, prefix)
 );
 COMMENT ON TABLE todo.caller_numbers IS 'The trackers'' numbering: per list and series of caller ids, the last number handed out (Task Master''s task ids, Backlog.md''s TASK-n); written by the extension.';
 COMMENT ON COLUMN todo.caller_numbers.tenant_id IS 'The tenant whose list it is.';
 COMMENT ON COLUMN todo.caller_numbers.conversation_id IS 'The list (todo.todos.conversation_id) whose caller ids it numbers.';
 COMMENT ON COLUMN todo.caller_numbers.prefix IS 'The series: what precedes the number in its caller ids, upper-cased (empty for Task Master''s tasks, 5. for the subtasks of task 5, TASK- for Backlog.md''s tasks).';
-COMMENT ON COLUMN todo.caller_numbers.last_number IS 'The last number handed out; the next is one more than it or than the largest number of the series the list holds, whichever is larger.';
+COMMENT ON COLUMN todo.caller_numbers.last_number IS 'The last number handed out (0: none yet); the next is one more than the largest number of the series the list holds, and for Backlog.md''s series (never reused) than this too.';
 -- its key to todo.tenants: now on one server; on a distributed store todo.distribute(), the
 -- step after the update, distributes the table and then adds the key (as for todo.locks)
 DO $do$

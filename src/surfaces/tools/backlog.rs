@@ -257,7 +257,7 @@ fn dependencies_of(p: &Project, ids: &[String], own: Option<&str>) -> Result<Vec
 /// create at once. A todo without a caller id counts as `TASK-<store id>`, as it shows.
 fn next_id(p: &Project, parent: Option<&str>) -> String {
     let prefix = parent.map_or_else(|| "TASK-".to_string(), |p| format!("{p}."));
-    let n = lists::next_number(&p.scope, &p.conversation, &prefix, parent.is_none());
+    let n = lists::next_number(&p.scope, &p.conversation, &prefix, parent.is_none(), false);
     format!("{prefix}{n}")
 }
 

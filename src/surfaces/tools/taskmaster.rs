@@ -637,7 +637,7 @@ fn add_task(scope: &Scope, args: &Value) -> Answer {
     let tasks = Tasks::read(&p.scope);
     // from the store, not from `tasks` (a read a long list cuts): one more than any number
     // the tag's list holds or has handed out, taken under the list's series row
-    let n = lists::next_number(&p.scope, p.scope.conv().unwrap_or_default(), "", true);
+    let n = lists::next_number(&p.scope, p.scope.conv().unwrap_or_default(), "", true, true);
     let deps = named_tasks(&tasks, args.get("dependencies").and_then(Value::as_str).unwrap_or_default());
     let fields = json_fields([
         ("conversation_id", json!(p.scope.conv())),
@@ -676,7 +676,13 @@ fn add_subtask(scope: &Scope, args: &Value) -> Answer {
     let Some(title) = args.get("title").and_then(Value::as_str).filter(|t| !t.trim().is_empty()) else {
         return Err(refused("Either taskId or title must be provided", Some(&p.tag)));
     };
-    let n = lists::next_number(&p.scope, p.scope.conv().unwrap_or_default(), &format!("{}.", caller_id(parent)), false);
+    let n = lists::next_number(
+        &p.scope,
+        p.scope.conv().unwrap_or_default(),
+        &format!("{}.", caller_id(parent)),
+        false,
+        true,
+    );
     let id = format!("{}.{n}", caller_id(parent));
     let status = match args.get("status").and_then(Value::as_str).filter(|s| !s.is_empty()) {
         None => Status::Pending,
