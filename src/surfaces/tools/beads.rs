@@ -901,7 +901,7 @@ fn close(scope: &Scope, issues: &Issues, t: &Todo, reason: &str, tool: &str, id:
         fields: json_fields([("outcome", json!(reason))]),
         ..Change::default()
     };
-    single::change(scope, Find::Anywhere, t.id, change).map(|_| ()).map_err(|e| refused(tool, bd_failed(&issues, e)))
+    single::change(scope, Find::Anywhere, t.id, change).map(|_| ()).map_err(|e| refused(tool, bd_failed(issues, e)))
 }
 
 fn update_tool(scope: &Scope, args: &Value) -> Answer {
