@@ -185,6 +185,24 @@ CREATE TABLE todo.locks (
 );
 COMMENT ON TABLE todo.locks IS 'Per-tenant lock rows (whole-list replaces of a list, the dependency graph), locked FOR UPDATE by the extension; a list''s row also keeps what belongs to the list rather than to a todo. No role but the owner reads it.';
 
+-- The trackers' numbering (src/store/numbers.rs): per list and series of caller ids (Task
+-- Master's `5`, its subtasks' `5.`, Backlog.md's `TASK-`), the last number handed out. A
+-- create locks its row with INSERT … ON CONFLICT DO UPDATE, so the creators of one series of
+-- one list wait for each other there (and for no one else) and never take the same number.
+-- Written only by the extension.
+CREATE TABLE todo.caller_numbers (
+    tenant_id       text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
+    conversation_id text NOT NULL,
+    prefix          text NOT NULL,
+    last_number     bigint NOT NULL CONSTRAINT caller_numbers_last_number_check CHECK (last_number >= 0),
+    PRIMARY KEY (tenant_id, conversation_id, prefix)
+);
+COMMENT ON TABLE todo.caller_numbers IS 'The trackers'' numbering: per list and series of caller ids, the last number handed out (Task Master''s task ids, Backlog.md''s TASK-n); written by the extension.';
+COMMENT ON COLUMN todo.caller_numbers.tenant_id IS 'The tenant whose list it is.';
+COMMENT ON COLUMN todo.caller_numbers.conversation_id IS 'The list (todo.todos.conversation_id) whose caller ids it numbers.';
+COMMENT ON COLUMN todo.caller_numbers.prefix IS 'The series: what precedes the number in its caller ids, upper-cased (empty for Task Master''s tasks, 5. for the subtasks of task 5, TASK- for Backlog.md''s tasks).';
+COMMENT ON COLUMN todo.caller_numbers.last_number IS 'The last number handed out (0: none yet); the next is one more than the largest number of the series the list holds, and for Backlog.md''s series (never reused) than this too.';
+
 -- This installation's secret key for the change hints' channel names (todo.notify = hint,
 -- src/store/channel.rs): a channel is HMAC-SHA-256(key, tenant id), so no one can derive
 -- another tenant's. One row, made here from two random UUIDs (244 random bits). Not dumped:
@@ -310,6 +328,7 @@ ALTER TABLE todo.dependencies ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.checklist_items ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.comments ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.locks    ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.caller_numbers ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.roles    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.tenants  FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.counters FORCE ROW LEVEL SECURITY;
@@ -320,6 +339,7 @@ ALTER TABLE todo.dependencies FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.checklist_items FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.comments FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.locks    FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.caller_numbers FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.roles    FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON todo.tenants
     USING (tenant_id = todo.current_tenant())
@@ -346,6 +366,9 @@ CREATE POLICY tenant_isolation ON todo.comments
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 CREATE POLICY tenant_isolation ON todo.locks
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.caller_numbers
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 -- todo.roles has no policy: no role under row-level security sees a row.
@@ -394,13 +417,13 @@ BEGIN
     -- extension makes them). An agent's role: no table at all, so it cannot lock or scan one.
     -- (the tables by name: on a Citus worker, ALL TABLES IN SCHEMA would take in the shards)
     EXECUTE format('REVOKE ALL ON todo.tenants, todo.counters, todo.id_ranges, todo.todos, todo.events, todo.dependencies, '
-                   'todo.checklist_items, todo.comments, todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', grant_usage.role);
+                   'todo.checklist_items, todo.comments, todo.locks, todo.caller_numbers, todo.roles, todo.tokens, todo.needs_attention FROM %s', grant_usage.role);
     IF grant_usage.plain_sql THEN
         EXECUTE format('GRANT SELECT ON todo.tenants TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.todos TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT ON todo.events TO %s', grant_usage.role);
-        -- read-only, for todo.verify() (which checks the ids against them)
-        EXECUTE format('GRANT SELECT ON todo.counters, todo.id_ranges TO %s', grant_usage.role);
+        -- read-only: todo.verify() checks the ids against them; the trackers' numbering
+        EXECUTE format('GRANT SELECT ON todo.counters, todo.id_ranges, todo.caller_numbers TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT, INSERT, DELETE ON todo.dependencies TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON todo.checklist_items, todo.comments TO %s', grant_usage.role);
         EXECUTE format('GRANT SELECT ON todo.needs_attention TO %s', grant_usage.role);
@@ -434,7 +457,7 @@ BEGIN
             USING ERRCODE = '22004', HINT = 'todo.revoke_usage(''<role>'')';
     END IF;
     EXECUTE format('REVOKE ALL ON todo.tenants, todo.counters, todo.id_ranges, todo.todos, todo.events, todo.dependencies, '
-                   'todo.checklist_items, todo.comments, todo.locks, todo.roles, todo.tokens, todo.needs_attention FROM %s', revoke_usage.role);
+                   'todo.checklist_items, todo.comments, todo.locks, todo.caller_numbers, todo.roles, todo.tokens, todo.needs_attention FROM %s', revoke_usage.role);
     EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA todo FROM %s', revoke_usage.role);
     DELETE FROM todo.roles r WHERE r.role = revoke_usage.role;
     RETURN FOUND;
@@ -454,4 +477,5 @@ SELECT pg_catalog.pg_extension_config_dump('todo.dependencies', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.checklist_items', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.comments', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.locks', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.caller_numbers', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.roles', '');

@@ -145,6 +145,27 @@ pub enum Disposition {
     Raise,
 }
 
+/// An operation's refusal as a dialect says it: every `#<store id>` of `text` that `name`
+/// knows written as the dialect's own id (`#2004 is completed already` → `TASK-7 is
+/// completed already`), so a tracker's agent reads the ids it was shown; an id `name` does
+/// not know stays as it was.
+pub fn named_ids(text: &str, name: impl Fn(i64) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('#') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        match after[..digits].parse::<i64>().ok().and_then(&name) {
+            Some(own) => out.push_str(&own),
+            None => out.push_str(&rest[at..at + 1 + digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The policy for an error caught while a call wrote: only the caller's data becomes an
 /// answer. Data exceptions (class 22), integrity constraints (23), the lifecycle and claims
 /// (55000 object not in prerequisite state, 55006 a claim held by another agent) and no
@@ -181,6 +202,18 @@ pub fn best_effort_swallows(sqlstate: &str) -> bool {
 mod tests {
     use super::*;
     use crate::status::Status;
+
+    #[test]
+    fn named_ids_writes_the_dialects_ids_and_keeps_the_rest() {
+        let name = |id: i64| (id == 2004).then(|| "TASK-7".to_string());
+        assert_eq!(named_ids("#2004 is completed already", name), "TASK-7 is completed already");
+        assert_eq!(
+            named_ids("finish #2004, #12 first, or unblock #2004", name),
+            "finish TASK-7, #12 first, or unblock TASK-7"
+        );
+        assert_eq!(named_ids("# and #x and #", name), "# and #x and #");
+        assert_eq!(named_ids("no ids", name), "no ids");
+    }
 
     #[test]
     fn the_policy_answers_only_for_the_callers_data() {

@@ -31,3 +31,15 @@ pub fn create(scope: &Scope, name: &str) -> Result<bool, Error> {
     store::lists::set_property(&scope.tenant, name, MADE, Some(&made));
     Ok(true)
 }
+
+/// The next number of a tracker's series of caller ids in list `conversation` (Task Master's
+/// tasks: prefix `""`; the subtasks of task 5: `"5."`; Backlog.md's tasks: `"TASK-"`), taken
+/// from the store: one more than the largest the list holds (or, without `reuse`, than any
+/// handed out, if larger), so that
+/// agents creating at once never take the same one, however long the list. With
+/// `store_ids`, a todo of the list without a caller id counts as `<prefix><its store id>`;
+/// with `reuse`, a number no task holds any more comes again (Task Master's rule: the largest
+/// held, plus one), else never (Backlog.md's).
+pub fn next_number(scope: &Scope, conversation: &str, prefix: &str, store_ids: bool, reuse: bool) -> i64 {
+    store::numbers::next(&scope.tenant, conversation, &store::numbers::Series { prefix, store_ids, reuse })
+}

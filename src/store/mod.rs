@@ -19,6 +19,7 @@ pub mod ids;
 pub mod lease;
 pub mod lists;
 pub mod locks;
+pub mod numbers;
 pub mod read;
 pub mod roles;
 pub mod scope;

@@ -1,6 +1,6 @@
 """dump_restore: user data survives pg_dump / pg_restore. Seeds a database, dumps it in custom
 format, restores into a fresh database, and checks that every tenant, counter, todo, event,
-dependency, token, checklist item and comment came back unchanged and that the restored store keeps working (next id,
+dependency, token, checklist item, comment and tracker numbering came back unchanged and that the restored store keeps working (next id,
 triggers, the claim and the dependency, row-level security on every table)."""
 import os
 import re
@@ -33,6 +33,8 @@ INSERT INTO todo.checklist_items (todo_id, kind, position, text, checked) VALUES
 INSERT INTO todo.comments (todo_id, position, author, body) VALUES (5, 1, '@ada', 'on it');
 SELECT todo.set_context('globex', NULL, 'bot');
 INSERT INTO todo.todos (subject) VALUES ('globex one');
+-- a tracker's numbering (Task Master's next task id; globex's, so acme's ids stay as they are)
+SELECT todo.call('taskmaster/add_task', '{"projectRoot": "/app", "title": "numbered", "description": "by the store"}') IS NOT NULL;
 COMMIT;
 -- a bearer token of the HTTP service, and a revoked one
 SELECT count(*) FROM todo.create_token('acme', 'Ada');
@@ -48,6 +50,7 @@ SELECT 'dependencies', count(*), md5(string_agg(d::text, '|' ORDER BY tenant_id,
 SELECT 'tokens', count(*), md5(string_agg(k::text, '|' ORDER BY token_id)) FROM todo.tokens k;
 SELECT 'checklist_items', count(*), md5(string_agg(c::text, '|' ORDER BY tenant_id, todo_id, kind, position)) FROM todo.checklist_items c;
 SELECT 'comments', count(*), md5(string_agg(c::text, '|' ORDER BY tenant_id, todo_id, position)) FROM todo.comments c;
+SELECT 'caller_numbers', count(*), md5(string_agg(c::text, '|' ORDER BY tenant_id, conversation_id, prefix)) FROM todo.caller_numbers c;
 """
 
 # ids continue after the highest ever given (7), triggers fire, the claim and the dependency
@@ -77,6 +80,7 @@ ERR: #4 is claimed by planner until TIME — /todo ready lists the todos you can
 #6 [pending] child (blocked by #4)
 #7 [pending] after restore
 [END TODO]
+caller_numbers:true
 channel_key:false
 checklist_items:true
 comments:true
@@ -109,7 +113,8 @@ def test_a_dump_restores_every_row_and_a_working_store(cluster):
           src == dst, f"\n{src}\n!=\n{dst}")
     check("the seed really had checklist items and a comment",
           "\nchecklist_items|2|" in "\n" + dst and "\ncomments|1|" in "\n" + dst, dst)
-    check("the seed really had rows", "\ntodos|6|" in "\n" + dst, dst)
+    check("the seed really had rows", "\ntodos|7|" in "\n" + dst, dst)
+    check("the seed really had a tracker's numbering", "\ncaller_numbers|1|" in "\n" + dst, dst)
     check("the seed really had a dependency", "\ndependencies|1|" in "\n" + dst, dst)
     after = re.sub(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z", "TIME", cluster.psql(AFTER, db="dump_dst"))
     check("the restored store keeps working", after == EXPECTED_AFTER, f"got:\n{after}")

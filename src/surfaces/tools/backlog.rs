@@ -21,11 +21,13 @@ use serde_json::{json, Map, Value};
 use super::{error, error_message, str_arg, strings, Answer, Tool};
 use crate::backlog_view::{self as view, GraphTask, Link, TaskLine, TaskView};
 use crate::claims::Refusal;
+use crate::error::named_ids;
 use crate::error::Error;
 use crate::formats::backlog as files;
 use crate::interchange::{ChecklistItem, ChecklistKind, Comment, Record};
 use crate::ops::records;
-use crate::ops::{claiming, Scope};
+use crate::ops::single::{self, Change};
+use crate::ops::{claiming, lists, Find, Scope};
 use crate::status::Status;
 use crate::todo::Todo;
 
@@ -155,13 +157,37 @@ impl Project {
     /// this call read it.
     fn save(self, r: &Record) -> Result<(), Value> {
         let conv = self.conversation.clone();
+        let names = self.names();
         let read = HashMap::from([(conv.clone(), self.tasks)]);
-        records::import_onto(&self.scope, std::slice::from_ref(r), &|_| conv.clone(), read).map(|_| ()).map_err(failed)
+        records::import_onto(&self.scope, std::slice::from_ref(r), &|_| conv.clone(), read)
+            .map(|_| ())
+            .map_err(|e| failed(&names, e))
+    }
+
+    /// Where task `r`, just written, is in the list: a list longer than its read shows holds
+    /// it past the cut, so it is added as written (the answer shows what was stored).
+    fn place_of(&mut self, r: &Record) -> Option<usize> {
+        if let Some(i) = self.find(&r.id) {
+            return Some(i);
+        }
+        let mut t = self.tasks.first()?.0.clone();
+        t.id = 0;
+        t.external_id = Some(r.id.clone());
+        self.bids.push(view::parse_id(&r.id)?);
+        self.by_raw.entry(r.id.clone()).or_insert(self.tasks.len());
+        self.tasks.push((t, r.clone()));
+        Some(self.tasks.len() - 1)
+    }
+
+    /// Each task's Backlog.md id by its store id (what a refusal names it by).
+    fn names(&self) -> HashMap<i64, String> {
+        self.tasks.iter().zip(&self.bids).map(|((t, _), b)| (t.id, b.clone())).collect()
     }
 }
 
-/// An operation's refusal in Backlog.md's shape.
-fn failed(e: Error) -> Value {
+/// An operation's refusal in Backlog.md's shape, naming tasks by their Backlog.md ids
+/// (`names`), never by the store's.
+fn failed(names: &HashMap<i64, String>, e: Error) -> Value {
     match e {
         Error::Claim(Refusal::HeldBy { holder, .. }) => {
             refused("OPERATION_FAILED", format!("The task is In Progress, claimed by {holder}"))
@@ -169,7 +195,7 @@ fn failed(e: Error) -> Value {
         Error::Claim(Refusal::Blocked { .. }) => {
             refused("OPERATION_FAILED", "The task waits for dependencies that are not Done")
         }
-        other => refused("OPERATION_FAILED", other.to_string()),
+        other => refused("OPERATION_FAILED", named_ids(&other.to_string(), |id| names.get(&id).cloned())),
     }
 }
 
@@ -225,17 +251,14 @@ fn dependencies_of(p: &Project, ids: &[String], own: Option<&str>) -> Result<Vec
     Ok(raw)
 }
 
-/// The next free number: among the tasks (archived ones too) under `parent` (None: the
-/// top-level ones); Backlog.md never reuses one.
+/// The next free number under `parent` (None: of the top-level tasks), from the store: one
+/// more than any the list holds (archived tasks too) or has handed out, so Backlog.md's
+/// rule (a number is never reused) holds however long the list and however many agents
+/// create at once. A todo without a caller id counts as `TASK-<store id>`, as it shows.
 fn next_id(p: &Project, parent: Option<&str>) -> String {
     let prefix = parent.map_or_else(|| "TASK-".to_string(), |p| format!("{p}."));
-    let n = p
-        .bids
-        .iter()
-        .filter_map(|id| id.strip_prefix(&prefix).and_then(|rest| rest.parse::<u64>().ok()))
-        .max()
-        .unwrap_or(0);
-    format!("{prefix}{}", n + 1)
+    let n = lists::next_number(&p.scope, &p.conversation, &prefix, parent.is_none(), false);
+    format!("{prefix}{n}")
 }
 
 fn task_create(scope: &Scope, args: &Value) -> Answer {
@@ -289,8 +312,8 @@ fn task_create(scope: &Scope, args: &Value) -> Answer {
     let name = files::file_path(&r);
     r.extra.insert("file".into(), json!(name.rsplit('/').next().unwrap_or_default()));
     p.save(&r)?;
-    let p = Project::read(scope)?;
-    let i = p.find(&id).ok_or_else(|| refused("OPERATION_FAILED", "the task was not written"))?;
+    let mut p = Project::read(scope)?;
+    let i = p.place_of(&r).ok_or_else(|| refused("OPERATION_FAILED", "the task was not written"))?;
     // a create's result prints the parent by id only
     let mut text = p.text_of(i, false);
     if let (Some(pb), Some(pi)) = (parent_bid, parent) {
@@ -542,13 +565,18 @@ fn task_edit(scope: &Scope, args: &Value) -> Answer {
     // In Progress is the agent's claim, Done finishes it: decided on the task locked
     match new_status {
         Some(Status::InProgress) if scope.agent.is_some() => {
-            claiming::claim(scope, Some(todo.id), None).map_err(failed)?;
+            // Backlog.md moves a Done task back to In Progress: reopened, then claimed
+            if todo.status.is_terminal() {
+                let reopen = Change { status: Some(Status::Pending), via_reopen: true, ..Change::default() };
+                single::change(scope, Find::Anywhere, todo.id, reopen).map_err(|e| failed(&p.names(), e))?;
+            }
+            claiming::claim(scope, Some(todo.id), None).map_err(|e| failed(&p.names(), e))?;
             r.status = Status::InProgress;
         }
         Some(s @ (Status::Completed | Status::Canceled)) if old.status == Status::InProgress => {
             match claiming::finish(scope, todo.id, None, s, None) {
                 Ok(_) | Err(Error::Claim(Refusal::NotOpen { .. })) => {}
-                Err(e) => return Err(failed(e)),
+                Err(e) => return Err(failed(&p.names(), e)),
             }
             r.status = s;
         }
@@ -592,7 +620,7 @@ fn task_archive(scope: &Scope, args: &Value) -> Answer {
     if todo.status == Status::InProgress {
         if let Err(e) = claiming::release(scope, todo.id, None) {
             if !matches!(e, Error::Claim(Refusal::NotClaimed { .. } | Refusal::NoAgent)) {
-                return Err(failed(e));
+                return Err(failed(&p.names(), e));
             }
         }
     }

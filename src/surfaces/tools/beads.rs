@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{caller_id, error_message, failed, metadata, ordered_json, str_arg, strings, Answer, Tool};
+use super::{caller_id, error_message, metadata, ordered_json, str_arg, strings, Answer, Tool};
 use crate::claims::Refusal;
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
@@ -824,8 +824,8 @@ fn create_tool(scope: &Scope, args: &Value) -> Answer {
         ("external_id", json!(id)),
         ("metadata", Value::Object(meta)),
     ]);
-    let t =
-        single::add(&scope, NewTodo { fields, ..NewTodo::default() }).map_err(|e| refused("create", bd_failed(e)))?;
+    let t = single::add(&scope, NewTodo { fields, ..NewTodo::default() })
+        .map_err(|e| refused("create", bd_failed(&issues, e)))?;
     for on in waits_for {
         let _ = dependencies::block(&scope, t.id, on);
     }
@@ -839,9 +839,15 @@ fn create_tool(scope: &Scope, args: &Value) -> Answer {
     Ok(wrapped(issues.find(&id).map(|t| issue_full(&issues, t)).unwrap_or(Value::Null)))
 }
 
-/// An operation's refusal as bd words it.
-fn bd_failed(e: Error) -> String {
-    format!("bd command failed: {e}\n")
+/// An operation's refusal naming issues by their beads ids (never the store's).
+fn named(issues: &Issues, e: impl std::fmt::Display) -> String {
+    crate::error::named_ids(&e.to_string(), |id| issues.by_id(id).map(caller_id))
+}
+
+/// An operation's refusal as bd words it, naming issues by their beads ids (never the
+/// store's).
+fn bd_failed(issues: &Issues, e: Error) -> String {
+    format!("bd command failed: {}\n", named(issues, e))
 }
 
 fn claim_tool(scope: &Scope, args: &Value) -> Answer {
@@ -864,11 +870,12 @@ fn claim_tool(scope: &Scope, args: &Value) -> Answer {
                 issues.blockers(t).join(", ")
             )))
         }
-        Err(e) => return Err(claiming(e.to_string())),
+        Err(e) => return Err(claiming(named(&issues, e))),
     }
     // beads' claim makes the claimer the assignee
     let owner = json_fields([("owner", json!(scope.agent))]);
-    single::change(&scope, Find::Anywhere, t.id, Change::fields(owner)).map_err(failed)?;
+    single::change(&scope, Find::Anywhere, t.id, Change::fields(owner))
+        .map_err(|e| refused("claim", bd_failed(&issues, e)))?;
     if args.get("brief").and_then(Value::as_bool).unwrap_or(true) {
         return Ok(wrapped(json!({"id": caller_id(t), "action": "claimed", "message": null})));
     }
@@ -894,7 +901,7 @@ fn close(scope: &Scope, issues: &Issues, t: &Todo, reason: &str, tool: &str, id:
         fields: json_fields([("outcome", json!(reason))]),
         ..Change::default()
     };
-    single::change(scope, Find::Anywhere, t.id, change).map(|_| ()).map_err(|e| refused(tool, bd_failed(e)))
+    single::change(scope, Find::Anywhere, t.id, change).map(|_| ()).map_err(|e| refused(tool, bd_failed(issues, e)))
 }
 
 fn update_tool(scope: &Scope, args: &Value) -> Answer {
@@ -916,7 +923,7 @@ fn update_tool(scope: &Scope, args: &Value) -> Answer {
             return Ok(wrapped(json!({"id": id, "action": "closed", "message": "Closed via update"})));
         }
         Some("open") if !t.status.is_open() => {
-            reopen(&scope, t).map_err(|e| refused("update", bd_failed(e)))?;
+            reopen(&scope, t).map_err(|e| refused("update", bd_failed(&issues, e)))?;
             return Ok(wrapped(json!([{"id": caller_id(t), "action": "updated", "message": null}])));
         }
         _ => {}
@@ -951,7 +958,7 @@ fn update_tool(scope: &Scope, args: &Value) -> Answer {
     }
     let change =
         Change { status, via_reopen: true, fields, metadata: (!meta.is_empty()).then_some(meta), ..Change::default() };
-    single::change(&scope, Find::Anywhere, t.id, change).map_err(|e| refused("update", bd_failed(e)))?;
+    single::change(&scope, Find::Anywhere, t.id, change).map_err(|e| refused("update", bd_failed(&issues, e)))?;
     if brief {
         return Ok(wrapped(json!({"id": caller_id(t), "action": "updated", "message": null})));
     }
@@ -991,7 +998,7 @@ fn reopen_tool(scope: &Scope, args: &Value) -> Answer {
         if t.status.is_open() {
             continue; // bd: "<id> is already open"
         }
-        reopen(&scope, t).map_err(|e| refused("reopen", bd_failed(e)))?;
+        reopen(&scope, t).map_err(|e| refused("reopen", bd_failed(&issues, e)))?;
         done.push(t.id);
     }
     if done.is_empty() {
@@ -1030,7 +1037,7 @@ fn dep_tool(scope: &Scope, args: &Value) -> Answer {
         match dependencies::block(&scope, from.id, to.id) {
             Ok(_) => {}
             Err(Error::Edge(_)) => return failed_dep("adding dependency would create a cycle".into()),
-            Err(e) => return failed_dep(e.to_string()),
+            Err(e) => return failed_dep(named(&issues, e)),
         }
     } else {
         let mut links: Vec<Value> = soft_links(from).into_iter().map(|(id, t)| json!({"id": id, "type": t})).collect();
@@ -1039,8 +1046,11 @@ fn dep_tool(scope: &Scope, args: &Value) -> Answer {
             links.push(link);
         }
         let meta = json_fields([(LINKS, Value::Array(links))]);
-        single::change(&scope, Find::Anywhere, from.id, Change { metadata: Some(meta), ..Change::default() })
-            .map_err(failed)?;
+        if let Err(e) =
+            single::change(&scope, Find::Anywhere, from.id, Change { metadata: Some(meta), ..Change::default() })
+        {
+            return failed_dep(named(&issues, e));
+        }
     }
     Ok(json!({ "result": format!("Added dependency: {a} depends on {b} ({kind})") }))
 }

@@ -156,16 +156,14 @@ pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>
     // not see, as the text's last line (kept when the text itself is cut), and a client in
     // `_meta`; a whole-list write that kept todos no read shows (`kept`) says so the same way
     let limit = limits::get(Setting::OutputSize);
-    let notes: Vec<String> = omitted
-        .map(|(shown, left_out)| pg_todos_core::limits::omitted_note(shown, left_out))
+    let notes: Vec<(&str, String)> = omitted
+        .map(|(shown, left_out)| (OMITTED_KEY, pg_todos_core::limits::omitted_note(shown, left_out)))
         .into_iter()
-        .chain(kept.map(pg_todos_core::limits::kept_note))
+        .chain(kept.map(|n| (KEPT_KEY, pg_todos_core::limits::kept_note(n))))
         .collect();
-    let text = if notes.is_empty() {
-        pg_todos_core::limits::cap_text(&text, limit)
-    } else {
-        let room = limit.saturating_sub(notes.iter().map(|n| n.len() + 1).sum());
-        format!("{}\n{}", pg_todos_core::limits::cap_text(&text, room), notes.join("\n"))
+    let text = match notes.is_empty() {
+        true => pg_todos_core::limits::cap_text(&text, limit),
+        false => noted(&text, &notes, limit),
     };
     // a runtime that answers with several text items (Backlog.md's task_list, a status group
     // each) puts them in `texts`: they go out as they are while the whole fits the limit
@@ -190,6 +188,42 @@ pub fn mcp_result(tool: Option<&Tool>, out: Value, omitted: Option<(usize, u64)>
         result["structuredContent"] = out;
     }
     result
+}
+
+/// The key of a JSON answer's object that says its list read was cut (`mcp_result`).
+const OMITTED_KEY: &str = "pg_todos/omitted";
+/// The key of a JSON answer's object that says a whole-list write kept todos no read shows.
+const KEPT_KEY: &str = "pg_todos/kept";
+
+/// `text`, when it is a JSON object, with a note as its last field (`"key": note`), written in the text's own layout (pretty-printed or on one line), so the answer
+/// still parses; None for any other text.
+fn noted_json(text: &str, key: &str, note: &str) -> Option<String> {
+    let body = text.trim_end();
+    if !serde_json::from_str::<Value>(body).ok()?.is_object() {
+        return None;
+    }
+    let head = body.strip_suffix('}')?.trim_end();
+    let field = format!("{}: {}", json!(key), json!(note));
+    let comma = if head.ends_with('{') { "" } else { "," };
+    Some(match body.contains('\n') {
+        true => format!("{head}{comma}\n  {field}\n}}"),
+        false => format!("{head}{comma}{field}}}"),
+    })
+}
+
+/// A tool's text with its notes (a cut read's `omitted`, a whole-list write's `kept`), within
+/// `limit` bytes: an answer in JSON (Task Master's) stays JSON, each note a field of it; any
+/// other text ends with the notes, a line each, kept whole when the text before them is cut.
+fn noted(text: &str, notes: &[(&str, String)], limit: usize) -> String {
+    let json = notes.iter().try_fold(text.to_owned(), |t, (key, note)| noted_json(&t, key, note));
+    match json {
+        Some(json) if json.len() <= limit => json,
+        _ => {
+            let lines: Vec<&str> = notes.iter().map(|(_, n)| n.as_str()).collect();
+            let room = limit.saturating_sub(lines.iter().map(|n| n.len() + 1).sum());
+            format!("{}\n{}", pg_todos_core::limits::cap_text(text, room), lines.join("\n"))
+        }
+    }
 }
 
 /// A JSON argument handed over as text (NULL: JSON null). The text is valid JSON (it came

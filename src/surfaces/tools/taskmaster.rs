@@ -25,7 +25,7 @@ use crate::error::Error;
 use crate::formats::taskmaster::{status_of, status_word};
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::whole_list::{self, Kept};
-use crate::ops::{claiming, dependencies, Find, Scope};
+use crate::ops::{claiming, dependencies, lists, Find, Scope};
 use crate::status::Status;
 use crate::store;
 use crate::todo::Todo;
@@ -321,6 +321,11 @@ impl Tasks {
         self.awaited(t).all(|d| d.is_some_and(|d| d.status == Status::Completed))
     }
 
+    /// An operation's refusal naming the tasks by their Task Master ids, never the store's.
+    fn said(&self, e: impl std::fmt::Display) -> String {
+        crate::error::named_ids(&e.to_string(), |id| self.by_id(id).map(caller_id))
+    }
+
     /// Whether another agent holds a live claim on `t`.
     fn held_by_other(&self, t: &Todo, agent: Option<&str>) -> Option<&str> {
         self.claims.get(&t.id).filter(|(h, live)| *live && Some(h.as_str()) != agent).map(|(h, _)| h.as_str())
@@ -358,11 +363,6 @@ impl Tasks {
             }),
             s,
         )
-    }
-
-    /// The next top-level task number of the tag.
-    fn next_number(&self) -> i64 {
-        self.tops.iter().filter_map(|i| number(&caller_id(&self.todos[*i]))).max().unwrap_or(0) + 1
     }
 }
 
@@ -556,7 +556,7 @@ fn set_one(scope: &Scope, tasks: &Tasks, t: &Todo, to: Status) -> Result<(), Str
         Error::Claim(Refusal::NotOpen { status, .. }) => {
             format!(": task {} is {} already; set it to pending first to reopen it", caller_id(t), status_word(status))
         }
-        other => format!(": {other}"),
+        other => format!(": {}", tasks.said(other)),
     })
 }
 
@@ -635,7 +635,9 @@ fn add_task(scope: &Scope, args: &Value) -> Answer {
         });
     };
     let tasks = Tasks::read(&p.scope);
-    let n = tasks.next_number();
+    // from the store, not from `tasks` (a read a long list cuts): one more than any number
+    // the tag's list holds or has handed out, taken under the list's series row
+    let n = lists::next_number(&p.scope, p.scope.conv().unwrap_or_default(), "", true, true);
     let deps = named_tasks(&tasks, args.get("dependencies").and_then(Value::as_str).unwrap_or_default());
     let fields = json_fields([
         ("conversation_id", json!(p.scope.conv())),
@@ -646,9 +648,10 @@ fn add_task(scope: &Scope, args: &Value) -> Answer {
         ("priority", json!(priority_of(args.get("priority").and_then(Value::as_str)))),
         ("external_id", json!(n.to_string())),
     ]);
-    let t = single::add(&p.scope, NewTodo { fields, ..NewTodo::default() }).map_err(|e| refused(e, Some(&p.tag)))?;
+    let t = single::add(&p.scope, NewTodo { fields, ..NewTodo::default() })
+        .map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
     for d in deps {
-        dependencies::block(&p.scope, t.id, d.id).map_err(|e| refused(e, Some(&p.tag)))?;
+        dependencies::block(&p.scope, t.id, d.id).map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
     }
     ok(
         json!({"taskId": n, "message": format!("Successfully added new task #{n}"), "telemetryData": null, "tagInfo": null}),
@@ -673,13 +676,13 @@ fn add_subtask(scope: &Scope, args: &Value) -> Answer {
     let Some(title) = args.get("title").and_then(Value::as_str).filter(|t| !t.trim().is_empty()) else {
         return Err(refused("Either taskId or title must be provided", Some(&p.tag)));
     };
-    let n = tasks
-        .subtasks(parent)
-        .iter()
-        .filter_map(|s| caller_id(s).split_once('.').and_then(|(_, n)| number(n)))
-        .max()
-        .unwrap_or(0)
-        + 1;
+    let n = lists::next_number(
+        &p.scope,
+        p.scope.conv().unwrap_or_default(),
+        &format!("{}.", caller_id(parent)),
+        false,
+        true,
+    );
     let id = format!("{}.{n}", caller_id(parent));
     let status = match args.get("status").and_then(Value::as_str).filter(|s| !s.is_empty()) {
         None => Status::Pending,
@@ -694,12 +697,12 @@ fn add_subtask(scope: &Scope, args: &Value) -> Answer {
         ("external_id", json!(id)),
     ]);
     let t = single::add(&p.scope, NewTodo { parent: Some(parent.id), fields, ..NewTodo::default() })
-        .map_err(|e| refused(e, Some(&p.tag)))?;
+        .map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
     // a dependency: a sibling by its number, else any task or subtask by its id
     for d in id_list(args.get("dependencies").and_then(Value::as_str).unwrap_or_default()) {
         let target = if d.contains('.') { tasks.find(d) } else { tasks.find(&format!("{}.{d}", caller_id(parent))) };
         if let Some(target) = target.or_else(|| tasks.find(d)) {
-            dependencies::block(&p.scope, t.id, target.id).map_err(|e| refused(e, Some(&p.tag)))?;
+            dependencies::block(&p.scope, t.id, target.id).map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
         }
     }
     let tasks = Tasks::read(&p.scope);
@@ -759,7 +762,7 @@ fn update_subtask(scope: &Scope, args: &Value) -> Answer {
     if let Some(m) = meta {
         change.metadata = Some(m);
     }
-    single::change(&p.scope, Find::Anywhere, sub.id, change).map_err(|e| refused(e, Some(&p.tag)))?;
+    single::change(&p.scope, Find::Anywhere, sub.id, change).map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
     let tasks = Tasks::read(&p.scope);
     let updated = tasks.find(id).map(|s| tasks.subtask(s, parent, false)).unwrap_or_default();
     ok(
@@ -793,13 +796,13 @@ fn remove_task(scope: &Scope, args: &Value) -> Answer {
             }
             None => {
                 for s in tasks.subtasks(t) {
-                    single::delete(&p.scope, Find::Anywhere, s.id).map_err(|e| refused(e, Some(&p.tag)))?;
+                    single::delete(&p.scope, Find::Anywhere, s.id).map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
                 }
                 messages.push(format!("Successfully removed task {id} from tag '{}'", p.tag));
                 tasks.task(t, false)
             }
         };
-        single::delete(&p.scope, Find::Anywhere, t.id).map_err(|e| refused(e, Some(&p.tag)))?;
+        single::delete(&p.scope, Find::Anywhere, t.id).map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
         removed.push(shown);
     }
     ok(
@@ -836,7 +839,7 @@ fn add_dependency(scope: &Scope, args: &Value) -> Answer {
                 Some(&p.tag),
             ))
         }
-        Err(e) => return Err(refused(e, Some(&p.tag))),
+        Err(e) => return Err(refused(tasks.said(e), Some(&p.tag))),
     }
     ok(
         json!({"message": format!("Successfully added dependency: Task {id} now depends on {on}"),
@@ -855,7 +858,7 @@ fn remove_dependency(scope: &Scope, args: &Value) -> Answer {
     };
     // Task Master answers the same whether the dependency was there or not
     if let Some(to) = dependency_end(&tasks, on) {
-        dependencies::unblock(&p.scope, from.id, to.id).map_err(|e| refused(e, Some(&p.tag)))?;
+        dependencies::unblock(&p.scope, from.id, to.id).map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
     }
     ok(
         json!({"message": format!("Successfully removed dependency: Task {id} no longer depends on {on}"),
@@ -1054,7 +1057,7 @@ fn copy_tasks(scope: &Scope, root: &str, from: &str, to: &str, tag: &str) -> Res
     let source = Tasks::read(&tag_scope(scope, root, from));
     let target = tag_scope(scope, root, to);
     let mut made: HashMap<i64, i64> = HashMap::new();
-    let refuse = |e: Error| refused(e, Some(tag));
+    let refuse = |e: Error| refused(source.said(e), Some(tag));
     for top in &source.tops {
         let t = &source.todos[*top];
         let copy = |t: &Todo, parent: Option<i64>| -> Result<Todo, Value> {
@@ -1140,7 +1143,7 @@ fn delete_tag(scope: &Scope, args: &Value) -> Answer {
     let s = tag_scope(scope, &root, name);
     let tasks = Tasks::read(&s);
     for t in tasks.todos.iter().rev() {
-        single::delete(&s, Find::Anywhere, t.id).map_err(|e| refused(e, Some(&current)))?;
+        single::delete(&s, Find::Anywhere, t.id).map_err(|e| refused(tasks.said(e), Some(&current)))?;
     }
     ok(
         json!({"tagName": name, "deleted": true, "tasksDeleted": tasks.tops.len(), "wasCurrentTag": was_current,
@@ -1192,7 +1195,7 @@ fn rename_tag(scope: &Scope, args: &Value) -> Answer {
     let moved = json_fields([("conversation_id", json!(list_name(&root, new)))]);
     for t in &tasks.todos {
         single::change(scope, Find::Anywhere, t.id, Change::fields(moved.clone()))
-            .map_err(|e| refused(e, Some(&current)))?;
+            .map_err(|e| refused(tasks.said(e), Some(&current)))?;
     }
     ok(
         json!({"oldName": old, "newName": new, "renamed": true, "taskCount": tasks.tops.len(),
