@@ -340,14 +340,15 @@ class Steps:
         s = self.r.subject()
         self.r.note(f"sql INSERT (id {i}, deleted) {s!r}: must be refused")
         try:
-            self.r.tx("c-main", fn=lambda c: c.execute("INSERT INTO todo.todos (id, conversation_id, subject) VALUES (%s, 'c-main', %s)", (i, s)))
+            # in a list of its own: a row it makes is stuck (issue 52), and no other step reads it
+            self.r.tx("c-stuck", fn=lambda c: c.execute("INSERT INTO todo.todos (id, conversation_id, subject) VALUES (%s, 'c-stuck', %s)", (i, s)))
             done = True
         except psycopg.Error:
             done = False
         self.r.expect("insert with a deleted id", False, done, f"INSERT INTO todo.todos (id, subject) VALUES ({i}, …) "
                       f"naming deleted todo {i}")
         if done:
-            self.m.todos[i] = {"conv": "c-main", "subject": s, "status": "pending", "desc": "", "archived": False}
+            self.m.todos[i] = {"conv": "c-stuck", "subject": s, "status": "pending", "desc": "", "archived": False}
             self.m.poisoned.add(i)
             self.m.deleted.discard(i)
 
