@@ -874,9 +874,9 @@ async def run_steps(run, steps):
     async def close(sess):
         if sess:
             try:
-                await sess.__aexit__(None, None, None)
-            except BaseException:
-                pass
+                await sess.__aexit__(None, None, None)  # in this task: anyio's scopes must close where they opened
+            except BaseException as e:
+                print(f"model: closing an MCP session: {type(e).__name__}: {e}", flush=True)
 
     async def mcp(sess, conv):
         if conv == MCP_HTTP and s.rng.random() < 0.3:
@@ -946,6 +946,11 @@ async def run_steps(run, steps):
                 m.fresh = []
             r.verify()
             s.bind_beads()
+            if n % 25 == 0:
+                print(f"model: step {n}, {len(m.todos)} todos, {len(m.edges)} edges", flush=True)
+    except BaseException as e:
+        print(f"model: the steps stopped at step {r.step_no}: {type(e).__name__}: {e}\n{traceback.format_exc()[-3000:]}", flush=True)
+        r.fail("steps stopped", f"{type(e).__name__}: {e}")
     finally:
         await close(r.stdio)
         await close(r.http)
@@ -962,7 +967,12 @@ def test_one_model_checks_every_surface(new_cluster, cli):
     try:
         run.seed_tenant_b()
         run.verify()
-        asyncio.run(run_steps(run, STEPS))
+        # not asyncio.run: its cancelling of the MCP clients' leftover tasks at the end can hang
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(run_steps(run, STEPS))
+        finally:
+            loop.close()
     finally:
         if run.serve:
             run.serve.stop()
