@@ -920,15 +920,15 @@ async def run_steps(run, steps):
                     await mcp(r.stdio, MCP_STDIO)
                 elif f == "mcp-http":
                     await mcp(r.http, MCP_HTTP)
-                elif f == "restart-serve":
-                    r.note("restart pg_todos serve")
+                elif f in ("restart-serve", "restart-mcp"):
+                    # both MCP clients closed, last opened first (anyio's scopes nest), and opened again
+                    r.note("restart pg_todos serve" if f == "restart-serve" else "restart pg_todos mcp (stdio)")
                     await close(r.http)
-                    r.start_serve()
-                    r.http = await open_http()
-                elif f == "restart-mcp":
-                    r.note("restart pg_todos mcp (stdio)")
                     await close(r.stdio)
+                    if f == "restart-serve":
+                        r.start_serve()
                     r.stdio = await open_stdio()
+                    r.http = await open_http()
                 elif f == "restart-cluster":
                     r.note("restart the cluster (pg_ctl stop -m fast; start)")
                     r.close()
@@ -952,8 +952,8 @@ async def run_steps(run, steps):
         print(f"model: the steps stopped at step {r.step_no}: {type(e).__name__}: {e}\n{traceback.format_exc()[-3000:]}", flush=True)
         r.fail("steps stopped", f"{type(e).__name__}: {e}")
     finally:
-        await close(r.stdio)
         await close(r.http)
+        await close(r.stdio)
 
 
 def test_one_model_checks_every_surface(new_cluster, cli):
