@@ -35,14 +35,16 @@ SELECT pg_temp.list('opencode');
 SELECT todo.call('todowrite', jsonb_build_object('todos',
          (todo.call('todoread', '{}')->'metadata'->'todos') - 1))->>'title';
 SELECT pg_temp.list('opencode');
--- the read's note copied back as an item makes no todo
+-- the read's note copied back as an item makes no todo (over MCP, an answer in JSON carries
+-- it as a field of its own, so the answer still parses)
 SELECT todo.call('todowrite', jsonb_build_object('todos',
          (todo.call('todoread', '{}')->'metadata'->'todos')
-         || jsonb_build_object('content', split_part(todo.call_mcp('todoread', '{}')->'content'->0->>'text', E'\n', -1),
+         || jsonb_build_object('content', (todo.call_mcp('todoread', '{}')->'content'->0->>'text')::jsonb->>'pg_todos/omitted',
                                'status', 'pending', 'priority', 'medium')))->>'title';
 SELECT pg_temp.list('opencode');
--- through MCP the write's answer says how many it kept, in its text and its _meta
-SELECT r->'_meta', split_part(r->'content'->0->>'text', E'\n', -1)
+-- through MCP the write's answer says how many it kept, in its text (a field of an answer in
+-- JSON) and its _meta
+SELECT r->'_meta', (r->'content'->0->>'text')::jsonb->>'pg_todos/kept'
   FROM todo.call_mcp('todowrite', jsonb_build_object('todos', todo.call('todoread', '{}')->'metadata'->'todos')) r;
 
 -- Claude Code's TodoWrite: the list as it reads it, written back
