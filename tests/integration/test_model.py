@@ -30,7 +30,6 @@ import asyncio
 import json
 import os
 import random
-import re
 import time
 import traceback
 
@@ -827,7 +826,7 @@ class Steps:
         listed = self.m.live(conv, lambda t: not t["archived"] and t["status"] != "canceled")
         ids = [int(x["id"]) for x in f["tasks"]]
         self.r.expect("export_tasks", True, sorted(ids) == listed, f"export_tasks {conv}: {sorted(ids)}, model {listed}")
-        tasks, plan = [], []
+        tasks = []
         for x in f["tasks"]:
             if self.rng.random() < 0.15:
                 continue
