@@ -286,6 +286,11 @@ BEGIN
                      WHERE e.tenant_id = t AND e.xact >= hi::text::xid8
                      LIMIT max_events) s;
         END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;
+
 -- The trackers' numbering (issue 52, part 5): Task Master's and Backlog.md's next ids come from
 -- the store (todo.caller_numbers), not from a list read a long list cuts, and agents creating at
 -- once no longer take the same one.
