@@ -2,18 +2,24 @@
 -- INSERT name the id of a todo it had deleted: the new row got no insert event of its own
 -- (the deleted todo's was there), never reached the change feed, and every later UPDATE,
 -- completion or DELETE failed with 23505 on events_pkey. Now such an INSERT is refused.
+-- (Each SET LOCAL is made outside psql's ON_ERROR_ROLLBACK savepoints: Citus forgets one made
+-- inside a savepoint once it is released.)
 INSERT INTO todo.tenants (tenant_id) VALUES ('ids');
 \connect - agent_login
 \set VERBOSITY default
 \set SHOW_CONTEXT never
 \set ON_ERROR_ROLLBACK on
+\set ON_ERROR_ROLLBACK off
 BEGIN;
 SET LOCAL todo.tenant = 'ids';
+\set ON_ERROR_ROLLBACK on
 INSERT INTO todo.todos (subject) VALUES ('first'), ('second'), ('third') RETURNING id, subject;
 DELETE FROM todo.todos WHERE id = 1;
 COMMIT;
+\set ON_ERROR_ROLLBACK off
 BEGIN;
 SET LOCAL todo.tenant = 'ids';
+\set ON_ERROR_ROLLBACK on
 -- the deleted todo's id: refused, naming it
 INSERT INTO todo.todos (id, subject) VALUES (1, 'first again');
 \echo :SQLSTATE
@@ -30,8 +36,10 @@ INSERT INTO todo.todos (id, subject) VALUES (10, 'ten again');
 INSERT INTO todo.todos (subject) VALUES ('first, added again') RETURNING id > 10 AS new_id;
 COMMIT;
 -- every todo there can still be changed, completed and deleted; each has its own history
+\set ON_ERROR_ROLLBACK off
 BEGIN;
 SET LOCAL todo.tenant = 'ids';
+\set ON_ERROR_ROLLBACK on
 UPDATE todo.todos SET status = 'in_progress' WHERE subject = 'second';
 UPDATE todo.todos SET status = 'completed' WHERE subject = 'second';
 DELETE FROM todo.todos WHERE subject = 'third';

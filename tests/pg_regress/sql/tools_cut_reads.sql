@@ -15,11 +15,13 @@ BEGIN
   INSERT INTO todo.todos (conversation_id, subject, description)
   SELECT conv, 't' || g, repeat('d', 1000) FROM generate_series(1, 10) g;
 END $$;
--- the list's todos, archived ones too: subject and status, in order
-CREATE FUNCTION pg_temp.list(conv text) RETURNS text LANGUAGE sql AS $$
-  SELECT count(*) || ': ' || string_agg(subject || '=' || status || CASE WHEN archived_at IS NULL THEN '' ELSE '(archived)' END, ' ' ORDER BY position, id)
-    FROM todo.todos WHERE conversation_id = conv
-$$;
+-- the list's todos, archived ones too: subject and status, in order (PL/pgSQL: Citus plans no
+-- statement of an SQL function that has parameters)
+CREATE FUNCTION pg_temp.list(conv text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (SELECT count(*) || ': ' || string_agg(subject || '=' || status || CASE WHEN archived_at IS NULL THEN '' ELSE '(archived)' END, ' ' ORDER BY position, id)
+            FROM todo.todos WHERE conversation_id = conv);
+END $$;
 
 -- the byte cap
 SET LOCAL todo.max_output_size = '4kB';
