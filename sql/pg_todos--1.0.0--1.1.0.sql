@@ -23,8 +23,19 @@ DECLARE
     new_id bigint;
     r todo.todos;
     moved text[] := '{}';
+    tenants text[];
+    coordinator boolean;
 BEGIN
-    FOR t IN SELECT n.tenant_id FROM todo.tenants n ORDER BY n.tenant_id LOOP
+    -- on a Citus worker (which runs this script too) nothing: the coordinator's update reaches
+    -- the shards
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus') THEN
+        EXECUTE 'SELECT citus_is_coordinator()' INTO STRICT coordinator;
+        IF NOT coordinator THEN
+            RETURN;
+        END IF;
+    END IF;
+    SELECT array_agg(n.tenant_id ORDER BY n.tenant_id) INTO tenants FROM todo.tenants n;
+    FOREACH t IN ARRAY coalesce(tenants, '{}') LOOP
         SELECT array_agg(x.id ORDER BY x.id) INTO stuck
           FROM todo.todos x
          CROSS JOIN LATERAL (SELECT e.action FROM todo.events e
@@ -333,12 +344,23 @@ SELECT pg_catalog.pg_extension_config_dump('todo.caller_numbers', '');
 -- subtasks of each of its tasks (5.2: series 5.), and Backlog.md's tasks and subtasks (TASK-3,
 -- TASK-3.1: series TASK- and TASK-3.), each series at its largest number. (A create also moves
 -- past what its list holds, so a series seeded here is one the trackers find at once.)
-INSERT INTO todo.caller_numbers (tenant_id, conversation_id, prefix, last_number)
-SELECT t.tenant_id, t.conversation_id, upper(m[1]), max(m[2]::bigint)
-  FROM todo.todos t
- CROSS JOIN LATERAL regexp_match(t.external_id, '^((?:TASK-)?(?:[0-9]+\.)*)([0-9]{1,18})$', 'i') m
- WHERE t.conversation_id IS NOT NULL AND t.external_id IS NOT NULL AND m IS NOT NULL AND m[2]::bigint > 0
- GROUP BY t.tenant_id, t.conversation_id, upper(m[1]);
+-- (On a Citus worker, which runs this script too, nothing: the table is still the coordinator's
+-- alone until todo.distribute(), which moves its rows.)
+DO $seed$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus') THEN
+        IF NOT (SELECT citus_is_coordinator()) THEN
+            RETURN;
+        END IF;
+    END IF;
+    INSERT INTO todo.caller_numbers (tenant_id, conversation_id, prefix, last_number)
+    SELECT t.tenant_id, t.conversation_id, upper(m[1]), max(m[2]::bigint)
+      FROM todo.todos t
+     CROSS JOIN LATERAL regexp_match(t.external_id, '^((?:TASK-)?(?:[0-9]+\.)*)([0-9]{1,18})$', 'i') m
+     WHERE t.conversation_id IS NOT NULL AND t.external_id IS NOT NULL AND m IS NOT NULL AND m[2]::bigint > 0
+     GROUP BY t.tenant_id, t.conversation_id, upper(m[1]);
+END
+$seed$;
 
 -- todo.grant_usage and todo.revoke_usage name the new table (an app's role reads it)
 CREATE OR REPLACE FUNCTION todo.grant_usage(role regrole, tenant text DEFAULT NULL, plain_sql boolean DEFAULT true) RETURNS void
