@@ -22,7 +22,7 @@ COMMENT ON TABLE todo.tokens IS 'Bearer tokens of the HTTP service: one tenant e
 COMMENT ON COLUMN todo.tokens.label IS 'Who or what the token is for; the actor recorded for its writes (person:<label> from the board).';
 COMMENT ON COLUMN todo.tokens.secret_hash IS 'sha256 of the token''s text; the token itself is never stored.';
 COMMENT ON COLUMN todo.tokens.revoked_at IS 'When todo.revoke_token ended it; a revoked token authenticates nothing.';
-COMMENT ON COLUMN todo.tokens.default_list IS 'The list (conversation) the token''s MCP calls (/mcp) work on when the request names none; NULL: the tenant-wide pool.';
+COMMENT ON COLUMN todo.tokens.default_list IS 'The list (conversation) the token''s requests work on when they name none: its MCP calls (/mcp, unless ?list= names one) and its REST calls (/v1/todos); NULL: the tenant-wide pool.';
 COMMENT ON COLUMN todo.tokens.expires_at IS 'When it stops authenticating (todo.create_token(..., expires_in => ...)); NULL: never.';
 COMMENT ON COLUMN todo.tokens.person IS 'true: made for a person (the board); only such a token may send X-Actor: person and be recorded as person:<label>.';
 CREATE INDEX tokens_tenant ON todo.tokens (tenant_id);
@@ -69,7 +69,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION todo.create_token(text, text, boolean, text, interval) IS
-    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). person => true: a token for a person (the board), the only kind that may act as person:<label> (X-Actor: person); false (the default): an agent''s. default_list: the list (conversation) its MCP calls work on when the request names none (/mcp?list=). expires_in: how long it authenticates (NULL, the default: until revoked). Errors: 22023 blank label or default list, or an expires_in not above zero; 22004 person NULL; 42704 unknown tenant.';
+    'Creates a bearer token of the HTTP service for a tenant; returns its id and its secret, shown only this once (only a hash is stored). person => true: a token for a person (the board), the only kind that may act as person:<label> (X-Actor: person); false (the default): an agent''s. default_list: the list (conversation) its requests work on when they name none: its MCP calls (/mcp, unless ?list= names one) and its REST calls (/v1/todos); NULL: the tenant-wide pool. expires_in: how long it authenticates (NULL, the default: until revoked). Errors: 22023 blank label or default list, or an expires_in not above zero; 22004 person NULL; 42704 unknown tenant.';
 REVOKE EXECUTE ON FUNCTION todo.create_token(text, text, boolean, text, interval) FROM PUBLIC;
 
 CREATE FUNCTION todo.revoke_token(token_id uuid) RETURNS boolean
