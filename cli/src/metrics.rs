@@ -134,9 +134,19 @@ impl Metrics {
         let mut out = String::with_capacity(4096);
         family(&mut out, "pg_todos_build_info", "gauge", "Always 1; the version of pg_todos serve as a label.");
         sample(&mut out, "pg_todos_build_info", &[("version", version)], 1.0);
+        self.render_requests(&mut out);
+        self.render_latency(&mut out);
+        self.render_refusals_and_errors(&mut out);
+        render_pool(&mut out, gauges);
+        render_streams(&mut out, gauges);
+        self.render_feed(&mut out, gauges);
+        out
+    }
 
+    /// `pg_todos_http_requests_total`: requests by method, route and status.
+    fn render_requests(&self, out: &mut String) {
         family(
-            &mut out,
+            out,
             "pg_todos_http_requests_total",
             "counter",
             "Requests answered, by method, route template and status.",
@@ -145,16 +155,19 @@ impl Metrics {
         for ((method, route, status), n) in &requests {
             let status = status.to_string();
             sample(
-                &mut out,
+                out,
                 "pg_todos_http_requests_total",
                 &[("method", method), ("route", route), ("status", &status)],
                 *n as f64,
             );
         }
+    }
 
+    /// `pg_todos_http_request_duration_seconds`: the latency histogram by method and route.
+    fn render_latency(&self, out: &mut String) {
         let name = "pg_todos_http_request_duration_seconds";
         family(
-            &mut out,
+            out,
             name,
             "histogram",
             "Time from a request's arrival to its response's head, by method and route template.",
@@ -166,7 +179,7 @@ impl Metrics {
                 cumulative += n;
                 let le = number(*bound);
                 sample(
-                    &mut out,
+                    out,
                     &format!("{name}_bucket"),
                     &[("method", method), ("route", route), ("le", &le)],
                     cumulative as f64,
@@ -174,84 +187,90 @@ impl Metrics {
             }
             let labels = [("method", *method), ("route", route.as_str())];
             sample(
-                &mut out,
+                out,
                 &format!("{name}_bucket"),
                 &[("method", method), ("route", route), ("le", "+Inf")],
                 l.count as f64,
             );
-            sample(&mut out, &format!("{name}_sum"), &labels, l.sum_micros as f64 / 1e6);
-            sample(&mut out, &format!("{name}_count"), &labels, l.count as f64);
+            sample(out, &format!("{name}_sum"), &labels, l.sum_micros as f64 / 1e6);
+            sample(out, &format!("{name}_count"), &labels, l.count as f64);
         }
+    }
 
+    /// The requests refused for their token and the database errors that became answers.
+    fn render_refusals_and_errors(&self, out: &mut String) {
         family(
-            &mut out,
+            out,
             "pg_todos_http_token_refusals_total",
             "counter",
             "Requests refused with 401: no bearer token, or one unknown, malformed or revoked.",
         );
-        sample(&mut out, "pg_todos_http_token_refusals_total", &[], self.token_refusals.load(Ordering::Relaxed) as f64);
+        sample(out, "pg_todos_http_token_refusals_total", &[], self.token_refusals.load(Ordering::Relaxed) as f64);
 
         family(
-            &mut out,
+            out,
             "pg_todos_db_errors_total",
             "counter",
             "Database errors that became an answer (after any retries), by SQLSTATE class; class client: the client library's, no SQLSTATE.",
         );
         let errors = self.db_errors.lock().unwrap_or_else(|e| e.into_inner()).clone();
         for (class, n) in &errors {
-            sample(&mut out, "pg_todos_db_errors_total", &[("class", class)], *n as f64);
+            sample(out, "pg_todos_db_errors_total", &[("class", class)], *n as f64);
         }
+    }
 
+    /// The feed's lag and its failed reads.
+    fn render_feed(&self, out: &mut String, gauges: &Gauges) {
         family(
-            &mut out,
-            "pg_todos_db_pool_connections",
-            "gauge",
-            "The pool's open connections: in_use by a request or a stream's read, idle.",
-        );
-        let in_use = gauges.pool_size.saturating_sub(gauges.pool_idle);
-        sample(&mut out, "pg_todos_db_pool_connections", &[("state", "in_use")], in_use as f64);
-        sample(&mut out, "pg_todos_db_pool_connections", &[("state", "idle")], gauges.pool_idle as f64);
-        family(&mut out, "pg_todos_db_pool_max_connections", "gauge", "The pool's size at most (--pool-size).");
-        sample(&mut out, "pg_todos_db_pool_max_connections", &[], gauges.pool_max as f64);
-        family(&mut out, "pg_todos_db_pool_waiting", "gauge", "Callers waiting for a pooled connection.");
-        sample(&mut out, "pg_todos_db_pool_waiting", &[], gauges.pool_waiting as f64);
-
-        family(
-            &mut out,
-            "pg_todos_event_streams",
-            "gauge",
-            "Open event streams (GET /v1/events) by kind: live (receiving changes as they commit), catching_up (reading what changed since its Last-Event-ID).",
-        );
-        sample(&mut out, "pg_todos_event_streams", &[("kind", "live")], gauges.streams_live as f64);
-        sample(&mut out, "pg_todos_event_streams", &[("kind", "catching_up")], gauges.streams_catching_up as f64);
-        family(&mut out, "pg_todos_event_streams_max", "gauge", "Open event streams at most (--max-streams).");
-        sample(&mut out, "pg_todos_event_streams_max", &[], gauges.streams_max as f64);
-        family(
-            &mut out,
-            "pg_todos_event_hubs",
-            "gauge",
-            "Tenants with an open event stream, each followed by the feed.",
-        );
-        sample(&mut out, "pg_todos_event_hubs", &[], gauges.hubs as f64);
-
-        family(
-            &mut out,
+            out,
             "pg_todos_feed_lag_seconds",
             "gauge",
             "Seconds since the feed last read every followed tenant's changes (about --feed-tick while it keeps up; growing while its reads fail or are slow).",
         );
         if let Some(lag) = gauges.feed_lag {
-            sample(&mut out, "pg_todos_feed_lag_seconds", &[], lag.as_secs_f64());
+            sample(out, "pg_todos_feed_lag_seconds", &[], lag.as_secs_f64());
         }
         family(
-            &mut out,
+            out,
             "pg_todos_feed_failures_total",
             "counter",
             "Reads of the feed that failed (it connects again next tick).",
         );
-        sample(&mut out, "pg_todos_feed_failures_total", &[], self.feed_failures.load(Ordering::Relaxed) as f64);
-        out
+        sample(out, "pg_todos_feed_failures_total", &[], self.feed_failures.load(Ordering::Relaxed) as f64);
     }
+}
+
+/// The connection pool's gauges.
+fn render_pool(out: &mut String, gauges: &Gauges) {
+    family(
+        out,
+        "pg_todos_db_pool_connections",
+        "gauge",
+        "The pool's open connections: in_use by a request or a stream's read, idle.",
+    );
+    let in_use = gauges.pool_size.saturating_sub(gauges.pool_idle);
+    sample(out, "pg_todos_db_pool_connections", &[("state", "in_use")], in_use as f64);
+    sample(out, "pg_todos_db_pool_connections", &[("state", "idle")], gauges.pool_idle as f64);
+    family(out, "pg_todos_db_pool_max_connections", "gauge", "The pool's size at most (--pool-size).");
+    sample(out, "pg_todos_db_pool_max_connections", &[], gauges.pool_max as f64);
+    family(out, "pg_todos_db_pool_waiting", "gauge", "Callers waiting for a pooled connection.");
+    sample(out, "pg_todos_db_pool_waiting", &[], gauges.pool_waiting as f64);
+}
+
+/// The event streams' and hubs' gauges.
+fn render_streams(out: &mut String, gauges: &Gauges) {
+    family(
+        out,
+        "pg_todos_event_streams",
+        "gauge",
+        "Open event streams (GET /v1/events) by kind: live (receiving changes as they commit), catching_up (reading what changed since its Last-Event-ID).",
+    );
+    sample(out, "pg_todos_event_streams", &[("kind", "live")], gauges.streams_live as f64);
+    sample(out, "pg_todos_event_streams", &[("kind", "catching_up")], gauges.streams_catching_up as f64);
+    family(out, "pg_todos_event_streams_max", "gauge", "Open event streams at most (--max-streams).");
+    sample(out, "pg_todos_event_streams_max", &[], gauges.streams_max as f64);
+    family(out, "pg_todos_event_hubs", "gauge", "Tenants with an open event stream, each followed by the feed.");
+    sample(out, "pg_todos_event_hubs", &[], gauges.hubs as f64);
 }
 
 /// The process's metrics.

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime, Timeouts};
-use openssl::ssl::{SslConnector, SslFiletype, SslMethod, SslVerifyMode};
+use openssl::ssl::{SslConnector, SslConnectorBuilder, SslFiletype, SslMethod, SslVerifyMode};
 use openssl::x509::store::X509StoreBuilder;
 use openssl::x509::X509;
 use postgres_openssl::MakeTlsConnector;
@@ -301,6 +301,23 @@ pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<
         None => default_file(env, "root.crt").map(|p| p.to_string_lossy().into_owned()),
     };
     let mut builder = SslConnector::builder(SslMethod::tls_client()).map_err(|e| format!("TLS: {e}"))?;
+    verify_server(&mut builder, mode, root.as_deref())?;
+    client_certificate(&mut builder, &parts, env)?;
+    postgres_openssl::set_postgresql_alpn(&mut builder).map_err(|e| format!("TLS: {e}"))?;
+    let mut tls = MakeTlsConnector::new(builder.build());
+    let check_host = mode == Mode::VerifyFull;
+    tls.set_callback(move |c, _| {
+        c.set_verify_hostname(check_host);
+        Ok(())
+    });
+    Ok(Target { config, tls: Tls::On(tls), mode })
+}
+
+/// What the server's certificate must be, by `mode`: verified against `root` (a PEM file's
+/// roots alone, or `system`: the system's) for verify-ca and verify-full, and for require when a
+/// root certificate is given (libpq's rule); else not verified. Errors: a verify mode without a
+/// root certificate, a root file that cannot be read or holds no certificate.
+fn verify_server(builder: &mut SslConnectorBuilder, mode: Mode, root: Option<&str>) -> Result<(), String> {
     // what the server's certificate must be
     let verify = match mode {
         Mode::VerifyCa | Mode::VerifyFull => {
@@ -318,7 +335,7 @@ pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<
         _ => false,
     };
     if verify {
-        match root.as_deref() {
+        match root {
             Some("system") => {
                 builder.set_default_verify_paths().map_err(|e| format!("TLS: the system's roots: {e}"))?
             }
@@ -343,6 +360,18 @@ pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<
     } else {
         builder.set_verify(SslVerifyMode::NONE);
     }
+    Ok(())
+}
+
+/// The client certificate and its key, from the connection string, the environment or
+/// `~/.postgresql`; none when no certificate is found. Errors: a file that cannot be read, a
+/// certificate without a key, a key that is not the certificate's.
+fn client_certificate(
+    builder: &mut SslConnectorBuilder,
+    parts: &Split,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), String> {
+    let from_env = |var: &str| env(var).filter(|v| !v.trim().is_empty());
     // a client certificate
     let cert = parts
         .sslcert
@@ -361,14 +390,7 @@ pub fn target(connection: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<
             .set_private_key_file(&key, SslFiletype::PEM)
             .map_err(|e| format!("sslkey {key:?}: cannot read it, or it is not the certificate's key: {e}"))?;
     }
-    postgres_openssl::set_postgresql_alpn(&mut builder).map_err(|e| format!("TLS: {e}"))?;
-    let mut tls = MakeTlsConnector::new(builder.build());
-    let check_host = mode == Mode::VerifyFull;
-    tls.set_callback(move |c, _| {
-        c.set_verify_hostname(check_host);
-        Ok(())
-    });
-    Ok(Target { config, tls: Tls::On(tls), mode })
+    Ok(())
 }
 
 /// A pool on `connection` (TLS as it says): `size` connections at most, a connection waited

@@ -559,99 +559,138 @@ async fn next(mut s: Subscriber) -> Option<(Result<Bytes, std::io::Error>, Subsc
         if let Some(m) = s.pending.pop_front() {
             return Some((Ok(m), s));
         }
-        let hub = s.subscription.hub.clone();
-        let hubs = s.subscription.hubs.clone();
-        let token = [s.slot.token().to_string()];
-        match &s.phase {
+        let step = match &s.phase {
             Phase::CatchUp { since, round, after } => {
                 let (since, round, after) = (since.clone(), round.clone(), after.clone());
-                let place = s.place(&hubs, &hub.tenant).await?;
-                let p = tokio::select! {
-                    p = read(&hubs.db, &hub.tenant, Some(&since), Some(&after), Some(&round), &token) => p,
-                    _ = s.shutdown.wait_for(|down| *down) => return None,
-                };
-                let p = match p {
-                    Ok((_, dead)) if !dead.is_empty() => {
-                        hubs.streams.revoke(&dead);
-                        return None;
-                    }
-                    Ok((p, _)) => p,
-                    Err(f) => {
-                        tracing::warn!("catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
-                        return None;
-                    }
-                };
-                s.phase = match p.next.clone() {
-                    Some(after) => Phase::CatchUp { since, round, after },
-                    None => Phase::Join { position: round },
-                };
-                s.push(p, place);
+                s.catch_up(since, round, after).await
             }
             Phase::Join { position } => {
                 let position = position.clone();
-                // the place first: the hub's task takes the mutex and no place
-                let place = s.place(&hubs, &hub.tenant).await?;
-                let mut cursor = tokio::select! {
-                    c = hub.cursor.lock() => c,
-                    _ = s.shutdown.wait_for(|down| *down) => return None,
-                };
-                // the hub first catches up itself (the feed wakes it up to a tick late): what
-                // it reads now goes to the live subscribers only, and this subscriber reads
-                // it below, so a change it has read never reaches it again from the hub
-                if let Err(e) = advance(&hubs.db, &hubs.streams, &hubs.feed, &hub, &mut cursor).await {
-                    tracing::warn!("events of tenant {:?}: {e}", hub.tenant);
-                }
-                let p = match read(&hubs.db, &hub.tenant, Some(&position), None, None, &token).await {
-                    Ok((_, dead)) if !dead.is_empty() => {
-                        hubs.streams.revoke(&dead);
-                        return None;
-                    }
-                    Ok((p, _)) => p,
-                    Err(f) => {
-                        tracing::warn!("catch-up of tenant {:?}: {}", hub.tenant, failure_text(&f));
-                        return None;
-                    }
-                };
-                match p.next.clone() {
-                    // more than a page changed meanwhile: catch up again, outside the mutex
-                    Some(after) => {
-                        drop(cursor);
-                        s.phase = Phase::CatchUp { since: position, round: p.cursor.clone(), after };
-                    }
-                    // under the mutex: every change after this read reaches the queue
-                    None => {
-                        let queue = hubs.enlist(&s.subscription, s.slot.token());
-                        drop(cursor);
-                        s.phase = Phase::Live(queue);
-                    }
-                }
-                s.push(p, place);
+                s.join(position).await
             }
             Phase::Live(queue) => {
                 let queue = queue.clone();
-                match queue.pop() {
-                    Next::Message(m) => return Some((Ok(m), s)),
-                    Next::Overflowed => {
-                        tracing::warn!(
-                            "an event stream of tenant {:?} fell more than {} bytes behind: ended (it catches up on reconnect)",
-                            hub.tenant, hubs.budget
-                        );
-                        let behind = std::io::Error::other("the subscriber fell behind");
-                        return Some((Err(behind), s));
-                    }
-                    Next::Empty => {}
-                }
-                let mut revoked = s.slot.revoked.clone();
-                let ping = tokio::select! {
-                    _ = queue.ready.notified() => false,
-                    _ = s.ping.tick() => true,
-                    _ = s.shutdown.wait_for(|down| *down) => return None,
-                    _ = revoked.wait_for(|r| *r) => return None,
-                };
-                if ping {
-                    return Some((Ok(Bytes::from_static(PING.as_bytes())), s));
-                }
+                s.live(&queue).await
             }
+        };
+        match step {
+            Step::Again => {}
+            Step::Send(m) => return Some((m, s)),
+            Step::End => return None,
+        }
+    }
+}
+
+/// What one step of a subscriber's stream gives: nothing yet (step again), a piece of text, or
+/// the stream's end.
+enum Step {
+    Again,
+    Send(Result<Bytes, std::io::Error>),
+    End,
+}
+
+impl Subscriber {
+    /// The token whose revocation ends the stream, as the reads check it.
+    fn tokens(&self) -> [String; 1] {
+        [self.slot.token().to_string()]
+    }
+
+    /// One page of the catch-up: read with a place among the tenant's catch-ups, queued, and
+    /// the phase moved on (to the next page, or to joining the live subscribers).
+    async fn catch_up(&mut self, since: String, round: String, after: String) -> Step {
+        let (hub, hubs) = (self.subscription.hub.clone(), self.subscription.hubs.clone());
+        let Some(place) = self.place(&hubs, &hub.tenant).await else { return Step::End };
+        let token = self.tokens();
+        let p = tokio::select! {
+            p = read(&hubs.db, &hub.tenant, Some(&since), Some(&after), Some(&round), &token) => p,
+            _ = self.shutdown.wait_for(|down| *down) => return Step::End,
+        };
+        let Some(p) = read_page(&hubs, &hub.tenant, p) else { return Step::End };
+        self.phase = match p.next.clone() {
+            Some(after) => Phase::CatchUp { since, round, after },
+            None => Phase::Join { position: round },
+        };
+        self.push(p, place);
+        Step::Again
+    }
+
+    /// Caught up to `position`: under the hub's mutex, read what changed since and join the
+    /// live subscribers, or catch up again when more than a page changed meanwhile.
+    async fn join(&mut self, position: String) -> Step {
+        let (hub, hubs) = (self.subscription.hub.clone(), self.subscription.hubs.clone());
+        // the place first: the hub's task takes the mutex and no place
+        let Some(place) = self.place(&hubs, &hub.tenant).await else { return Step::End };
+        let mut cursor = tokio::select! {
+            c = hub.cursor.lock() => c,
+            _ = self.shutdown.wait_for(|down| *down) => return Step::End,
+        };
+        // the hub first catches up itself (the feed wakes it up to a tick late): what
+        // it reads now goes to the live subscribers only, and this subscriber reads
+        // it below, so a change it has read never reaches it again from the hub
+        if let Err(e) = advance(&hubs.db, &hubs.streams, &hubs.feed, &hub, &mut cursor).await {
+            tracing::warn!("events of tenant {:?}: {e}", hub.tenant);
+        }
+        let p = read(&hubs.db, &hub.tenant, Some(&position), None, None, &self.tokens()).await;
+        let Some(p) = read_page(&hubs, &hub.tenant, p) else { return Step::End };
+        match p.next.clone() {
+            // more than a page changed meanwhile: catch up again, outside the mutex
+            Some(after) => {
+                drop(cursor);
+                self.phase = Phase::CatchUp { since: position, round: p.cursor.clone(), after };
+            }
+            // under the mutex: every change after this read reaches the queue
+            None => {
+                let queue = hubs.enlist(&self.subscription, self.slot.token());
+                drop(cursor);
+                self.phase = Phase::Live(queue);
+            }
+        }
+        self.push(p, place);
+        Step::Again
+    }
+
+    /// A live subscriber: the queue's next message, else a ping when the timer ticks first.
+    async fn live(&mut self, queue: &Arc<Queue>) -> Step {
+        match queue.pop() {
+            Next::Message(m) => return Step::Send(Ok(m)),
+            Next::Overflowed => {
+                let hubs = &self.subscription.hubs;
+                tracing::warn!(
+                    "an event stream of tenant {:?} fell more than {} bytes behind: ended (it catches up on reconnect)",
+                    self.subscription.hub.tenant,
+                    hubs.budget
+                );
+                return Step::Send(Err(std::io::Error::other("the subscriber fell behind")));
+            }
+            Next::Empty => {}
+        }
+        let mut revoked = self.slot.revoked.clone();
+        let ping = tokio::select! {
+            _ = queue.ready.notified() => false,
+            _ = self.ping.tick() => true,
+            _ = self.shutdown.wait_for(|down| *down) => return Step::End,
+            _ = revoked.wait_for(|r| *r) => return Step::End,
+        };
+        if ping {
+            Step::Send(Ok(Bytes::from_static(PING.as_bytes())))
+        } else {
+            Step::Again
+        }
+    }
+}
+
+/// A catch-up read's page; None (the stream ends) when the read found the stream's token
+/// revoked (every stream of those tokens is ended) or failed (logged; the client reconnects).
+fn read_page(hubs: &Hubs, tenant: &str, read: Result<(Page, Vec<String>), work::Failure>) -> Option<Page> {
+    match read {
+        Ok((_, dead)) if !dead.is_empty() => {
+            hubs.streams.revoke(&dead);
+            None
+        }
+        Ok((p, _)) => Some(p),
+        Err(f) => {
+            tracing::warn!("catch-up of tenant {:?}: {}", tenant, failure_text(&f));
+            None
         }
     }
 }
