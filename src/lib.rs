@@ -90,7 +90,7 @@ unsafe extern "C-unwind" fn relation_changed(_arg: pg_sys::Datum, relid: pg_sys:
     store::roles::relation_changed(relid);
     store::events::relation_changed(relid);
     store::read::relation_changed(relid);
-    triggers::relation_changed(relid);
+    triggers::row::relation_changed(relid);
 }
 
 #[cfg(any(test, feature = "pg_test"))]
