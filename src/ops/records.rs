@@ -186,76 +186,25 @@ pub fn import_onto(
     scope: &Scope,
     records: &[Record],
     conversation_of: &dyn Fn(&Record) -> String,
-    mut lists: HashMap<String, Vec<(Todo, Record)>>,
+    lists: HashMap<String, Vec<(Todo, Record)>>,
 ) -> Result<Vec<Outcome>, Error> {
-    // the lists as they are, by conversation (as a read shows them), and the record ids of
-    // each list's todos that read does not show
-    let mut unseen: HashMap<String, HashSet<String>> = HashMap::new();
-    for r in records {
-        let conv = conversation_of(r);
-        lists.entry(conv.clone()).or_insert_with_key(|conv| read(scope, conv));
-        unseen.entry(conv.clone()).or_insert_with(|| {
-            let shown: HashSet<&str> = lists[&conv].iter().map(|(_, r)| r.id.as_str()).collect();
-            let all = store::read::record_ids(&scope.tenant, &conv);
-            all.into_iter().filter(|id| !shown.contains(id.as_str())).collect()
-        });
-    }
-    let mut outcomes = Vec::new();
-    // (conversation, record id) → store id, for parents and dependencies; and → the todo's
-    // place in its list as read (the first of an id)
+    let before = ListsRead::of(scope, records, conversation_of, lists);
+    // (conversation, record id) → store id, for parents and dependencies
     let mut store_id: HashMap<(String, String), i64> = HashMap::new();
-    let mut read_at: HashMap<(String, String), usize> = HashMap::new();
-    for (conv, list) in &lists {
-        for (i, (t, r)) in list.iter().enumerate() {
+    for (conv, list) in &before.lists {
+        for (t, r) in list {
             store_id.insert((conv.clone(), r.id.clone()), t.id);
-            read_at.entry((conv.clone(), r.id.clone())).or_insert(i);
         }
     }
-    let as_read = |conv: &str, id: &str| read_at.get(&(conv.to_string(), id.to_string())).map(|i| &lists[conv][*i]);
     let now = crate::time::iso8601(crate::time::now_us());
+    let mut outcomes = Vec::new();
     for r in records {
         let conv = conversation_of(r);
-        let list_scope = Scope { conversation: Some(conv.clone()), ..scope.clone() };
-        let existing = as_read(&conv, &r.id);
-        let mut fields = columns(r, &conv);
-        match existing {
-            // a todo no read of the list shows: not the importer's to change (nor to add again)
-            None if unseen[&conv].contains(&r.id) => {
-                outcomes.push(Outcome { id: r.id.clone(), conversation: conv, action: "kept", fields: Vec::new() });
-            }
-            None => {
-                fields.insert("status".into(), json!(r.status.as_str()));
-                if r.archived {
-                    fields.insert("archived_at".into(), json!(now));
-                }
-                let t = single::add(&list_scope, NewTodo { fields, ..NewTodo::default() })?;
-                store_id.insert((conv.clone(), r.id.clone()), t.id);
-                outcomes.push(Outcome { id: r.id.clone(), conversation: conv, action: "added", fields: Vec::new() });
-            }
-            Some((t, old)) => {
-                let changed = differences(old, r);
-                if changed.is_empty() {
-                    outcomes.push(Outcome {
-                        id: r.id.clone(),
-                        conversation: conv,
-                        action: "unchanged",
-                        fields: changed,
-                    });
-                    continue;
-                }
-                if old.archived != r.archived {
-                    fields.insert("archived_at".into(), if r.archived { json!(now) } else { Value::Null });
-                }
-                let change = Change {
-                    status: (old.status != r.status).then_some(r.status),
-                    via_reopen: true,
-                    fields,
-                    ..Change::default()
-                };
-                single::change(&list_scope, Find::Anywhere, t.id, change)?;
-                outcomes.push(Outcome { id: r.id.clone(), conversation: conv, action: "changed", fields: changed });
-            }
+        let outcome = write_record(scope, r, conv, &before, &now)?;
+        if let Some(id) = outcome.1 {
+            store_id.insert((outcome.0.conversation.clone(), r.id.clone()), id);
         }
+        outcomes.push(outcome.0);
     }
     // parents, dependencies, checkable lists and comments, once every record has its todo
     for (r, outcome) in records.iter().zip(&outcomes) {
@@ -264,38 +213,11 @@ pub fn import_onto(
         }
         let conv = &outcome.conversation;
         let id = store_id[&(conv.clone(), r.id.clone())];
-        let old = as_read(conv, &r.id).map(|(_, o)| o);
+        let old = before.as_read(conv, &r.id).map(|(_, o)| o);
         let list_scope = Scope { conversation: Some(conv.clone()), ..scope.clone() };
-        let parent = r.parent.as_ref().and_then(|p| store_id.get(&(conv.clone(), p.clone())).copied());
-        if old.map(|o| o.parent.clone()) != Some(r.parent.clone()) {
-            single::set_parent(&list_scope, Find::Anywhere, id, parent)?;
-        }
-        let wanted: Vec<i64> =
-            r.dependencies.iter().filter_map(|d| store_id.get(&(conv.clone(), d.clone())).copied()).collect();
-        let had: Vec<i64> = old
-            .map(|o| o.dependencies.iter().filter_map(|d| store_id.get(&(conv.clone(), d.clone())).copied()).collect())
-            .unwrap_or_default();
-        for on in wanted.iter().filter(|w| !had.contains(w)) {
-            dependencies::block(&list_scope, id, *on)?;
-        }
-        for on in had.iter().filter(|h| !wanted.contains(h)) {
-            dependencies::unblock(&list_scope, id, *on)?;
-        }
-        for kind in [ChecklistKind::Acceptance, ChecklistKind::Done] {
-            let items: Vec<ChecklistItem> = r.checklist.iter().filter(|i| i.kind == kind).cloned().collect();
-            let before: Vec<ChecklistItem> =
-                old.map(|o| o.checklist.iter().filter(|i| i.kind == kind).cloned().collect()).unwrap_or_default();
-            if items != before {
-                annotations::set_checklist(&list_scope, Find::Anywhere, id, kind, &items)?;
-            }
-        }
-        for c in &r.comments {
-            let known = old.is_some_and(|o| o.comments.iter().any(|x| x.body == c.body && x.author == c.author));
-            if !known {
-                let at = (c.created_us != 0).then_some(c.created_us);
-                annotations::add_comment(&list_scope, Find::Anywhere, id, c.author.as_deref(), &c.body, at)?;
-            }
-        }
+        let in_list = |rid: &String| store_id.get(&(conv.clone(), rid.clone())).copied();
+        follow_edges(&list_scope, id, r, old, &in_list)?;
+        follow_annotations(&list_scope, id, r, old)?;
         // last: the writes above stamp the time of the change
         // (a record changed in the minute it was made still says it changed: 1 µs later)
         if let Some(created) = r.created_us.filter(|_| outcome.action == "added") {
@@ -304,4 +226,140 @@ pub fn import_onto(
         }
     }
     Ok(outcomes)
+}
+
+/// The lists an import writes onto, as they were before it: each list's todos as a read shows
+/// them (by conversation), where each record id first stands in its list, and the record ids of
+/// each list's todos that read does not show.
+struct ListsRead {
+    lists: HashMap<String, Vec<(Todo, Record)>>,
+    read_at: HashMap<(String, String), usize>,
+    unseen: HashMap<String, HashSet<String>>,
+}
+
+impl ListsRead {
+    /// The lists `records` name, `lists` (read already) and the others read now.
+    fn of(
+        scope: &Scope,
+        records: &[Record],
+        conversation_of: &dyn Fn(&Record) -> String,
+        mut lists: HashMap<String, Vec<(Todo, Record)>>,
+    ) -> ListsRead {
+        let mut unseen: HashMap<String, HashSet<String>> = HashMap::new();
+        for r in records {
+            let conv = conversation_of(r);
+            lists.entry(conv.clone()).or_insert_with_key(|conv| read(scope, conv));
+            unseen.entry(conv.clone()).or_insert_with(|| {
+                let shown: HashSet<&str> = lists[&conv].iter().map(|(_, r)| r.id.as_str()).collect();
+                let all = store::read::record_ids(&scope.tenant, &conv);
+                all.into_iter().filter(|id| !shown.contains(id.as_str())).collect()
+            });
+        }
+        let mut read_at: HashMap<(String, String), usize> = HashMap::new();
+        for (conv, list) in &lists {
+            for (i, (_, r)) in list.iter().enumerate() {
+                read_at.entry((conv.clone(), r.id.clone())).or_insert(i);
+            }
+        }
+        ListsRead { lists, read_at, unseen }
+    }
+
+    /// The todo (and its record) of record id `id` in list `conv`, as read.
+    fn as_read(&self, conv: &str, id: &str) -> Option<&(Todo, Record)> {
+        self.read_at.get(&(conv.to_string(), id.to_string())).map(|i| &self.lists[conv][*i])
+    }
+}
+
+/// Writes record `r` into list `conv`: added when no todo of the list has its id, changed where
+/// it differs from its todo, kept when a todo no read shows has it. Returns its outcome, and the
+/// id of the todo it added.
+fn write_record(
+    scope: &Scope,
+    r: &Record,
+    conv: String,
+    before: &ListsRead,
+    now: &str,
+) -> Result<(Outcome, Option<i64>), Error> {
+    let list_scope = Scope { conversation: Some(conv.clone()), ..scope.clone() };
+    let mut fields = columns(r, &conv);
+    let outcome = |conversation: String, action: &'static str, fields: Vec<&'static str>| Outcome {
+        id: r.id.clone(),
+        conversation,
+        action,
+        fields,
+    };
+    match before.as_read(&conv, &r.id) {
+        // a todo no read of the list shows: not the importer's to change (nor to add again)
+        None if before.unseen[&conv].contains(&r.id) => Ok((outcome(conv, "kept", Vec::new()), None)),
+        None => {
+            fields.insert("status".into(), json!(r.status.as_str()));
+            if r.archived {
+                fields.insert("archived_at".into(), json!(now));
+            }
+            let t = single::add(&list_scope, NewTodo { fields, ..NewTodo::default() })?;
+            Ok((outcome(conv, "added", Vec::new()), Some(t.id)))
+        }
+        Some((t, old)) => {
+            let changed = differences(old, r);
+            if changed.is_empty() {
+                return Ok((outcome(conv, "unchanged", changed), None));
+            }
+            if old.archived != r.archived {
+                fields.insert("archived_at".into(), if r.archived { json!(now) } else { Value::Null });
+            }
+            let change = Change {
+                status: (old.status != r.status).then_some(r.status),
+                via_reopen: true,
+                fields,
+                ..Change::default()
+            };
+            single::change(&list_scope, Find::Anywhere, t.id, change)?;
+            Ok((outcome(conv, "changed", changed), None))
+        }
+    }
+}
+
+/// The parent and the dependencies of todo `id` become record `r`'s (`old`: the record its todo
+/// was; `in_list`: the store id of a record id of the list).
+fn follow_edges(
+    scope: &Scope,
+    id: i64,
+    r: &Record,
+    old: Option<&Record>,
+    in_list: &dyn Fn(&String) -> Option<i64>,
+) -> Result<(), Error> {
+    let parent = r.parent.as_ref().and_then(in_list);
+    if old.map(|o| o.parent.clone()) != Some(r.parent.clone()) {
+        single::set_parent(scope, Find::Anywhere, id, parent)?;
+    }
+    let wanted: Vec<i64> = r.dependencies.iter().filter_map(in_list).collect();
+    let had: Vec<i64> = old.map(|o| o.dependencies.iter().filter_map(in_list).collect()).unwrap_or_default();
+    for on in wanted.iter().filter(|w| !had.contains(w)) {
+        dependencies::block(scope, id, *on)?;
+    }
+    for on in had.iter().filter(|h| !wanted.contains(h)) {
+        dependencies::unblock(scope, id, *on)?;
+    }
+    Ok(())
+}
+
+/// The checkable lists of todo `id` become record `r`'s, and the record's comments its todo
+/// lacks are added.
+fn follow_annotations(scope: &Scope, id: i64, r: &Record, old: Option<&Record>) -> Result<(), Error> {
+    for kind in [ChecklistKind::Acceptance, ChecklistKind::Done] {
+        let items: Vec<ChecklistItem> = r.checklist.iter().filter(|i| i.kind == kind).cloned().collect();
+        let before: Vec<ChecklistItem> =
+            old.map(|o| o.checklist.iter().filter(|i| i.kind == kind).cloned().collect()).unwrap_or_default();
+        if items != before {
+            annotations::set_checklist(scope, Find::Anywhere, id, kind, &items)?;
+        }
+    }
+    for c in &r.comments {
+        let known = old.is_some_and(|o| o.comments.iter().any(|x| x.body == c.body && x.author == c.author));
+        if !known {
+            let at = (c.created_us != 0).then_some(c.created_us);
+            annotations::add_comment(scope, Find::Anywhere, id, c.author.as_deref(), &c.body, at)?;
+        }
+    }
+    Ok(())
 }

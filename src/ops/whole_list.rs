@@ -137,7 +137,6 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     }
     // a read's note copied back as an item is no todo
     let items: Vec<&Item> = items.iter().filter(|i| !pg_todos_core::limits::is_list_note(&i.content)).collect();
-    let kept = rules.kept;
     let tenant = scope.tenant.as_str();
     store::locks::lock_list(tenant, conversation);
     if !items.is_empty() {
@@ -146,50 +145,78 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     // only the todos a read of the list shows now are the writer's to change or drop; the
     // ones past the read's limits stay as they are
     let (mut stored, hidden) = store::read::lock_shown(tenant, conversation);
-    stored.retain(|t| kept.keeps(t));
+    stored.retain(|t| rules.kept.keeps(t));
     let plan = replace::plan(
         &stored.iter().map(|t| Stored { id: t.id, content: t.subject.clone() }).collect::<Vec<_>>(),
         &items.iter().map(|i| Incoming { id: i.id, content: i.content.clone() }).collect::<Vec<_>>(),
     );
     let found: Vec<Option<&Todo>> =
         plan.matched.iter().map(|m| m.and_then(|id| stored.iter().find(|t| t.id == id))).collect();
-    // the status each item ends with: a todo sent back in the status a dialect that cannot
-    // say its own shows it in keeps its own (blocked and deferred shown as pending, review as
-    // in progress)
-    let statuses: Vec<Status> = items
+    let statuses = end_statuses(rules, &items, &found);
+    if rules.forward_only {
+        check_forward(&items, &found, &statuses)?;
+    }
+    drop_removed(tenant, rules, &plan.removed, &stored);
+    let (ids, places) = ids_and_places(tenant, &found);
+    write_items(tenant, conversation, &items, &found, &statuses, &ids, &places);
+    for id in ids.iter().chain(&plan.removed) {
+        session::touched(tenant, Some(conversation), *id);
+    }
+    if hidden > 0 {
+        session::note_kept(hidden);
+    }
+    Ok(ids)
+}
+
+/// The status each item ends with: a todo sent back in the status a dialect that cannot say its
+/// own shows it in keeps its own (blocked and deferred shown as pending, review as in
+/// progress).
+fn end_statuses(rules: Rules, items: &[&Item], found: &[Option<&Todo>]) -> Vec<Status> {
+    items
         .iter()
-        .zip(&found)
+        .zip(found)
         .map(|(item, f)| match f {
             Some(t) if keeps(rules, t.status, item.status) => t.status,
             _ => item.status,
         })
-        .collect();
-    if rules.forward_only {
-        for (i, (f, to)) in found.iter().zip(&statuses).enumerate() {
-            if let Some(t) = f {
-                if forward_rank(*to) < forward_rank(t.status) {
-                    return Err(Error::Invalid(format!(
-                        "item {} \"{}\" cannot move from {} back to {}: only forward moves (pending → in_progress → completed) are allowed",
-                        i + 1,
-                        items[i].content,
-                        t.status,
-                        to
-                    )));
-                }
+        .collect()
+}
+
+/// Under `rules.forward_only`: `Invalid` for the first item whose todo would move back.
+fn check_forward(items: &[&Item], found: &[Option<&Todo>], statuses: &[Status]) -> Result<(), Error> {
+    for (i, (f, to)) in found.iter().zip(statuses).enumerate() {
+        if let Some(t) = f {
+            if forward_rank(*to) < forward_rank(t.status) {
+                return Err(Error::Invalid(format!(
+                    "item {} \"{}\" cannot move from {} back to {}: only forward moves (pending → in_progress → completed) are allowed",
+                    i + 1,
+                    items[i].content,
+                    t.status,
+                    to
+                )));
             }
         }
     }
-    let (archived, deleted): (Vec<i64>, Vec<i64>) = plan.removed.iter().partition(|id| {
+    Ok(())
+}
+
+/// The stored todos no item took: archived when finished and `rules.dropped` keeps those,
+/// else deleted.
+fn drop_removed(tenant: &str, rules: Rules, removed: &[i64], stored: &[Todo]) {
+    let (archived, deleted): (Vec<i64>, Vec<i64>) = removed.iter().partition(|id| {
         rules.dropped == Dropped::FinishedKept && stored.iter().any(|t| t.id == **id && t.status.is_terminal())
     });
     store::write::delete_many(tenant, &deleted);
     store::write::archive_many(tenant, &archived);
-    // the columns every item sets besides its content (the subject)
-    let names: Vec<&str> = items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
+}
+
+/// Each item's id (its todo's, or one reserved now for a new one) and its place: the
+/// positions the list's todos held (new ones: their ids), handed out again in list order.
+fn ids_and_places(tenant: &str, found: &[Option<&Todo>]) -> (Vec<i64>, Vec<i64>) {
     let fresh = found.iter().filter(|f| f.is_none()).count() as i64;
     let mut next = if fresh > 0 { store::ids::reserve_todo_ids(tenant, fresh) } else { 0 };
-    let (mut ids, mut slots) = (Vec::with_capacity(items.len()), Vec::with_capacity(items.len()));
-    for f in &found {
+    let (mut ids, mut places) = (Vec::with_capacity(found.len()), Vec::with_capacity(found.len()));
+    for f in found {
         let (id, position) = match f {
             Some(t) => (t.id, t.position),
             None => {
@@ -198,15 +225,32 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
             }
         };
         ids.push(id);
-        slots.push(position);
+        places.push(position);
     }
-    slots.sort_unstable();
+    places.sort_unstable();
+    (ids, places)
+}
+
+/// Writes the items: the matched todos that change (status, place, a column) in one UPDATE,
+/// after moving through pending those whose new status the lifecycle cannot reach in one step,
+/// and the new ones in one INSERT.
+fn write_items(
+    tenant: &str,
+    conversation: &str,
+    items: &[&Item],
+    found: &[Option<&Todo>],
+    statuses: &[Status],
+    ids: &[i64],
+    places: &[i64],
+) {
+    // the columns every item sets besides its content (the subject)
+    let names: Vec<&str> = items.first().map(|i| i.columns.keys().map(String::as_str).collect()).unwrap_or_default();
     let (mut inserts, mut updates, mut reopen) = (Vec::new(), Vec::new(), Vec::new());
     for (i, item) in items.iter().enumerate() {
         let row = ListRow {
             id: ids[i],
             status: statuses[i].as_str(),
-            position: slots[i],
+            position: places[i],
             subject: &item.content,
             columns: &item.columns,
         };
@@ -214,7 +258,7 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
             None => inserts.push(row),
             Some(t) => {
                 let changed = t.status != statuses[i]
-                    || t.position != slots[i]
+                    || t.position != places[i]
                     || t.subject != item.content
                     || item.columns.iter().any(|(k, v)| !holds(t, k, v));
                 if changed {
@@ -229,13 +273,6 @@ pub fn replace(scope: &Scope, conversation: &str, rules: Rules, items: &[Item]) 
     store::write::reopen_many(tenant, &reopen);
     store::write::update_many(tenant, &names, &updates);
     store::write::insert_many(tenant, conversation, &names, &inserts);
-    for id in ids.iter().chain(&plan.removed) {
-        session::touched(tenant, Some(conversation), *id);
-    }
-    if hidden > 0 {
-        session::note_kept(hidden);
-    }
-    Ok(ids)
 }
 
 /// Whether stored todo `t` holds `value` in column `column` (one an item may set besides its
