@@ -430,57 +430,70 @@ fn read_front_matter(lines: &[&str], first_line: usize, file: &str) -> Result<Ve
         let value = if raw.starts_with('[') {
             Yaml::List(read_flow_list(raw).map_err(|m| err(key_line, Some(&key), m))?)
         } else if raw.starts_with('|') || raw.starts_with('>') {
-            let start = i;
-            while i < lines.len() && (lines[i].trim().is_empty() || indent_of(lines[i]) > 0) {
-                i += 1;
-            }
-            // trailing empty lines belong to the block only when it is kept (`+`)
-            let mut end = i;
-            while end > start && lines[end - 1].trim().is_empty() {
-                end -= 1;
-            }
-            let block: Vec<&str> = lines[start..end].iter().map(|l| l.trim_end_matches('\r')).collect();
-            let indent = block.iter().filter(|l| !l.trim().is_empty()).map(|l| indent_of(l)).min().unwrap_or(0);
-            let body: Vec<&str> = block.iter().map(|l| if l.len() >= indent { &l[indent..] } else { "" }).collect();
-            Yaml::Str(block_scalar(raw, &body), true)
+            let (value, next) = read_block_scalar(lines, i, raw);
+            i = next;
+            value
         } else if raw.is_empty() || raw.starts_with('#') {
-            // a block list may follow, at the key's indentation or deeper
-            let mut items = Vec::new();
-            while i < lines.len() {
-                let l = lines[i].trim_end_matches('\r');
-                let t = l.trim_start();
-                if t.is_empty() {
-                    i += 1;
-                    continue;
-                }
-                if t == "-" || t.starts_with("- ") {
-                    match read_scalar(&t[1..]).map_err(|m| err(i, Some(&key), m))? {
-                        Yaml::Str(s, _) => items.push(s),
-                        Yaml::Null => items.push(String::new()),
-                        Yaml::List(_) => {}
-                    }
-                    i += 1;
-                } else if indent_of(l) > 0 {
-                    return Err(err(
-                        i,
-                        Some(&key),
-                        format!("`{t}` under `{key}:` is not a list item: write `  - {t}`"),
-                    ));
-                } else {
-                    break;
-                }
-            }
-            if items.is_empty() {
-                Yaml::Null
-            } else {
-                Yaml::List(items)
-            }
+            let (value, next) = read_block_list(lines, i, &key, &err)?;
+            i = next;
+            value
         } else {
             read_scalar(raw).map_err(|m| err(key_line, Some(&key), m))?
         };
         entries.push(Entry { key, value, line: first_line + key_line });
     }
     Ok(entries)
+}
+
+/// A block scalar (`|`, `>`, with `raw` its header) whose lines start at `lines[start]`:
+/// its value, and the index of the line after it.
+fn read_block_scalar(lines: &[&str], start: usize, raw: &str) -> (Yaml, usize) {
+    let mut i = start;
+    while i < lines.len() && (lines[i].trim().is_empty() || indent_of(lines[i]) > 0) {
+        i += 1;
+    }
+    // trailing empty lines belong to the block only when it is kept (`+`)
+    let mut end = i;
+    while end > start && lines[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    let block: Vec<&str> = lines[start..end].iter().map(|l| l.trim_end_matches('\r')).collect();
+    let indent = block.iter().filter(|l| !l.trim().is_empty()).map(|l| indent_of(l)).min().unwrap_or(0);
+    let body: Vec<&str> = block.iter().map(|l| if l.len() >= indent { &l[indent..] } else { "" }).collect();
+    (Yaml::Str(block_scalar(raw, &body), true), i)
+}
+
+/// The block list that may follow `key:` from `lines[start]`, at the key's indentation or
+/// deeper (none: null), and the index of the line after it. `err`: the error at a line.
+fn read_block_list(
+    lines: &[&str],
+    start: usize,
+    key: &str,
+    err: &dyn Fn(usize, Option<&str>, String) -> FileError,
+) -> Result<(Yaml, usize), FileError> {
+    let mut items = Vec::new();
+    let mut i = start;
+    while i < lines.len() {
+        let l = lines[i].trim_end_matches('\r');
+        let t = l.trim_start();
+        if t.is_empty() {
+            i += 1;
+            continue;
+        }
+        if t == "-" || t.starts_with("- ") {
+            match read_scalar(&t[1..]).map_err(|m| err(i, Some(key), m))? {
+                Yaml::Str(s, _) => items.push(s),
+                Yaml::Null => items.push(String::new()),
+                Yaml::List(_) => {}
+            }
+            i += 1;
+        } else if indent_of(l) > 0 {
+            return Err(err(i, Some(key), format!("`{t}` under `{key}:` is not a list item: write `  - {t}`")));
+        } else {
+            break;
+        }
+    }
+    Ok((if items.is_empty() { Yaml::Null } else { Yaml::List(items) }, i))
 }
 
 /// Whether js-yaml 3 (`safeDump`) would read a plain scalar as something other than a
@@ -897,27 +910,27 @@ fn folder_of_path(path: &str) -> &'static str {
     }
 }
 
-/// Reads one Backlog.md task file. `path` is relative to the project
-/// (`backlog/tasks/task-1 - Title.md`); its folder decides: `drafts/` → status Draft
-/// (deferred), `completed/` and `archive/…/` → archived.
-pub fn parse(path: &str, text: &str) -> Result<Record, FileError> {
-    let fail = |line: Option<usize>, field: Option<&str>, message: String| FileError {
-        file: path.to_string(),
-        line,
-        field: field.map(str::to_string),
-        message,
-    };
+/// An error about a task file: its line and field when one is to blame.
+fn file_error(path: &str, line: Option<usize>, field: Option<&str>, message: String) -> FileError {
+    FileError { file: path.to_string(), line, field: field.map(str::to_string), message }
+}
+
+/// A task file's front matter read, and its body: (entries, the line the body starts on,
+/// the body).
+fn split_front_matter(path: &str, text: &str) -> Result<(Vec<Entry>, usize, String), FileError> {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let lines: Vec<&str> = text.split('\n').collect();
     if lines.first().map(|l| l.trim_end_matches('\r')) != Some("---") {
-        return Err(fail(
+        return Err(file_error(
+            path,
             Some(1),
             None,
             "a task file starts with `---`, then its front matter (id, title, status, …), then `---`".into(),
         ));
     }
     let Some(close) = lines.iter().skip(1).position(|l| l.trim_end_matches('\r') == "---") else {
-        return Err(fail(
+        return Err(file_error(
+            path,
             Some(1),
             None,
             "the front matter opened on line 1 is not closed: add a line `---` after its last key".into(),
@@ -926,131 +939,211 @@ pub fn parse(path: &str, text: &str) -> Result<Record, FileError> {
     let fm = &lines[1..1 + close];
     let entries = read_front_matter(fm, 2, path)?;
     let body_first_line = close + 3; // 1-based line of the first body line
-    let body = lines[close + 2..].join("\n");
+    Ok((entries, body_first_line, lines[close + 2..].join("\n")))
+}
 
-    let folder = folder_of_path(path);
+/// A new record of a task file at `path`: archived in `completed/` and `archive/…/`, its
+/// folder (when not `tasks`) and its file name kept in the extra.
+fn record_at(path: &str, folder: &str) -> Record {
     let mut record = Record { archived: folder == "completed" || folder.starts_with("archive/"), ..Record::default() };
     if folder != "tasks" {
         record.extra.insert("folder".into(), Value::String(folder.into()));
     }
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     record.extra.insert("file".into(), Value::String(name.to_string()));
-    let mut seen_status = false;
-    for Entry { key, value, line } in &entries {
-        let line = Some(*line);
-        let string = |what: &str| -> Result<Option<String>, FileError> {
-            match value {
-                Yaml::Str(s, _) => Ok(Some(s.clone())),
-                Yaml::Null => Ok(None),
-                Yaml::List(_) => Err(fail(line, Some(key), format!("{key} is a list: write {what}"))),
-            }
-        };
-        match key.as_str() {
-            "id" => record.id = string("one id, `id: TASK-1`")?.unwrap_or_default(),
-            "title" => record.title = string("one title, `title: Set up database`")?.unwrap_or_default(),
-            "status" => {
-                let word = string("one status, `status: To Do`")?.unwrap_or_default();
-                seen_status = true;
-                let (status, custom) = status_from_word(&word);
-                record.status = status;
-                if record.archived && !status.is_terminal() {
-                    // the store archives only finished todos: an archived task that was not
-                    // done was given up on, its word kept for the file
-                    record.status = Status::Canceled;
-                    record.extra.insert("archived_status".into(), Value::String(word));
-                } else if custom && !word.trim().is_empty() {
-                    record.extra.insert("status".into(), Value::String(word));
-                }
-            }
-            "assignee" => {
-                let all = list_value(value);
-                record.assignee = all.first().cloned();
-                if all.len() > 1 {
-                    record.extra.insert("assignee".into(), Value::from(all));
-                }
-            }
-            "created_date" | "updated_date" => {
-                let Some(s) = string("one date, `'2026-11-26 21:56'`")? else { continue };
-                let us = parse_date_time(s.trim()).or_else(|| parse_date(s.trim())).ok_or_else(|| {
-                    fail(
-                        line,
-                        Some(key),
-                        format!("`{s}` is not a date: write it as 'YYYY-MM-DD HH:mm' (UTC), e.g. '2026-11-26 21:56'"),
-                    )
-                })?;
-                if key == "created_date" {
-                    record.created_us = Some(us);
-                } else {
-                    record.updated_us = Some(us);
-                }
-            }
-            "due_date" => {
-                let Some(s) = string("one date, `'2026-12-01'`")? else { continue };
-                let s = s.trim();
-                let day = if s.len() >= 10 { parse_date(&s[..10]) } else { None };
-                let rest_ok = s.len() == 10 || parse_date_time(&s[..s.len().min(16)]).is_some();
-                record.due_us = Some(day.filter(|_| rest_ok).ok_or_else(|| {
-                    fail(
-                        line,
-                        Some(key),
-                        format!("`{s}` is not a due date: write it as 'YYYY-MM-DD', e.g. '2026-12-01'"),
-                    )
-                })?);
-            }
-            "labels" => record.labels = list_value(value),
-            "dependencies" => record.dependencies = list_value(value),
-            "parent_task_id" => record.parent = string("one task id, `parent_task_id: TASK-1`")?,
-            "priority" => {
-                if let Some(p) = string("one of high, medium, low")? {
-                    let lower = p.trim().to_lowercase();
-                    if matches!(lower.as_str(), "high" | "medium" | "low") {
-                        record.priority = Some(lower);
-                    } else if !lower.is_empty() {
-                        record.extra.insert("priority".into(), Value::String(p));
-                    }
-                }
-            }
-            "type" => record.issue_type = string("one type, `type: feature`")?,
-            "ordinal" => {
-                let Some(s) = string("one number, `ordinal: 1000`")? else { continue };
-                let n: Value = if let Ok(i) = s.trim().parse::<i64>() {
-                    Value::from(i)
-                } else if let Some(f) = s.trim().parse::<f64>().ok().filter(|f| f.is_finite()) {
-                    Value::from(f)
-                } else {
-                    return Err(fail(line, Some(key), format!("`{s}` is not a number: write `ordinal: 1000`")));
-                };
-                record.extra.insert("ordinal".into(), n);
-            }
-            "milestone" | "reporter" | "onStatusChange" => {
-                if let Some(s) = string("one value")? {
-                    record.extra.insert(key.clone(), Value::String(s));
-                }
-            }
-            "references" | "documentation" | "subtasks" => {
-                let items = list_value(value);
-                if !items.is_empty() {
-                    record.extra.insert(key.clone(), Value::from(items));
-                }
-            }
-            "modified_files" => {
-                let items = list_value(value);
-                if !items.is_empty() {
-                    record.extra.insert("modifiedFiles".into(), Value::from(items));
-                }
-            }
-            other => {
-                let v = match value {
-                    Yaml::Null => Value::Null,
-                    Yaml::Str(s, _) => Value::String(s.clone()),
-                    Yaml::List(items) => Value::from(items.clone()),
-                };
-                record.extra.insert(other.to_string(), v);
-            }
+    record
+}
+
+/// One front matter entry being read into a record: the file, and the entry.
+struct EntryAt<'a> {
+    path: &'a str,
+    key: &'a str,
+    value: &'a Yaml,
+    line: Option<usize>,
+}
+
+impl EntryAt<'_> {
+    fn fail(&self, message: String) -> FileError {
+        file_error(self.path, self.line, Some(self.key), message)
+    }
+
+    /// The entry's one value (None: empty); a list is refused, saying to write `what`.
+    fn string(&self, what: &str) -> Result<Option<String>, FileError> {
+        match self.value {
+            Yaml::Str(s, _) => Ok(Some(s.clone())),
+            Yaml::Null => Ok(None),
+            Yaml::List(_) => Err(self.fail(format!("{} is a list: write {what}", self.key))),
         }
     }
+}
+
+/// Reads one front matter entry into the record; true: it was the status.
+fn read_entry(record: &mut Record, e: &EntryAt) -> Result<bool, FileError> {
+    match e.key {
+        "id" => record.id = e.string("one id, `id: TASK-1`")?.unwrap_or_default(),
+        "title" => record.title = e.string("one title, `title: Set up database`")?.unwrap_or_default(),
+        "status" => {
+            read_status(record, e.string("one status, `status: To Do`")?.unwrap_or_default());
+            return Ok(true);
+        }
+        "assignee" => {
+            let all = list_value(e.value);
+            record.assignee = all.first().cloned();
+            if all.len() > 1 {
+                record.extra.insert("assignee".into(), Value::from(all));
+            }
+        }
+        "created_date" | "updated_date" => read_time(record, e)?,
+        "due_date" => read_due_date(record, e)?,
+        "labels" => record.labels = list_value(e.value),
+        "dependencies" => record.dependencies = list_value(e.value),
+        "parent_task_id" => record.parent = e.string("one task id, `parent_task_id: TASK-1`")?,
+        "priority" => read_priority(record, e)?,
+        "type" => record.issue_type = e.string("one type, `type: feature`")?,
+        "ordinal" => read_ordinal(record, e)?,
+        _ => read_kept_entry(record, e)?,
+    }
+    Ok(false)
+}
+
+/// The status word: the store's status, the word kept when it is custom or the task was
+/// archived unfinished.
+fn read_status(record: &mut Record, word: String) {
+    let (status, custom) = status_from_word(&word);
+    record.status = status;
+    if record.archived && !status.is_terminal() {
+        // the store archives only finished todos: an archived task that was not
+        // done was given up on, its word kept for the file
+        record.status = Status::Canceled;
+        record.extra.insert("archived_status".into(), Value::String(word));
+    } else if custom && !word.trim().is_empty() {
+        record.extra.insert("status".into(), Value::String(word));
+    }
+}
+
+/// `created_date` or `updated_date`: a date and time (or a date alone).
+fn read_time(record: &mut Record, e: &EntryAt) -> Result<(), FileError> {
+    let Some(s) = e.string("one date, `'2026-11-26 21:56'`")? else { return Ok(()) };
+    let us = parse_date_time(s.trim()).or_else(|| parse_date(s.trim())).ok_or_else(|| {
+        e.fail(format!("`{s}` is not a date: write it as 'YYYY-MM-DD HH:mm' (UTC), e.g. '2026-11-26 21:56'"))
+    })?;
+    if e.key == "created_date" {
+        record.created_us = Some(us);
+    } else {
+        record.updated_us = Some(us);
+    }
+    Ok(())
+}
+
+/// `due_date`: a date (a time after it is allowed and dropped).
+fn read_due_date(record: &mut Record, e: &EntryAt) -> Result<(), FileError> {
+    let Some(s) = e.string("one date, `'2026-12-01'`")? else { return Ok(()) };
+    let s = s.trim();
+    let day = if s.len() >= 10 { parse_date(&s[..10]) } else { None };
+    let rest_ok = s.len() == 10 || parse_date_time(&s[..s.len().min(16)]).is_some();
+    record.due_us = Some(
+        day.filter(|_| rest_ok)
+            .ok_or_else(|| e.fail(format!("`{s}` is not a due date: write it as 'YYYY-MM-DD', e.g. '2026-12-01'")))?,
+    );
+    Ok(())
+}
+
+/// `priority`: high, medium or low; another word is kept in the extra.
+fn read_priority(record: &mut Record, e: &EntryAt) -> Result<(), FileError> {
+    if let Some(p) = e.string("one of high, medium, low")? {
+        let lower = p.trim().to_lowercase();
+        if matches!(lower.as_str(), "high" | "medium" | "low") {
+            record.priority = Some(lower);
+        } else if !lower.is_empty() {
+            record.extra.insert("priority".into(), Value::String(p));
+        }
+    }
+    Ok(())
+}
+
+/// `ordinal`: a number, kept in the extra.
+fn read_ordinal(record: &mut Record, e: &EntryAt) -> Result<(), FileError> {
+    let Some(s) = e.string("one number, `ordinal: 1000`")? else { return Ok(()) };
+    let n: Value = if let Ok(i) = s.trim().parse::<i64>() {
+        Value::from(i)
+    } else if let Some(f) = s.trim().parse::<f64>().ok().filter(|f| f.is_finite()) {
+        Value::from(f)
+    } else {
+        return Err(e.fail(format!("`{s}` is not a number: write `ordinal: 1000`")));
+    };
+    record.extra.insert("ordinal".into(), n);
+    Ok(())
+}
+
+/// An entry no field holds, kept in the extra (`modified_files` as `modifiedFiles`).
+fn read_kept_entry(record: &mut Record, e: &EntryAt) -> Result<(), FileError> {
+    match e.key {
+        "milestone" | "reporter" | "onStatusChange" => {
+            if let Some(s) = e.string("one value")? {
+                record.extra.insert(e.key.to_string(), Value::String(s));
+            }
+        }
+        "references" | "documentation" | "subtasks" | "modified_files" => {
+            let items = list_value(e.value);
+            let key = if e.key == "modified_files" { "modifiedFiles" } else { e.key };
+            if !items.is_empty() {
+                record.extra.insert(key.to_string(), Value::from(items));
+            }
+        }
+        other => {
+            let v = match e.value {
+                Yaml::Null => Value::Null,
+                Yaml::Str(s, _) => Value::String(s.clone()),
+                Yaml::List(items) => Value::from(items.clone()),
+            };
+            record.extra.insert(other.to_string(), v);
+        }
+    }
+    Ok(())
+}
+
+/// The body's sections, checklists and comments read into the record.
+fn read_body(record: &mut Record, body: &str, path: &str, body_first_line: usize) -> Result<(), FileError> {
+    let body_err = |(l, m): (usize, String)| file_error(path, Some(body_first_line + l), None, m);
+    record.description = section_text(body, "DESCRIPTION", &["Description"]).map_err(body_err)?;
+    record.plan =
+        section_text(body, "PLAN", &["Implementation Plan", "Implementation Plan (Optional)"]).map_err(body_err)?;
+    record.notes = section_text(
+        body,
+        "NOTES",
+        &["Implementation Notes", "Implementation Notes (Optional)", "Notes", "Notes & Comments (Optional)"],
+    )
+    .map_err(body_err)?;
+    record.outcome = section_text(body, "FINAL_SUMMARY", &["Final Summary"]).map_err(body_err)?;
+    let mut items = checklist(
+        body,
+        AC_BEGIN,
+        AC_END,
+        &["Acceptance Criteria", "Acceptance Criteria (Optional)"],
+        ChecklistKind::Acceptance,
+    )
+    .map_err(body_err)?;
+    items.extend(checklist(body, DOD_BEGIN, DOD_END, &["Definition of Done"], ChecklistKind::Done).map_err(body_err)?);
+    record.checklist = items;
+    record.comments = comments(body, path, body_first_line)?;
+    Ok(())
+}
+
+/// Reads one Backlog.md task file. `path` is relative to the project
+/// (`backlog/tasks/task-1 - Title.md`); its folder decides: `drafts/` → status Draft
+/// (deferred), `completed/` and `archive/…/` → archived.
+pub fn parse(path: &str, text: &str) -> Result<Record, FileError> {
+    let (entries, body_first_line, body) = split_front_matter(path, text)?;
+    let folder = folder_of_path(path);
+    let mut record = record_at(path, folder);
+    let mut seen_status = false;
+    for Entry { key, value, line } in &entries {
+        let entry = EntryAt { path, key, value, line: Some(*line) };
+        seen_status |= read_entry(&mut record, &entry)?;
+    }
     if record.id.trim().is_empty() {
-        return Err(fail(
+        return Err(file_error(
+            path,
             Some(2),
             Some("id"),
             "the front matter has no id: add `id: TASK-1` (the id in the file name)".into(),
@@ -1060,31 +1153,14 @@ pub fn parse(path: &str, text: &str) -> Result<Record, FileError> {
         record.status = Status::Deferred;
         record.extra.remove("status");
     } else if !seen_status {
-        return Err(fail(Some(2), Some("status"), "the front matter has no status: add `status: To Do`".into()));
+        return Err(file_error(
+            path,
+            Some(2),
+            Some("status"),
+            "the front matter has no status: add `status: To Do`".into(),
+        ));
     }
-
-    let body_err = |(l, m): (usize, String)| fail(Some(body_first_line + l), None, m);
-    record.description = section_text(&body, "DESCRIPTION", &["Description"]).map_err(body_err)?;
-    record.plan =
-        section_text(&body, "PLAN", &["Implementation Plan", "Implementation Plan (Optional)"]).map_err(body_err)?;
-    record.notes = section_text(
-        &body,
-        "NOTES",
-        &["Implementation Notes", "Implementation Notes (Optional)", "Notes", "Notes & Comments (Optional)"],
-    )
-    .map_err(body_err)?;
-    record.outcome = section_text(&body, "FINAL_SUMMARY", &["Final Summary"]).map_err(body_err)?;
-    let mut items = checklist(
-        &body,
-        AC_BEGIN,
-        AC_END,
-        &["Acceptance Criteria", "Acceptance Criteria (Optional)"],
-        ChecklistKind::Acceptance,
-    )
-    .map_err(body_err)?;
-    items.extend(checklist(&body, DOD_BEGIN, DOD_END, &["Definition of Done"], ChecklistKind::Done).map_err(body_err)?);
-    record.checklist = items;
-    record.comments = comments(&body, path, body_first_line)?;
+    read_body(&mut record, &body, path, body_first_line)?;
     Ok(record)
 }
 
