@@ -210,42 +210,56 @@ fn read_tag(
     Ok(())
 }
 
-/// Reads one task, or one subtask of `parent`.
-fn read_task(file: &str, tag: &str, path: &str, v: &Value, parent: Option<&str>) -> Result<Record, FileError> {
-    let err = |key: &str, msg: String| field_error(file, None, &format!("{path}.{key}"), msg);
-    let Value::Object(obj) = v else {
-        let msg = format!("a task must be an object {{\"id\": 1, \"title\": \"…\", …}}; found {}", shown(Some(v)));
-        return Err(field_error(file, None, path, msg));
-    };
-    let id = match (obj.get("id"), parent) {
-        (Some(Value::Number(n)), _) if n.as_u64().is_some() => n.to_string(),
-        // a subtask's id "5.2" (Task Master reads the part after the dot)
-        (Some(Value::String(s)), Some(_)) if s.rsplit('.').next().is_some_and(is_number) => {
-            s.rsplit('.').next().unwrap_or_default().to_string()
-        }
-        (Some(Value::String(s)), None) if !s.is_empty() => s.clone(),
-        (found, _) => {
-            let like = if parent.is_some() { "a number like 2" } else { "a number like 3" };
-            return Err(err("id", format!("\"id\" must be {like}; found {}", shown(found))));
-        }
-    };
-    let id = match parent {
-        Some(p) => format!("{p}.{id}"),
-        None => id,
-    };
-    let text = |key: &str| -> Result<Option<String>, FileError> {
-        match obj.get(key) {
+/// One task's object being read: the file, the task's path in it (`master.tasks[3]`), and
+/// its parent's id for a subtask.
+struct TaskAt<'a> {
+    file: &'a str,
+    path: &'a str,
+    obj: &'a Map<String, Value>,
+    parent: Option<&'a str>,
+}
+
+impl TaskAt<'_> {
+    fn err(&self, key: &str, msg: String) -> FileError {
+        field_error(self.file, None, &format!("{}.{key}", self.path), msg)
+    }
+
+    /// The task's id, a subtask's with its parent's (`5.2`).
+    fn id(&self) -> Result<String, FileError> {
+        let id = match (self.obj.get("id"), self.parent) {
+            (Some(Value::Number(n)), _) if n.as_u64().is_some() => n.to_string(),
+            // a subtask's id "5.2" (Task Master reads the part after the dot)
+            (Some(Value::String(s)), Some(_)) if s.rsplit('.').next().is_some_and(is_number) => {
+                s.rsplit('.').next().unwrap_or_default().to_string()
+            }
+            (Some(Value::String(s)), None) if !s.is_empty() => s.clone(),
+            (found, _) => {
+                let like = if self.parent.is_some() { "a number like 2" } else { "a number like 3" };
+                return Err(self.err("id", format!("\"id\" must be {like}; found {}", shown(found))));
+            }
+        };
+        Ok(match self.parent {
+            Some(p) => format!("{p}.{id}"),
+            None => id,
+        })
+    }
+
+    /// A string field (None: missing, null or empty).
+    fn text(&self, key: &str) -> Result<Option<String>, FileError> {
+        match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if s.is_empty() => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(err(key, format!("\"{key}\" must be a string; found {}", shown(Some(other))))),
+            Some(other) => Err(self.err(key, format!("\"{key}\" must be a string; found {}", shown(Some(other))))),
         }
-    };
-    let time = |key: &str| -> Result<Option<i64>, FileError> {
-        match obj.get(key) {
+    }
+
+    /// A time field.
+    fn time(&self, key: &str) -> Result<Option<i64>, FileError> {
+        match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if parse_iso8601(s).is_some() => Ok(parse_iso8601(s)),
-            Some(other) => Err(err(
+            Some(other) => Err(self.err(
                 key,
                 format!(
                     "\"{key}\" must be an ISO 8601 time like \"2026-01-08T21:17:16.264Z\"; found {}",
@@ -253,78 +267,107 @@ fn read_task(file: &str, tag: &str, path: &str, v: &Value, parent: Option<&str>)
                 ),
             )),
         }
+    }
+
+    fn title(&self) -> Result<String, FileError> {
+        match self.obj.get("title") {
+            Some(Value::String(s)) => Ok(s.clone()),
+            found => Err(self.err("title", format!("\"title\" must be a string; found {}", shown(found)))),
+        }
+    }
+
+    /// The status (`completed`, a synonym of `done`, kept in the extra).
+    fn status(&self, extra: &mut Map<String, Value>) -> Result<Status, FileError> {
+        match self.obj.get("status") {
+            None | Some(Value::Null) => Ok(Status::Pending),
+            Some(Value::String(s)) if STATUSES.iter().any(|(name, _)| name == s) => {
+                if s == "completed" {
+                    extra.insert("status".into(), Value::String(s.clone()));
+                }
+                Ok(STATUSES.iter().find(|(name, _)| name == s).map(|(_, st)| *st).unwrap_or_default())
+            }
+            found => {
+                let names: Vec<&str> = STATUSES.iter().map(|(name, _)| *name).collect();
+                let msg = format!("\"status\" must be one of {}; found {}", names.join(", "), shown(found));
+                Err(self.err("status", msg))
+            }
+        }
+    }
+
+    /// The priority (`critical` is high, the word kept in the extra).
+    fn priority(&self, extra: &mut Map<String, Value>) -> Result<Option<String>, FileError> {
+        match self.obj.get("priority") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if ["high", "medium", "low"].contains(&s.as_str()) => Ok(Some(s.clone())),
+            Some(Value::String(s)) if s == "critical" => {
+                extra.insert("priority".into(), Value::String(s.clone()));
+                Ok(Some("high".to_string()))
+            }
+            found => {
+                let msg = format!("\"priority\" must be one of high, medium, low, critical; found {}", shown(found));
+                Err(self.err("priority", msg))
+            }
+        }
+    }
+
+    /// The ids of the tasks it waits for (a subtask's numbers are its siblings').
+    fn dependencies(&self) -> Result<Vec<String>, FileError> {
+        match self.obj.get("dependencies") {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(deps)) => deps
+                .iter()
+                .enumerate()
+                .map(|(k, d)| match (d, self.parent) {
+                    (Value::Number(n), Some(p)) if n.as_u64().is_some() => Ok(format!("{p}.{n}")),
+                    (Value::Number(n), None) if n.as_u64().is_some() => Ok(n.to_string()),
+                    (Value::String(s), _) if !s.is_empty() => Ok(s.clone()),
+                    _ => Err(self.err(
+                        &format!("dependencies[{k}]"),
+                        format!("a dependency must be a task id like 3 or \"3.1\"; found {}", shown(Some(d))),
+                    )),
+                })
+                .collect(),
+            Some(other) => {
+                let msg = format!(
+                    "\"dependencies\" must be an array of task ids like [1, \"2.1\"]; found {}",
+                    shown(Some(other))
+                );
+                Err(self.err("dependencies", msg))
+            }
+        }
+    }
+}
+
+/// Reads one task, or one subtask of `parent`.
+fn read_task(file: &str, tag: &str, path: &str, v: &Value, parent: Option<&str>) -> Result<Record, FileError> {
+    let Value::Object(obj) = v else {
+        let msg = format!("a task must be an object {{\"id\": 1, \"title\": \"…\", …}}; found {}", shown(Some(v)));
+        return Err(field_error(file, None, path, msg));
     };
+    let task = TaskAt { file, path, obj, parent };
+    let id = task.id()?;
     let mut extra: Map<String, Value> = obj
         .iter()
         .filter(|(k, _)| !FIELDS.contains(&k.as_str()) || (parent.is_some() && k.as_str() == "subtasks"))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let title = match obj.get("title") {
-        Some(Value::String(s)) => s.clone(),
-        found => return Err(err("title", format!("\"title\" must be a string; found {}", shown(found)))),
-    };
-    let status = match obj.get("status") {
-        None | Some(Value::Null) => Status::Pending,
-        Some(Value::String(s)) if STATUSES.iter().any(|(name, _)| name == s) => {
-            if s == "completed" {
-                extra.insert("status".into(), Value::String(s.clone()));
-            }
-            STATUSES.iter().find(|(name, _)| name == s).map(|(_, st)| *st).unwrap_or_default()
-        }
-        found => {
-            let names: Vec<&str> = STATUSES.iter().map(|(name, _)| *name).collect();
-            let msg = format!("\"status\" must be one of {}; found {}", names.join(", "), shown(found));
-            return Err(err("status", msg));
-        }
-    };
-    let priority = match obj.get("priority") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if ["high", "medium", "low"].contains(&s.as_str()) => Some(s.clone()),
-        Some(Value::String(s)) if s == "critical" => {
-            extra.insert("priority".into(), Value::String(s.clone()));
-            Some("high".to_string())
-        }
-        found => {
-            let msg = format!("\"priority\" must be one of high, medium, low, critical; found {}", shown(found));
-            return Err(err("priority", msg));
-        }
-    };
-    let dependencies = match obj.get("dependencies") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(deps)) => deps
-            .iter()
-            .enumerate()
-            .map(|(k, d)| match (d, parent) {
-                (Value::Number(n), Some(p)) if n.as_u64().is_some() => Ok(format!("{p}.{n}")),
-                (Value::Number(n), None) if n.as_u64().is_some() => Ok(n.to_string()),
-                (Value::String(s), _) if !s.is_empty() => Ok(s.clone()),
-                _ => Err(err(
-                    &format!("dependencies[{k}]"),
-                    format!("a dependency must be a task id like 3 or \"3.1\"; found {}", shown(Some(d))),
-                )),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(other) => {
-            let msg = format!(
-                "\"dependencies\" must be an array of task ids like [1, \"2.1\"]; found {}",
-                shown(Some(other))
-            );
-            return Err(err("dependencies", msg));
-        }
-    };
+    let title = task.title()?;
+    let status = task.status(&mut extra)?;
+    let priority = task.priority(&mut extra)?;
+    let dependencies = task.dependencies()?;
     Ok(Record {
         id,
         parent: parent.map(str::to_string),
         list: Some(tag.to_string()),
         title,
-        description: text("description")?,
+        description: task.text("description")?,
         status,
         priority,
-        plan: text("details")?,
-        criteria: text("testStrategy")?,
+        plan: task.text("details")?,
+        criteria: task.text("testStrategy")?,
         dependencies,
-        created_us: time("createdAt")?,
-        updated_us: time("updatedAt")?,
+        created_us: task.time("createdAt")?,
+        updated_us: task.time("updatedAt")?,
         extra,
         ..Record::default()
     })
