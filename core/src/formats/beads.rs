@@ -176,6 +176,10 @@ fn priority_word(n: u64) -> &'static str {
     }
 }
 
+/// An issue's dependencies as read: (the ids it waits for, those `blocks` edges as kept,
+/// the other links as kept).
+type IssueDependencies = (Vec<String>, Vec<Value>, Vec<Value>);
+
 /// One issue's line being read: the file, the line's number, and its object.
 struct IssueLine<'a> {
     file: &'a str,
@@ -281,7 +285,7 @@ impl IssueLine<'_> {
 
     /// The dependencies of issue `id`: (the ids it waits for, those `blocks` edges as kept,
     /// the other links as kept).
-    fn dependencies(&self, id: &str) -> Result<(Vec<String>, Vec<Value>, Vec<Value>), FileError> {
+    fn dependencies(&self, id: &str) -> Result<IssueDependencies, FileError> {
         let (mut dependencies, mut blocks, mut links) = (Vec::new(), Vec::new(), Vec::new());
         let deps = match self.obj.get("dependencies") {
             None | Some(Value::Null) => return Ok((dependencies, blocks, links)),

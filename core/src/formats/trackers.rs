@@ -29,6 +29,13 @@ pub enum FileLayout {
     ListFolders { prefix: &'static str },
 }
 
+/// Reads one file of a format (its path as the tracker names it, its text) into records.
+pub type ParseFile = fn(path: &str, text: &str) -> Result<Vec<Record>, FileError>;
+
+/// Writes records as a format's files (path, text), given the lists exported and the list
+/// itself (`TrackerFormat::render`).
+pub type RenderFiles = fn(records: &[Record], lists: &[Option<String>], list: &str) -> Vec<(String, String)>;
+
 /// One tracker's format: everything the extension and the command know of it.
 #[derive(Debug)]
 pub struct TrackerFormat {
@@ -46,11 +53,11 @@ pub struct TrackerFormat {
     /// records have no list
     pub own_list_name: Option<&'static str>,
     /// the records of one file (path as the tracker names it, text), in the file's order
-    pub parse: fn(path: &str, text: &str) -> Result<Vec<Record>, FileError>,
+    pub parse: ParseFile,
     /// the files (path, text) of records whose `list` is set (None: the list itself), given
     /// the names of the lists exported (None: the list itself) and the list itself (its
     /// project's name names the files that hold no named list)
-    pub render: fn(records: &[Record], lists: &[Option<String>], list: &str) -> Vec<(String, String)>,
+    pub render: RenderFiles,
 }
 
 /// The formats, in the order their names are listed to users.
