@@ -509,6 +509,13 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_format_names_the_formats_in_their_order() {
+        let project = scratch("unknown-format");
+        let e = read_files("jira", &project).unwrap_err();
+        assert_eq!(e, "unknown format \"jira\": use one of taskmaster, beads, backlog, claude-todos, claude-tasks");
+    }
+
+    #[test]
     fn import_reads_no_link_out_of_the_project() {
         let project = scratch("import");
         let secret = scratch("import-secret").join("issues.jsonl");
