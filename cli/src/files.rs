@@ -23,9 +23,8 @@
 use std::path::{Path, PathBuf};
 
 use pg_todos_core::file_names;
+use pg_todos_core::formats::{format_names, tracker_format, FileLayout};
 use serde_json::{Map, Value};
-
-const FORMATS: &str = "taskmaster, beads, backlog, claude-todos, claude-tasks";
 
 #[derive(clap::Parser, Debug)]
 #[command(name = "pg_todos import", version, about = "Import a tracker's files into a list", max_term_width = 100)]
@@ -121,82 +120,108 @@ fn read_inside(root: &Path, p: &Path) -> Result<String, String> {
     std::fs::read_to_string(&real).map_err(|e| format!("{}: {e}", shown_path(p)))
 }
 
+/// The `*.json` files of a directory, sorted.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", shown_path(dir)))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// The name of a file without its folders.
+fn file_name(p: &Path) -> std::borrow::Cow<'_, str> {
+    p.file_name().unwrap_or_default().to_string_lossy()
+}
+
 /// The files of a format under `path`: (path as the tracker names it, text), sorted by path.
 /// None is read through a symbolic link that leaves the project (`project_root`).
 fn read_files(format: &str, path: &Path) -> Result<Vec<(String, String)>, String> {
     let inside = project_root(path)?;
     let read = |p: &Path, name: String| read_inside(&inside, p).map(|t| (name, t));
-    let json_files = |dir: &Path| -> Result<Vec<PathBuf>, String> {
-        let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| format!("{}: {e}", shown_path(dir)))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        out.sort();
-        Ok(out)
+    let Some(tracker) = tracker_format(format) else {
+        return Err(format!("unknown format \"{}\": use one of {}", file_names::shown(format), format_names()));
     };
-    let one = |inner: &str| -> Result<Vec<(String, String)>, String> {
-        let file = if path.is_dir() { path.join(inner) } else { path.to_path_buf() };
-        Ok(vec![read(&file, inner.to_string())?])
-    };
-    match format {
-        "taskmaster" => one(".taskmaster/tasks/tasks.json"),
-        "beads" => one(".beads/issues.jsonl"),
-        "backlog" => {
-            let root = if path.join("backlog").is_dir() { path.join("backlog") } else { path.to_path_buf() };
-            let mut out = Vec::new();
-            for folder in ["tasks", "drafts", "completed", "archive/tasks", "archive/drafts"] {
-                let dir = root.join(folder);
-                let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-                let mut files: Vec<PathBuf> = entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "md"))
-                    .collect();
-                files.sort();
-                for f in files {
-                    let name = format!("backlog/{folder}/{}", f.file_name().unwrap_or_default().to_string_lossy());
-                    out.push(read(&f, name)?);
-                }
-            }
+    match tracker.files {
+        FileLayout::OneFile(inner) => {
+            let file = if path.is_dir() { path.join(inner) } else { path.to_path_buf() };
+            Ok(vec![read(&file, inner.to_string())?])
+        }
+        FileLayout::Folders { root, folders, extension, none_found } => {
+            let out = read_folders(path, root, folders, extension, &read)?;
             if out.is_empty() {
-                return Err(format!("{}: no Backlog.md task files (backlog/tasks/*.md, …) there", shown_path(path)));
+                return Err(format!("{}: {none_found}", shown_path(path)));
             }
             Ok(out)
         }
-        "claude-todos" if path.is_dir() => json_files(path)?
-            .iter()
-            .map(|f| read(f, format!("todos/{}", f.file_name().unwrap_or_default().to_string_lossy())))
-            .collect(),
-        "claude-todos" => {
-            Ok(vec![read(path, format!("todos/{}", path.file_name().unwrap_or_default().to_string_lossy()))?])
+        FileLayout::JsonFiles { prefix } if path.is_dir() => {
+            json_files(path)?.iter().map(|f| read(f, format!("{prefix}/{}", file_name(f)))).collect()
         }
-        "claude-tasks" => {
-            let direct = json_files(path)?;
-            let lists: Vec<PathBuf> = if direct.is_empty() {
-                let mut dirs: Vec<PathBuf> = std::fs::read_dir(path)
-                    .map_err(|e| format!("{}: {e}", shown_path(path)))?
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.is_dir())
-                    .collect();
-                dirs.sort();
-                dirs
-            } else {
-                vec![path.to_path_buf()]
-            };
-            let mut out = Vec::new();
-            for list in lists {
-                let name = list.file_name().unwrap_or_default().to_string_lossy().to_string();
-                for f in json_files(&list)? {
-                    out.push(read(
-                        &f,
-                        format!("tasks/{name}/{}", f.file_name().unwrap_or_default().to_string_lossy()),
-                    )?);
-                }
-            }
-            Ok(out)
-        }
-        other => Err(format!("unknown format \"{}\": use one of {FORMATS}", file_names::shown(other))),
+        FileLayout::JsonFiles { prefix } => Ok(vec![read(path, format!("{prefix}/{}", file_name(path)))?]),
+        FileLayout::ListFolders { prefix } => read_list_folders(path, prefix, &read),
     }
+}
+
+/// The reader of one file: (its path, the name the tracker gives it) → (name, text).
+type ReadFile<'a> = dyn Fn(&Path, String) -> Result<(String, String), String> + 'a;
+
+/// The files ending in `.<extension>` of `folders` under `path/<root>` (or `path` itself, when
+/// it has no `root`), each named `<root>/<folder>/<file>`, folder by folder, sorted in each.
+fn read_folders(
+    path: &Path,
+    root: &str,
+    folders: &[&str],
+    extension: &str,
+    read: &ReadFile,
+) -> Result<Vec<(String, String)>, String> {
+    let top = if path.join(root).is_dir() { path.join(root) } else { path.to_path_buf() };
+    let mut out = Vec::new();
+    for folder in folders {
+        let dir = top.join(folder);
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == extension))
+            .collect();
+        files.sort();
+        for f in files {
+            out.push(read(&f, format!("{root}/{folder}/{}", file_name(&f)))?);
+        }
+    }
+    Ok(out)
+}
+
+/// The `<list>/<id>.json` files under `path`, or the `*.json` files of `path` when it is one
+/// list's directory, each named `<prefix>/<list>/<file>`.
+fn read_list_folders(path: &Path, prefix: &str, read: &ReadFile) -> Result<Vec<(String, String)>, String> {
+    let direct = json_files(path)?;
+    let lists: Vec<PathBuf> = if direct.is_empty() {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| format!("{}: {e}", shown_path(path)))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        dirs
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let mut out = Vec::new();
+    for list in lists {
+        let name = file_name(&list).to_string();
+        for f in json_files(&list)? {
+            out.push(read(&f, format!("{prefix}/{name}/{}", file_name(&f)))?);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a format's files are kept outside any project (Claude Code's): its list is then
+/// the working directory's project's.
+fn outside_project(format: &str) -> bool {
+    tracker_format(format).is_some_and(|t| t.outside_project)
 }
 
 /// The list: the flag, the variable, else the project's list of `dir`.
@@ -241,7 +266,7 @@ pub async fn import(args: Vec<String>) {
         .or_else(|| env("PG_TODOS_TENANT"))
         .unwrap_or_else(|| fail("pg_todos import: no tenant: pass --tenant <id> or set PG_TODOS_TENANT"));
     let files = read_files(&f.format, &f.path).unwrap_or_else(|e| fail(format!("pg_todos import: {e}")));
-    let project = if f.format.starts_with("claude") { PathBuf::from(".") } else { f.path.clone() };
+    let project = if outside_project(&f.format) { PathBuf::from(".") } else { f.path.clone() };
     let project =
         if project.is_dir() { project } else { project.parent().map_or(PathBuf::from("."), Path::to_path_buf) };
     let list = list_of(&f.list, &project).unwrap_or_else(|e| fail(format!("pg_todos import: {e}")));
@@ -295,7 +320,7 @@ pub async fn export(args: Vec<String>) {
         .or_else(|| env("PG_TODOS_TENANT"))
         .unwrap_or_else(|| fail("pg_todos export: no tenant: pass --tenant <id> or set PG_TODOS_TENANT"));
     std::fs::create_dir_all(&f.dir).unwrap_or_else(|e| fail(format!("pg_todos export: {}: {e}", shown_path(&f.dir))));
-    let project = if f.format.starts_with("claude") { PathBuf::from(".") } else { f.dir.clone() };
+    let project = if outside_project(&f.format) { PathBuf::from(".") } else { f.dir.clone() };
     let list = list_of(&f.list, &project).unwrap_or_else(|e| fail(format!("pg_todos export: {e}")));
     let mut client = connect(&f.database_url).await;
     let tx = client.transaction().await.unwrap_or_else(|e| db_fail("export", &e));
@@ -481,6 +506,13 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&written).unwrap(), "text of .beads/issues.jsonl");
         let names: Vec<_> = std::fs::read_dir(dir.join(".beads")).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+    }
+
+    #[test]
+    fn an_unknown_format_names_the_formats_in_their_order() {
+        let project = scratch("unknown-format");
+        let e = read_files("jira", &project).unwrap_err();
+        assert_eq!(e, "unknown format \"jira\": use one of taskmaster, beads, backlog, claude-todos, claude-tasks");
     }
 
     #[test]

@@ -257,6 +257,34 @@ fn key_of(id: &str) -> String {
 /// The children of a node of the dependency graph: (its key, the node), upward or downward.
 type Children<'a> = dyn Fn(&str, bool) -> Vec<(String, GraphNode)> + 'a;
 
+/// The tree under a node of the dependency graph, upward or downward: a node met again a
+/// leaf marked `ShownAbove`, one on its own `path` `Cycle`.
+fn walk_graph(
+    key: &str,
+    upward: bool,
+    children: &Children<'_>,
+    seen: &mut HashSet<String>,
+    path: &mut Vec<String>,
+) -> Vec<GraphNode> {
+    let mut out = Vec::new();
+    for (k, mut n) in children(key, upward) {
+        if path.contains(&k) {
+            n.repeat = Some(Repeat::Cycle);
+        } else if seen.contains(&k) {
+            n.repeat = Some(Repeat::ShownAbove);
+        } else {
+            seen.insert(k.clone());
+            if n.state == NodeState::Resolved {
+                path.push(k.clone());
+                n.children = walk_graph(&k, upward, children, seen, path);
+                path.pop();
+            }
+        }
+        out.push(n);
+    }
+    out
+}
+
 /// The two trees of a task's Dependency Graph, as Backlog.md builds them from every task
 /// (`tasks` holds the root too): what `root_id` depends on, transitively, and what depends
 /// on it. Children are in id order; a task met again is a leaf marked `ShownAbove`, one on
@@ -313,35 +341,10 @@ pub fn dependency_graph(root_id: &str, tasks: &[GraphTask]) -> (Vec<GraphNode>, 
         out.sort_by(|a, b| compare_ids(&a.1.id, &b.1.id));
         out
     };
-    fn walk(
-        key: &str,
-        upward: bool,
-        children: &Children<'_>,
-        seen: &mut HashSet<String>,
-        path: &mut Vec<String>,
-    ) -> Vec<GraphNode> {
-        let mut out = Vec::new();
-        for (k, mut n) in children(key, upward) {
-            if path.contains(&k) {
-                n.repeat = Some(Repeat::Cycle);
-            } else if seen.contains(&k) {
-                n.repeat = Some(Repeat::ShownAbove);
-            } else {
-                seen.insert(k.clone());
-                if n.state == NodeState::Resolved {
-                    path.push(k.clone());
-                    n.children = walk(&k, upward, children, seen, path);
-                    path.pop();
-                }
-            }
-            out.push(n);
-        }
-        out
-    }
     let mut trees = [true, false].map(|upward| {
         let mut seen = HashSet::from([root.clone()]);
         let mut path = vec![root.clone()];
-        walk(&root, upward, &children, &mut seen, &mut path)
+        walk_graph(&root, upward, &children, &mut seen, &mut path)
     });
     let down = std::mem::take(&mut trees[1]);
     let up = std::mem::take(&mut trees[0]);
@@ -411,19 +414,8 @@ fn trimmed(s: &Option<String>) -> Option<&str> {
     s.as_deref().map(str::trim).filter(|s| !s.is_empty())
 }
 
-/// The task detail as Backlog.md prints it, from `File: <path>` to the one trailing
-/// newline. `in_view`: as task_view gives it (with `Subtasks (N):` and the parent's title);
-/// false: as the results of task_create, task_edit, task_archive and task_complete (no
-/// subtasks, the parent's id alone).
-pub fn task_text(view: &TaskView, in_view: bool) -> String {
-    let mut y: Vec<String> = Vec::new();
-    if !view.file.is_empty() {
-        y.push(format!("File: {}", view.file));
-        y.push(String::new());
-    }
-    y.push(format!("Task {} - {}", view.id, view.title));
-    y.push("=".repeat(50));
-    y.push(String::new());
+/// A task detail's fields, from `Status:` to `Milestone:`.
+fn push_fields(y: &mut Vec<String>, view: &TaskView) {
     y.push(format!("Status: {}", status_with_icon(&view.status)));
     if let Some(p) = view.priority.as_deref().filter(|p| !p.is_empty()) {
         y.push(format!("Priority: {}", priority_label(p)));
@@ -461,6 +453,10 @@ pub fn task_text(view: &TaskView, in_view: bool) -> String {
     if let Some(m) = view.milestone.as_deref().filter(|m| !m.is_empty()) {
         y.push(format!("Milestone: {m}"));
     }
+}
+
+/// A task detail's parent, subtasks (`in_view`), references and documentation.
+fn push_links(y: &mut Vec<String>, view: &TaskView, in_view: bool) {
     if let Some(p) = view.parent.as_deref().filter(|p| !p.is_empty()) {
         match view.parent_title.as_deref().filter(|t| in_view && !t.is_empty()) {
             Some(t) => y.push(format!("Parent: {p} - {t}")),
@@ -479,6 +475,10 @@ pub fn task_text(view: &TaskView, in_view: bool) -> String {
     if !view.documentation.is_empty() {
         y.push(format!("Documentation: {}", view.documentation.join(", ")));
     }
+}
+
+/// A task detail's `Dependency Graph:`, when the task has dependencies or dependents.
+fn push_dependency_graph(y: &mut Vec<String>, view: &TaskView) {
     let up = graph_block("Depends on", &view.depends_on, &view.id);
     let down = graph_block("Dependents", &view.dependents, &view.id);
     if !up.is_empty() || !down.is_empty() {
@@ -492,6 +492,10 @@ pub fn task_text(view: &TaskView, in_view: bool) -> String {
         }
         y.extend(down);
     }
+}
+
+/// A task detail's description, checklists, plan, notes and modified files.
+fn push_sections(y: &mut Vec<String>, view: &TaskView) {
     y.push(String::new());
     y.push("Description:".into());
     y.push(RULE50.into());
@@ -523,6 +527,10 @@ pub fn task_text(view: &TaskView, in_view: bool) -> String {
         y.push(format!("Modified files: {}", view.modified_files.join(", ")));
         y.push(String::new());
     }
+}
+
+/// A task detail's `Comments:`, those with a body, numbered from 1 in the task's order.
+fn push_comments(y: &mut Vec<String>, view: &TaskView) {
     let comments: Vec<(usize, &Comment)> =
         view.comments.iter().enumerate().filter(|(_, c)| !c.body.trim().is_empty()).map(|(i, c)| (i + 1, c)).collect();
     if !comments.is_empty() {
@@ -541,6 +549,26 @@ pub fn task_text(view: &TaskView, in_view: bool) -> String {
             y.push(String::new());
         }
     }
+}
+
+/// The task detail as Backlog.md prints it, from `File: <path>` to the one trailing
+/// newline. `in_view`: as task_view gives it (with `Subtasks (N):` and the parent's title);
+/// false: as the results of task_create, task_edit, task_archive and task_complete (no
+/// subtasks, the parent's id alone).
+pub fn task_text(view: &TaskView, in_view: bool) -> String {
+    let mut y: Vec<String> = Vec::new();
+    if !view.file.is_empty() {
+        y.push(format!("File: {}", view.file));
+        y.push(String::new());
+    }
+    y.push(format!("Task {} - {}", view.id, view.title));
+    y.push("=".repeat(50));
+    y.push(String::new());
+    push_fields(&mut y, view);
+    push_links(&mut y, view, in_view);
+    push_dependency_graph(&mut y, view);
+    push_sections(&mut y, view);
+    push_comments(&mut y, view);
     if let Some(t) = trimmed(&view.outcome) {
         y.push("Final Summary:".into());
         y.push(RULE50.into());

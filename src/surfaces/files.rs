@@ -1,7 +1,8 @@
 //! The trackers' files: `todo.import` reads Task Master's `tasks.json`, beads'
 //! `issues.jsonl`, Backlog.md's `backlog/` task files, and Claude Code's todo and task files
 //! into a list; `todo.export` writes a list back into the files the tracker reads. The
-//! formats are `formats::*` (pure); the writes are `ops::records`.
+//! formats are `formats::*` (pure), each declared once in `formats::TRACKER_FORMATS`; the writes
+//! are `ops::records`.
 //!
 //! A list and its parts: the import's list (the conversation given, else the context's) takes
 //! the records of Task Master's `master` tag and of every file without lists; another tag, a
@@ -14,16 +15,13 @@ use serde_json::{json, Value};
 
 use crate::error::Error;
 use crate::errors::{self, raise};
-use crate::file_names;
-use crate::formats;
+use crate::formats::{self, TrackerFormat};
 use crate::interchange::{FileError, Record};
 use crate::jsonb::Jsonb;
 use crate::ops::records::{self, Outcome};
 use crate::ops::Scope;
 use crate::runner;
 
-/// The formats, by the name `todo.import` and `todo.export` take.
-pub const FORMATS: &[&str] = &["taskmaster", "beads", "backlog", "claude-todos", "claude-tasks"];
 /// The most records one import takes.
 pub const MAX_RECORDS: usize = 10_000;
 /// The most bytes of the files one import takes.
@@ -33,7 +31,7 @@ fn unknown_format(function: &str, format: &str) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
         format!("{function}: unknown format \"{format}\""),
-        format!("use one of {}", FORMATS.join(", ")),
+        format!("use one of {}", formats::format_names()),
     )
 }
 
@@ -65,31 +63,11 @@ fn conversation_of(base: &str, r: &Record) -> String {
     }
 }
 
-/// The name of a file without its folders and its extension.
-fn stem(path: &str) -> &str {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.rsplit_once('.').map_or(name, |(s, _)| s)
-}
-
-/// The records of the files of a format, in the files' order (paths sorted).
-fn parse(format: &str, files: &[(String, String)]) -> Result<Vec<Record>, FileError> {
+/// The records of a format's files, in the files' order (paths sorted).
+fn parse(tracker: &TrackerFormat, files: &[(String, String)]) -> Result<Vec<Record>, FileError> {
     let mut out = Vec::new();
     for (path, text) in files {
-        match format {
-            "taskmaster" => out.extend(formats::taskmaster::parse(path, text)?),
-            "beads" => out.extend(formats::beads::parse(path, text)?),
-            "backlog" if path.ends_with(".md") => out.push(formats::backlog::parse(path, text)?),
-            "backlog" => {}
-            "claude-todos" => {
-                let list = file_names::from_component(stem(path));
-                out.extend(formats::claude::parse_todos(path, text)?.into_iter().map(|mut r| {
-                    r.list = Some(list.clone());
-                    r
-                }));
-            }
-            "claude-tasks" => out.push(formats::claude::parse_task(path, text)?),
-            _ => unreachable!("the format was checked"),
-        }
+        out.extend((tracker.parse)(path, text)?);
     }
     Ok(out)
 }
@@ -133,9 +111,7 @@ fn import(
     let format = errors::required(format, "todo.import: format");
     let dry_run = errors::required(dry_run, "todo.import: dry_run");
     let files = errors::required(files, "todo.import: files").0;
-    if !FORMATS.contains(&format) {
-        unknown_format("todo.import", format);
-    }
+    let tracker = formats::tracker_format(format).unwrap_or_else(|| unknown_format("todo.import", format));
     let Value::Object(files) = files else {
         raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
@@ -163,7 +139,7 @@ fn import(
             "import them in parts",
         );
     }
-    let records = parse(format, &texts).unwrap_or_else(|e| bad_file(e));
+    let records = parse(tracker, &texts).unwrap_or_else(|e| bad_file(e));
     if records.len() > MAX_RECORDS {
         raise(
             PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
@@ -203,18 +179,6 @@ fn import(
     })
 }
 
-/// A Backlog.md project's `config.yml` with Backlog.md's defaults (`backlog init`'s), for an
-/// export into a directory that has none (`pg_todos export` keeps one that is there).
-fn backlog_config(project: &str) -> String {
-    format!(
-        "project_name: {}\ndefault_status: \"To Do\"\nstatuses: [\"To Do\", \"In Progress\", \"Done\"]\nlabels: []\n\
-         date_format: yyyy-mm-dd\nmax_column_width: 20\nauto_open_browser: true\ndefault_port: 6420\n\
-         remote_operations: false\nauto_commit: false\nfilesystem_only: false\nbypass_git_hooks: false\n\
-         check_active_branches: true\nactive_branch_days: 30\ntask_prefix: \"task\"\n",
-        json!(project)
-    )
-}
-
 /// The lists of a project: its own and `<list>#<name>` ones (Task Master's tags, Claude Code's
 /// lists), each with its name (None: the list itself).
 fn lists_of(scope: &Scope, base: &str) -> Vec<(Option<String>, String)> {
@@ -239,44 +203,17 @@ fn export(
     conversation: default!(Option<&str>, "NULL"),
 ) -> TableIterator<'static, (name!(path, String), name!(content, String))> {
     let format = errors::required(format, "todo.export: format");
-    if !FORMATS.contains(&format) {
-        unknown_format("todo.export", format);
-    }
+    let tracker = formats::tracker_format(format).unwrap_or_else(|| unknown_format("todo.export", format));
     let scope = Scope::from_context();
     let base = list_of("todo.export", conversation, &scope);
-    let lists =
-        if format == "beads" || format == "backlog" { vec![(None, base.clone())] } else { lists_of(&scope, &base) };
+    let lists = if tracker.named_lists { lists_of(&scope, &base) } else { vec![(None, base.clone())] };
     let mut all: Vec<Record> = Vec::new();
     for (name, conv) in &lists {
         for (_, mut r) in records::read(&scope, conv) {
-            r.list = name.clone().or_else(|| (format == "taskmaster").then(|| "master".to_string()));
+            r.list = name.clone().or_else(|| tracker.own_list_name.map(str::to_string));
             all.push(r);
         }
     }
-    let files: Vec<(String, String)> = match format {
-        "taskmaster" => vec![(".taskmaster/tasks/tasks.json".into(), formats::taskmaster::render(&all))],
-        "beads" => vec![(".beads/issues.jsonl".into(), formats::beads::render(&all))],
-        "backlog" => {
-            let mut files: Vec<(String, String)> = all.iter().map(formats::backlog::render).collect();
-            files.push(("backlog/config.yml".into(), backlog_config(stem(&base))));
-            files
-        }
-        "claude-todos" => lists
-            .iter()
-            .map(|(name, _)| {
-                let of: Vec<Record> = all.iter().filter(|r| r.list == *name).cloned().collect();
-                let file = file_names::component(name.as_deref().unwrap_or_else(|| stem(&base)));
-                (format!("todos/{file}.json"), formats::claude::render_todos(&of))
-            })
-            .collect(),
-        _ => lists
-            .iter()
-            .flat_map(|(name, _)| {
-                let of: Vec<Record> = all.iter().filter(|r| r.list == *name).cloned().collect();
-                let dir = file_names::component(name.as_deref().unwrap_or_else(|| stem(&base)));
-                formats::claude::render_tasks(&of).into_iter().map(move |(f, t)| (format!("tasks/{dir}/{f}"), t))
-            })
-            .collect(),
-    };
-    TableIterator::new(files)
+    let names: Vec<Option<String>> = lists.into_iter().map(|(name, _)| name).collect();
+    TableIterator::new((tracker.render)(&all, &names, &base))
 }

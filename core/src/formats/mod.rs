@@ -7,11 +7,17 @@
 //! keep the key order a tracker writes (serde_json's own maps sort their keys), written the
 //! way JavaScript's `JSON.stringify(v, null, 2)` or Go's `json.Marshal` writes it; an
 //! ISO 8601 / RFC 3339 time reader; and the error for text that is not JSON at all.
+//!
+//! The formats themselves are declared once each in `trackers` (`TRACKER_FORMATS`), the one
+//! list the extension and the command take a format's name from.
 
 pub mod backlog;
 pub mod beads;
 pub mod claude;
 pub mod taskmaster;
+pub mod trackers;
+
+pub use trackers::{format_names, tracker_format, FileLayout, TrackerFormat, TRACKER_FORMATS};
 
 use serde_json::Value;
 

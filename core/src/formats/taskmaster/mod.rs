@@ -23,6 +23,10 @@
 //! them. What the records cannot say, and so is not reproduced: the key order of an object
 //! whose keys were written in another order (tasks made by an AI tool, tag metadata filled
 //! in by another path), and a dependency written as a string in a tag whose ids are numbers.
+//!
+//! Here the reading; `render` the writing.
+
+mod render;
 
 use std::collections::HashSet;
 
@@ -31,7 +35,7 @@ use serde_json::{Map, Value};
 use super::{field_error, not_json, parse_iso8601, shown, to_js_pretty, Json, Obj};
 use crate::interchange::{FileError, Record};
 use crate::status::Status;
-use crate::time::iso8601;
+pub use render::render;
 
 /// The key of a record's extra that holds its tag's `metadata` object (on the tag's first
 /// task), so that export writes it back.
@@ -210,42 +214,56 @@ fn read_tag(
     Ok(())
 }
 
-/// Reads one task, or one subtask of `parent`.
-fn read_task(file: &str, tag: &str, path: &str, v: &Value, parent: Option<&str>) -> Result<Record, FileError> {
-    let err = |key: &str, msg: String| field_error(file, None, &format!("{path}.{key}"), msg);
-    let Value::Object(obj) = v else {
-        let msg = format!("a task must be an object {{\"id\": 1, \"title\": \"…\", …}}; found {}", shown(Some(v)));
-        return Err(field_error(file, None, path, msg));
-    };
-    let id = match (obj.get("id"), parent) {
-        (Some(Value::Number(n)), _) if n.as_u64().is_some() => n.to_string(),
-        // a subtask's id "5.2" (Task Master reads the part after the dot)
-        (Some(Value::String(s)), Some(_)) if s.rsplit('.').next().is_some_and(is_number) => {
-            s.rsplit('.').next().unwrap_or_default().to_string()
-        }
-        (Some(Value::String(s)), None) if !s.is_empty() => s.clone(),
-        (found, _) => {
-            let like = if parent.is_some() { "a number like 2" } else { "a number like 3" };
-            return Err(err("id", format!("\"id\" must be {like}; found {}", shown(found))));
-        }
-    };
-    let id = match parent {
-        Some(p) => format!("{p}.{id}"),
-        None => id,
-    };
-    let text = |key: &str| -> Result<Option<String>, FileError> {
-        match obj.get(key) {
+/// One task's object being read: the file, the task's path in it (`master.tasks[3]`), and
+/// its parent's id for a subtask.
+struct TaskAt<'a> {
+    file: &'a str,
+    path: &'a str,
+    obj: &'a Map<String, Value>,
+    parent: Option<&'a str>,
+}
+
+impl TaskAt<'_> {
+    fn err(&self, key: &str, msg: String) -> FileError {
+        field_error(self.file, None, &format!("{}.{key}", self.path), msg)
+    }
+
+    /// The task's id, a subtask's with its parent's (`5.2`).
+    fn id(&self) -> Result<String, FileError> {
+        let id = match (self.obj.get("id"), self.parent) {
+            (Some(Value::Number(n)), _) if n.as_u64().is_some() => n.to_string(),
+            // a subtask's id "5.2" (Task Master reads the part after the dot)
+            (Some(Value::String(s)), Some(_)) if s.rsplit('.').next().is_some_and(is_number) => {
+                s.rsplit('.').next().unwrap_or_default().to_string()
+            }
+            (Some(Value::String(s)), None) if !s.is_empty() => s.clone(),
+            (found, _) => {
+                let like = if self.parent.is_some() { "a number like 2" } else { "a number like 3" };
+                return Err(self.err("id", format!("\"id\" must be {like}; found {}", shown(found))));
+            }
+        };
+        Ok(match self.parent {
+            Some(p) => format!("{p}.{id}"),
+            None => id,
+        })
+    }
+
+    /// A string field (None: missing, null or empty).
+    fn text(&self, key: &str) -> Result<Option<String>, FileError> {
+        match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if s.is_empty() => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(err(key, format!("\"{key}\" must be a string; found {}", shown(Some(other))))),
+            Some(other) => Err(self.err(key, format!("\"{key}\" must be a string; found {}", shown(Some(other))))),
         }
-    };
-    let time = |key: &str| -> Result<Option<i64>, FileError> {
-        match obj.get(key) {
+    }
+
+    /// A time field.
+    fn time(&self, key: &str) -> Result<Option<i64>, FileError> {
+        match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if parse_iso8601(s).is_some() => Ok(parse_iso8601(s)),
-            Some(other) => Err(err(
+            Some(other) => Err(self.err(
                 key,
                 format!(
                     "\"{key}\" must be an ISO 8601 time like \"2026-01-08T21:17:16.264Z\"; found {}",
@@ -253,78 +271,107 @@ fn read_task(file: &str, tag: &str, path: &str, v: &Value, parent: Option<&str>)
                 ),
             )),
         }
+    }
+
+    fn title(&self) -> Result<String, FileError> {
+        match self.obj.get("title") {
+            Some(Value::String(s)) => Ok(s.clone()),
+            found => Err(self.err("title", format!("\"title\" must be a string; found {}", shown(found)))),
+        }
+    }
+
+    /// The status (`completed`, a synonym of `done`, kept in the extra).
+    fn status(&self, extra: &mut Map<String, Value>) -> Result<Status, FileError> {
+        match self.obj.get("status") {
+            None | Some(Value::Null) => Ok(Status::Pending),
+            Some(Value::String(s)) if STATUSES.iter().any(|(name, _)| name == s) => {
+                if s == "completed" {
+                    extra.insert("status".into(), Value::String(s.clone()));
+                }
+                Ok(STATUSES.iter().find(|(name, _)| name == s).map(|(_, st)| *st).unwrap_or_default())
+            }
+            found => {
+                let names: Vec<&str> = STATUSES.iter().map(|(name, _)| *name).collect();
+                let msg = format!("\"status\" must be one of {}; found {}", names.join(", "), shown(found));
+                Err(self.err("status", msg))
+            }
+        }
+    }
+
+    /// The priority (`critical` is high, the word kept in the extra).
+    fn priority(&self, extra: &mut Map<String, Value>) -> Result<Option<String>, FileError> {
+        match self.obj.get("priority") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if ["high", "medium", "low"].contains(&s.as_str()) => Ok(Some(s.clone())),
+            Some(Value::String(s)) if s == "critical" => {
+                extra.insert("priority".into(), Value::String(s.clone()));
+                Ok(Some("high".to_string()))
+            }
+            found => {
+                let msg = format!("\"priority\" must be one of high, medium, low, critical; found {}", shown(found));
+                Err(self.err("priority", msg))
+            }
+        }
+    }
+
+    /// The ids of the tasks it waits for (a subtask's numbers are its siblings').
+    fn dependencies(&self) -> Result<Vec<String>, FileError> {
+        match self.obj.get("dependencies") {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(deps)) => deps
+                .iter()
+                .enumerate()
+                .map(|(k, d)| match (d, self.parent) {
+                    (Value::Number(n), Some(p)) if n.as_u64().is_some() => Ok(format!("{p}.{n}")),
+                    (Value::Number(n), None) if n.as_u64().is_some() => Ok(n.to_string()),
+                    (Value::String(s), _) if !s.is_empty() => Ok(s.clone()),
+                    _ => Err(self.err(
+                        &format!("dependencies[{k}]"),
+                        format!("a dependency must be a task id like 3 or \"3.1\"; found {}", shown(Some(d))),
+                    )),
+                })
+                .collect(),
+            Some(other) => {
+                let msg = format!(
+                    "\"dependencies\" must be an array of task ids like [1, \"2.1\"]; found {}",
+                    shown(Some(other))
+                );
+                Err(self.err("dependencies", msg))
+            }
+        }
+    }
+}
+
+/// Reads one task, or one subtask of `parent`.
+fn read_task(file: &str, tag: &str, path: &str, v: &Value, parent: Option<&str>) -> Result<Record, FileError> {
+    let Value::Object(obj) = v else {
+        let msg = format!("a task must be an object {{\"id\": 1, \"title\": \"…\", …}}; found {}", shown(Some(v)));
+        return Err(field_error(file, None, path, msg));
     };
+    let task = TaskAt { file, path, obj, parent };
+    let id = task.id()?;
     let mut extra: Map<String, Value> = obj
         .iter()
         .filter(|(k, _)| !FIELDS.contains(&k.as_str()) || (parent.is_some() && k.as_str() == "subtasks"))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let title = match obj.get("title") {
-        Some(Value::String(s)) => s.clone(),
-        found => return Err(err("title", format!("\"title\" must be a string; found {}", shown(found)))),
-    };
-    let status = match obj.get("status") {
-        None | Some(Value::Null) => Status::Pending,
-        Some(Value::String(s)) if STATUSES.iter().any(|(name, _)| name == s) => {
-            if s == "completed" {
-                extra.insert("status".into(), Value::String(s.clone()));
-            }
-            STATUSES.iter().find(|(name, _)| name == s).map(|(_, st)| *st).unwrap_or_default()
-        }
-        found => {
-            let names: Vec<&str> = STATUSES.iter().map(|(name, _)| *name).collect();
-            let msg = format!("\"status\" must be one of {}; found {}", names.join(", "), shown(found));
-            return Err(err("status", msg));
-        }
-    };
-    let priority = match obj.get("priority") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if ["high", "medium", "low"].contains(&s.as_str()) => Some(s.clone()),
-        Some(Value::String(s)) if s == "critical" => {
-            extra.insert("priority".into(), Value::String(s.clone()));
-            Some("high".to_string())
-        }
-        found => {
-            let msg = format!("\"priority\" must be one of high, medium, low, critical; found {}", shown(found));
-            return Err(err("priority", msg));
-        }
-    };
-    let dependencies = match obj.get("dependencies") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(deps)) => deps
-            .iter()
-            .enumerate()
-            .map(|(k, d)| match (d, parent) {
-                (Value::Number(n), Some(p)) if n.as_u64().is_some() => Ok(format!("{p}.{n}")),
-                (Value::Number(n), None) if n.as_u64().is_some() => Ok(n.to_string()),
-                (Value::String(s), _) if !s.is_empty() => Ok(s.clone()),
-                _ => Err(err(
-                    &format!("dependencies[{k}]"),
-                    format!("a dependency must be a task id like 3 or \"3.1\"; found {}", shown(Some(d))),
-                )),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(other) => {
-            let msg = format!(
-                "\"dependencies\" must be an array of task ids like [1, \"2.1\"]; found {}",
-                shown(Some(other))
-            );
-            return Err(err("dependencies", msg));
-        }
-    };
+    let title = task.title()?;
+    let status = task.status(&mut extra)?;
+    let priority = task.priority(&mut extra)?;
+    let dependencies = task.dependencies()?;
     Ok(Record {
         id,
         parent: parent.map(str::to_string),
         list: Some(tag.to_string()),
         title,
-        description: text("description")?,
+        description: task.text("description")?,
         status,
         priority,
-        plan: text("details")?,
-        criteria: text("testStrategy")?,
+        plan: task.text("details")?,
+        criteria: task.text("testStrategy")?,
         dependencies,
-        created_us: time("createdAt")?,
-        updated_us: time("updatedAt")?,
+        created_us: task.time("createdAt")?,
+        updated_us: task.time("updatedAt")?,
         extra,
         ..Record::default()
     })
@@ -334,116 +381,6 @@ fn is_number(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// An id as Task Master writes it: a number when it is one (and `as_string` is false).
-fn id_value(id: &str, as_string: bool) -> Json {
-    match id.parse::<u64>() {
-        Ok(n) if !as_string && n.to_string() == id => Json::Value(n.into()),
-        _ => id.into(),
-    }
-}
-
-/// Writes the records as a `tasks.json` Task Master reads: one tag per record list (None:
-/// `master`) in the order first met; a record whose parent is a task of its tag nested in
-/// that task's `subtasks`, any other on the tag's top level.
-pub fn render(records: &[Record]) -> String {
-    let mut tags: Vec<(String, Vec<&Record>)> = Vec::new();
-    for r in records {
-        let tag = r.list.clone().unwrap_or_else(|| "master".to_string());
-        match tags.iter_mut().find(|(t, _)| *t == tag) {
-            Some((_, rs)) => rs.push(r),
-            None => tags.push((tag, vec![r])),
-        }
-    }
-    let mut root = Obj::default();
-    for (tag, rs) in &tags {
-        let top_ids: HashSet<&str> = rs.iter().filter(|r| r.parent.is_none()).map(|r| r.id.as_str()).collect();
-        let is_top = |r: &Record| r.parent.as_deref().is_none_or(|p| !top_ids.contains(p));
-        let metadata = rs.iter().find_map(|r| r.extra.get(TAG_METADATA).and_then(Value::as_object));
-        // tm-core replaces a tag's metadata with its own, without `created`, and writes
-        // string task ids
-        let tm_core = metadata.is_some_and(|m| m.contains_key("version") && !m.contains_key("created"));
-        let tasks = rs
-            .iter()
-            .filter(|r| is_top(r))
-            .map(|task| {
-                let subtasks: Vec<&Record> =
-                    rs.iter().filter(|r| !is_top(r) && r.parent.as_deref() == Some(&task.id)).copied().collect();
-                task_json(task, &subtasks, tm_core, None)
-            })
-            .collect();
-        let mut tag_obj = Obj::default();
-        tag_obj.put("tasks", Json::Array(tasks));
-        tag_obj.put("metadata", metadata_json(tag, rs, metadata));
-        root.put(tag, tag_obj.done());
-    }
-    to_js_pretty(&root.done())
-}
-
-/// One task with its subtasks, or (`subtask_of` its parent's id) one subtask, whose id is
-/// written as its number under the parent (`2` for `5.2`).
-fn task_json(r: &Record, subtasks: &[&Record], tm_core: bool, subtask_of: Option<&str>) -> Json {
-    let is_subtask = subtask_of.is_some();
-    let mut o = Obj::default();
-    let number = subtask_of.and_then(|p| r.id.strip_prefix(p)).and_then(|s| s.strip_prefix('.'));
-    o.put("id", id_value(number.unwrap_or(&r.id), tm_core && !is_subtask));
-    o.put("title", r.title.as_str());
-    o.put("description", r.description.clone().unwrap_or_default());
-    o.put("details", r.plan.clone().unwrap_or_default());
-    if !is_subtask || r.criteria.is_some() {
-        o.put("testStrategy", r.criteria.clone().unwrap_or_default());
-    }
-    let status = match r.status {
-        Status::Completed if r.extra.get("status").and_then(Value::as_str) == Some("completed") => "completed",
-        other => status_word(other),
-    };
-    o.put("status", status);
-    let deps = r.dependencies.iter().map(|d| if is_subtask { d.as_str().into() } else { id_value(d, tm_core) });
-    o.put("dependencies", Json::Array(deps.collect()));
-    if let Some(p) = &r.priority {
-        let critical = p == "high" && r.extra.get("priority").and_then(Value::as_str) == Some("critical");
-        o.put("priority", if critical { "critical" } else { p.as_str() });
-    }
-    if !is_subtask {
-        o.put("subtasks", Json::Array(subtasks.iter().map(|s| task_json(s, &[], tm_core, Some(&r.id))).collect()));
-    }
-    // a subtask's parent ids first, as add_subtask and tm-core leave them
-    let mut rest: Vec<(&String, &Value)> =
-        r.extra.iter().filter(|(k, _)| !FIELDS.contains(&k.as_str()) && k.as_str() != TAG_METADATA).collect();
-    rest.sort_by_key(|(k, _)| ["parentTaskId", "parentId"].iter().position(|p| p == k).unwrap_or(2));
-    for (k, v) in rest {
-        o.put(k, v.clone());
-    }
-    if let Some(us) = r.created_us {
-        o.put("createdAt", iso8601(us));
-    }
-    if let Some(us) = r.updated_us {
-        o.put("updatedAt", iso8601(us));
-    }
-    o.done()
-}
-
-/// A tag's metadata: the one read from the file, else the legacy writer's own
-/// (`created`, `updated` from the records' times when known, `description`).
-fn metadata_json(tag: &str, rs: &[&Record], kept: Option<&Map<String, Value>>) -> Json {
-    let mut o = Obj::default();
-    if let Some(m) = kept {
-        let mut keys: Vec<&String> = m.keys().collect();
-        keys.sort_by_key(|k| METADATA_ORDER.iter().position(|o| o == k).unwrap_or(METADATA_ORDER.len()));
-        for k in keys {
-            o.put(k, m[k].clone());
-        }
-        return o.done();
-    }
-    if let Some(created) = rs.iter().filter_map(|r| r.created_us.or(r.updated_us)).min() {
-        o.put("created", iso8601(created));
-    }
-    if let Some(updated) = rs.iter().filter_map(|r| r.updated_us.or(r.created_us)).max() {
-        o.put("updated", iso8601(updated));
-    }
-    o.put("description", format!("Tasks for {tag} context"));
-    o.done()
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -451,12 +388,12 @@ mod tests {
     use super::*;
 
     /// Written by Task Master 0.43.1's legacy writers (add_task, add_subtask): numeric ids.
-    const LEGACY: &str = include_str!("fixtures/taskmaster_legacy_writer.json");
+    const LEGACY: &str = include_str!("../fixtures/taskmaster_legacy_writer.json");
     /// The same file after set_task_status (tm-core): string task ids and dependencies,
     /// tm-core's tag metadata, `updatedAt`, subtasks' `parentId: "undefined"`.
-    const TM_CORE: &str = include_str!("fixtures/taskmaster_tm_core_writer.json");
+    const TM_CORE: &str = include_str!("../fixtures/taskmaster_tm_core_writer.json");
     /// Later: two tags (master, then feature-x), a subtask removed, `metadata` on a subtask.
-    const TWO_TAGS: &str = include_str!("fixtures/taskmaster_two_tags.json");
+    const TWO_TAGS: &str = include_str!("../fixtures/taskmaster_two_tags.json");
 
     fn err(text: &str) -> FileError {
         parse("tasks.json", text).unwrap_err()
