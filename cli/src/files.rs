@@ -26,10 +26,20 @@ use pg_todos_core::file_names;
 use pg_todos_core::formats::{format_names, tracker_format, FileLayout};
 use serde_json::{Map, Value};
 
+/// The FORMAT argument's help: the formats' names, from the one list of them
+/// (`taskmaster, beads, backlog, claude-todos or claude-tasks`).
+fn format_help() -> String {
+    let names = format_names();
+    match names.rsplit_once(", ") {
+        Some((first, last)) => format!("{first} or {last}"),
+        None => names,
+    }
+}
+
 #[derive(clap::Parser, Debug)]
 #[command(name = "pg_todos import", version, about = "Import a tracker's files into a list", max_term_width = 100)]
 struct ImportFlags {
-    /// taskmaster, beads, backlog, claude-todos or claude-tasks
+    #[arg(help = format_help())]
     format: String,
     /// The project's directory (or the file, or the directory of the files)
     path: PathBuf,
@@ -50,7 +60,7 @@ struct ImportFlags {
 #[derive(clap::Parser, Debug)]
 #[command(name = "pg_todos export", version, about = "Export a list as a tracker's files", max_term_width = 100)]
 struct ExportFlags {
-    /// taskmaster, beads, backlog, claude-todos or claude-tasks
+    #[arg(help = format_help())]
     format: String,
     /// The directory to write the files under (a project's directory)
     dir: PathBuf,
@@ -513,6 +523,7 @@ mod tests {
         let project = scratch("unknown-format");
         let e = read_files("jira", &project).unwrap_err();
         assert_eq!(e, "unknown format \"jira\": use one of taskmaster, beads, backlog, claude-todos, claude-tasks");
+        assert_eq!(format_help(), "taskmaster, beads, backlog, claude-todos or claude-tasks");
     }
 
     #[test]
