@@ -139,7 +139,7 @@ impl TaskView {
             issue_type: record.issue_type.clone(),
             project: extra_string(record, "project"),
             ordinal: record.extra.get("ordinal").and_then(Value::as_f64),
-            assignees: backlog::assignees(record),
+            assignees: backlog::render::assignees(record),
             reporter: extra_string(record, "reporter"),
             created_us: record.created_us,
             updated_us: record.updated_us,
@@ -795,7 +795,7 @@ pub fn validation_failed(detail: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::backlog::{parse, parse_date};
+    use crate::formats::backlog::{parse::parse, parse_date};
 
     const ROOT: &str = "/tmp/bl_real/proj/";
 

@@ -21,7 +21,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{field_error, not_json, shown, to_js_pretty, Json, Obj};
+use super::json::{field_error, not_json, shown, to_js_pretty, Json, Obj};
 use crate::file_names::{component, from_component};
 use crate::interchange::{FileError, Record};
 use crate::status::Status;

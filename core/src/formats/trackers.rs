@@ -147,7 +147,7 @@ fn parse_backlog(path: &str, text: &str) -> Result<Vec<Record>, FileError> {
     if !path.ends_with(".md") {
         return Ok(Vec::new());
     }
-    Ok(vec![backlog::parse(path, text)?])
+    Ok(vec![backlog::parse::parse(path, text)?])
 }
 
 /// A Claude Code todo file's records, on the list the file is named after.
@@ -167,17 +167,17 @@ fn parse_claude_task(path: &str, text: &str) -> Result<Vec<Record>, FileError> {
 
 /// Task Master's one `tasks.json`, a tag for each list.
 fn render_taskmaster(records: &[Record], _lists: &[Option<String>], _list: &str) -> Vec<(String, String)> {
-    vec![(".taskmaster/tasks/tasks.json".into(), taskmaster::render(records))]
+    vec![(".taskmaster/tasks/tasks.json".into(), taskmaster::render::render(records))]
 }
 
 /// beads' one `issues.jsonl`.
 fn render_beads(records: &[Record], _lists: &[Option<String>], _list: &str) -> Vec<(String, String)> {
-    vec![(".beads/issues.jsonl".into(), beads::render(records))]
+    vec![(".beads/issues.jsonl".into(), beads::render::render(records))]
 }
 
 /// A Backlog.md task file a record, and the project's `config.yml`.
 fn render_backlog(records: &[Record], _lists: &[Option<String>], list: &str) -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = records.iter().map(backlog::render).collect();
+    let mut files: Vec<(String, String)> = records.iter().map(backlog::render::render).collect();
     files.push(("backlog/config.yml".into(), backlog_config(stem(list))));
     files
 }

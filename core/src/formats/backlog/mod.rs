@@ -20,16 +20,11 @@
 //! body's sections, `parse` and `render` the whole file.
 
 mod body;
-mod parse;
-mod render;
+pub mod parse;
+pub mod render;
 mod yaml;
 
 use serde_json::Value;
-
-use body::*;
-pub use parse::parse;
-pub use render::{assignees, ordinal_text, render};
-use yaml::*;
 
 use crate::file_names::{component, is_safe_component};
 use crate::interchange::{ChecklistItem, ChecklistKind, Comment, FileError, Record};
@@ -221,6 +216,9 @@ pub fn format_date(us: i64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::parse::parse;
+    use super::render::*;
+    use super::yaml::*;
     use super::*;
 
     macro_rules! fixture {

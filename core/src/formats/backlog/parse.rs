@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use super::body::*;
+use super::yaml::*;
 use super::*;
 
 pub(super) fn list_value(v: &Yaml) -> Vec<String> {

@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::yaml::*;
 use super::*;
 
 pub(super) fn extra_str<'a>(record: &'a Record, key: &str) -> Option<&'a str> {

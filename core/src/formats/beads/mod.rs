@@ -25,16 +25,15 @@
 //!
 //! Here the reading; `render` the writing.
 
-mod render;
+pub mod render;
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::{field_error, not_json, parse_iso8601, shown, to_go_compact, Json, Obj};
+use super::json::{field_error, not_json, parse_iso8601, shown, to_go_compact, Json, Obj};
 use crate::interchange::{Comment, FileError, Record};
 use crate::status::Status;
-pub use render::render;
 
 /// beads' statuses and what each is in the store.
 const STATUSES: &[(&str, Status)] = &[
@@ -403,6 +402,7 @@ fn read_issue(file: &str, n: usize, obj: &Map<String, Value>) -> Result<Record, 
 mod tests {
     use serde_json::json;
 
+    use super::render::render;
     use super::*;
 
     /// `bd export` at HEAD (`_type` and the counts), built from beads' real lines.

@@ -26,16 +26,15 @@
 //!
 //! Here the reading; `render` the writing.
 
-mod render;
+pub mod render;
 
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::{field_error, not_json, parse_iso8601, shown, to_js_pretty, Json, Obj};
+use super::json::{field_error, not_json, parse_iso8601, shown, to_js_pretty, Json, Obj};
 use crate::interchange::{FileError, Record};
 use crate::status::Status;
-pub use render::render;
 
 /// The key of a record's extra that holds its tag's `metadata` object (on the tag's first
 /// task), so that export writes it back.
@@ -385,6 +384,7 @@ fn is_number(s: &str) -> bool {
 mod tests {
     use serde_json::json;
 
+    use super::render::render;
     use super::*;
 
     /// Written by Task Master 0.43.1's legacy writers (add_task, add_subtask): numeric ids.
