@@ -258,7 +258,7 @@ CREATE INDEX events_tenant_xact ON todo.events (tenant_id, xact);
 -- todo_internal (the split of pg_graphql's graphql and graphql_public schemas). No role but
 -- the owner has USAGE on it or EXECUTE on them: PostgreSQL checks neither when a trigger
 -- fires, so every writer of the tables runs them all the same. Their code is Rust
--- (src/triggers.rs, #[pg_trigger(sql = false)]: created here, beside their triggers).
+-- (src/triggers/, one file each, #[pg_trigger(sql = false)]: created here, beside their triggers).
 CREATE SCHEMA todo_internal;
 COMMENT ON SCHEMA todo_internal IS
     'pg_todos'' private schema: its trigger functions, which are not API (schema todo is). No role but the extension''s owner may use it.';
@@ -306,7 +306,7 @@ CREATE TRIGGER roles_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON tod
     FOR EACH STATEMENT EXECUTE FUNCTION todo_internal.roles_changed();
 
 -- The dependency graph stays acyclic whoever writes it (see the function's comment in
--- src/triggers.rs).
+-- src/triggers/dependencies.rs).
 CREATE FUNCTION todo_internal.dependencies_before_insert() RETURNS trigger
 LANGUAGE c
 SET search_path = pg_catalog, todo, pg_temp

@@ -1,6 +1,6 @@
 //! The todo lifecycle: the seven statuses, the one transition table, and which timestamps a
 //! change of status stamps. Pure logic: no pgrx, tested without a database. The row trigger
-//! (`triggers.rs`) and every surface ask this module, never a copy of it.
+//! (`src/triggers/`) and every surface ask this module, never a copy of it.
 
 use std::fmt;
 
