@@ -1,4 +1,5 @@
-//! `task_edit`, in named steps: the fields, the lists, the text sections and checklists, then the status (the agent's claim or its end).
+//! `task_edit`, in named steps: the fields, the lists, the text sections and checklists, then
+//! the status (the agent's claim or its end).
 
 use serde_json::{json, Value};
 
@@ -12,6 +13,7 @@ use crate::interchange::{ChecklistItem, ChecklistKind, Comment, Record};
 use crate::ops::single::Change;
 use crate::ops::{claiming, single, Find, Scope};
 use crate::status::Status;
+use crate::todo::Todo;
 
 /// Applies the checkable-list edits of one list (`<prefix>Set|Add|Remove|Check|Uncheck`).
 fn edit_checklist(r: &mut Record, args: &Value, kind: ChecklistKind, prefix: &str) -> Result<(), Value> {
@@ -77,15 +79,10 @@ fn edit_text(field: &mut Option<String>, args: &Value, set_keys: &[&str], append
     }
 }
 
-pub(super) fn task_edit(scope: &Scope, args: &Value) -> Answer {
-    let p = Project::read(scope)?;
-    let id = str_arg(args, "id");
-    // task_edit works on the tasks of the board only (not those completed or archived)
-    let i = p.find(id).filter(|i| !p.tasks[*i].1.archived);
-    let i = i.ok_or_else(|| refused("VALIDATION_ERROR", view::task_not_found(id)))?;
-    let (todo, old) = &p.tasks[i];
-    let bid = p.bids[i].clone();
-    let mut r = old.clone();
+/// The scalar fields' edits: title, description, status (kept apart: its claim or finish is
+/// decided last, the custom word kept in the metadata), due date, priority, type, ordinal
+/// and milestone. Returns the status asked for, if any.
+fn edit_fields(r: &mut Record, args: &Value) -> Result<Option<Status>, Value> {
     if let Some(t) = given(args, "title").map(str::trim).filter(|t| !t.is_empty()) {
         r.title = t.to_string();
     }
@@ -125,14 +122,20 @@ pub(super) fn task_edit(scope: &Scope, args: &Value) -> Answer {
         }
         _ => {}
     }
+    Ok(new_status)
+}
+
+/// The lists' edits: labels, assignees, dependencies (checked against the project, `bid`
+/// the task's own id), references and documentation (set, add, remove), modified files.
+fn edit_lists(p: &Project, bid: &str, r: &mut Record, args: &Value) -> Result<(), Value> {
     if let Some(l) = words(args, "labels") {
         r.labels = l;
     }
     if let Some(a) = words(args, "assignee") {
-        set_assignees(&mut r, a);
+        set_assignees(r, a);
     }
     if let Some(d) = words(args, "dependencies") {
-        r.dependencies = dependencies_of(&p, &d, Some(&bid))?;
+        r.dependencies = dependencies_of(p, &d, Some(bid))?;
     }
     for (key, add, remove) in [
         ("references", "addReferences", "removeReferences"),
@@ -159,16 +162,34 @@ pub(super) fn task_edit(scope: &Scope, args: &Value) -> Answer {
     if let Some(m) = words(args, "modifiedFiles") {
         set_extra_list(&mut r.extra, "modifiedFiles", m);
     }
+    Ok(())
+}
+
+/// The sections' edits: notes, plan and final summary, the acceptance criteria and the
+/// definition of done, and the comments appended (with their author, if given).
+fn edit_sections(r: &mut Record, args: &Value) -> Result<(), Value> {
     edit_text(&mut r.notes, args, &["notesSet", "implementationNotes"], "notesAppend", "notesClear");
     edit_text(&mut r.plan, args, &["planSet"], "planAppend", "planClear");
     edit_text(&mut r.outcome, args, &["finalSummary"], "finalSummaryAppend", "finalSummaryClear");
-    edit_checklist(&mut r, args, ChecklistKind::Acceptance, "acceptanceCriteria")?;
-    edit_checklist(&mut r, args, ChecklistKind::Done, "definitionOfDone")?;
+    edit_checklist(r, args, ChecklistKind::Acceptance, "acceptanceCriteria")?;
+    edit_checklist(r, args, ChecklistKind::Done, "definitionOfDone")?;
     let author = given(args, "commentAuthor").map(str::to_string).filter(|a| !a.is_empty());
     for body in strings(args, "commentsAppend") {
         r.comments.push(Comment { author: author.clone(), created_us: 0, body });
     }
-    // In Progress is the agent's claim, Done finishes it: decided on the task locked
+    Ok(())
+}
+
+/// The status asked for: In Progress is the agent's claim, Done finishes it, each decided on
+/// the task locked; `old` is the task as read, `r` the record to write.
+fn edit_status(
+    scope: &Scope,
+    p: &Project,
+    todo: &Todo,
+    old: &Record,
+    r: &mut Record,
+    new_status: Option<Status>,
+) -> Result<(), Value> {
     match new_status {
         Some(Status::InProgress) if scope.agent.is_some() => {
             // Backlog.md moves a Done task back to In Progress: reopened, then claimed
@@ -189,6 +210,22 @@ pub(super) fn task_edit(scope: &Scope, args: &Value) -> Answer {
         Some(s) => r.status = s,
         None => {}
     }
+    Ok(())
+}
+
+pub(super) fn task_edit(scope: &Scope, args: &Value) -> Answer {
+    let p = Project::read(scope)?;
+    let id = str_arg(args, "id");
+    // task_edit works on the tasks of the board only (not those completed or archived)
+    let i = p.find(id).filter(|i| !p.tasks[*i].1.archived);
+    let i = i.ok_or_else(|| refused("VALIDATION_ERROR", view::task_not_found(id)))?;
+    let (todo, old) = &p.tasks[i];
+    let bid = p.bids[i].clone();
+    let mut r = old.clone();
+    let new_status = edit_fields(&mut r, args)?;
+    edit_lists(&p, &bid, &mut r, args)?;
+    edit_sections(&mut r, args)?;
+    edit_status(scope, &p, todo, old, &mut r, new_status)?;
     p.save(&r)?;
     let p = Project::read(scope)?;
     let i = p.find(&bid).ok_or_else(|| refused("OPERATION_FAILED", "the task was not written"))?;

@@ -1,4 +1,5 @@
-//! The tools that make, complete and archive a task: `task_create`, `task_complete`, `task_archive`.
+//! The tools that make, complete and archive a task: `task_create`, `task_complete`,
+//! `task_archive`.
 
 use serde_json::{json, Value};
 

@@ -1,4 +1,5 @@
-//! The tools that read: `discover_tools`, `get_tool_info`, `context`, `ready`, `list`, `show`, `stats` and `blocked`.
+//! The tools that read: `discover_tools`, `get_tool_info`, `context`, `ready`, `list`, `show`,
+//! `stats` and `blocked`.
 
 use serde_json::{json, Value};
 
@@ -51,16 +52,22 @@ pub(super) fn context_tool(scope: &Scope, args: &Value) -> Answer {
     Ok(json!({ "result": text }))
 }
 
-pub(super) fn ready_tool(scope: &Scope, args: &Value) -> Answer {
-    let limit = args.get("limit").and_then(Value::as_i64).unwrap_or(10);
-    if let Some(e) = out_of_range("ReadyWorkParams", "limit", limit, 1, 100) {
+/// The `limit` of `ready` and `list` (`model` their pydantic model, `default` when not
+/// given), refused outside 1–100, as is a `priority` outside 0–4.
+fn limit_of(args: &Value, model: &str, default: i64) -> Result<i64, Value> {
+    let limit = args.get("limit").and_then(Value::as_i64).unwrap_or(default);
+    if let Some(e) = out_of_range(model, "limit", limit, 1, 100) {
         return Err(e);
     }
-    if let Some(e) =
-        args.get("priority").and_then(Value::as_i64).and_then(|p| out_of_range("ReadyWorkParams", "priority", p, 0, 4))
+    if let Some(e) = args.get("priority").and_then(Value::as_i64).and_then(|p| out_of_range(model, "priority", p, 0, 4))
     {
         return Err(e);
     }
+    Ok(limit)
+}
+
+pub(super) fn ready_tool(scope: &Scope, args: &Value) -> Answer {
+    let limit = limit_of(args, "ReadyWorkParams", 10)?;
     let scope = workspace(scope, "ready", args)?;
     let issues = Issues::read(&scope);
     let mut found = filtered(&issues, args, |t| t.status == Status::Pending && issues.blockers(t).is_empty());
@@ -71,15 +78,7 @@ pub(super) fn ready_tool(scope: &Scope, args: &Value) -> Answer {
 }
 
 pub(super) fn list_tool(scope: &Scope, args: &Value) -> Answer {
-    let limit = args.get("limit").and_then(Value::as_i64).unwrap_or(20);
-    if let Some(e) = out_of_range("ListIssuesParams", "limit", limit, 1, 100) {
-        return Err(e);
-    }
-    if let Some(e) =
-        args.get("priority").and_then(Value::as_i64).and_then(|p| out_of_range("ListIssuesParams", "priority", p, 0, 4))
-    {
-        return Err(e);
-    }
+    let limit = limit_of(args, "ListIssuesParams", 20)?;
     let scope = workspace(scope, "list", args)?;
     let statuses: Option<Vec<&str>> = given(args, "status").map(|s| s.split(',').map(str::trim).collect());
     if let Some(bad) = statuses.iter().flatten().find(|s| status_of(s).is_none()) {

@@ -1,4 +1,5 @@
-//! The tool table: each tool's description and input schema as beads-mcp lists them, and the answers of `discover_tools` and `get_tool_info`.
+//! The tool table: each tool's description and input schema as beads-mcp lists them, and the
+//! answers of `discover_tools` and `get_tool_info`.
 
 use serde_json::json;
 

@@ -1,9 +1,10 @@
-//! The dependency tools: `add_dependency`, `remove_dependency`, and `validate_dependencies` and `fix_dependencies`, which find nothing to do in a store that keeps dependencies valid.
+//! The dependency tools: `add_dependency`, `remove_dependency`, and `validate_dependencies` and
+//! `fix_dependencies`, which find nothing to do in a store that keeps dependencies valid.
 
 use serde_json::{json, Value};
 
 use super::super::{str_arg, Answer};
-use super::{ok, project, refused, tasks_path, tm_id, Tasks};
+use super::{ok, project, refused, tasks_path, tm_id, Project, Tasks};
 use crate::error::Error;
 use crate::ops::{dependencies, Scope};
 use crate::todo::Todo;
@@ -13,21 +14,45 @@ fn dependency_end<'a>(tasks: &'a Tasks, id: &str) -> Option<&'a Todo> {
     tasks.find(id)
 }
 
-pub(super) fn add_dependency(scope: &Scope, args: &Value) -> Answer {
+/// What Task Master calls a dependency's end in its refusals: a dotted id is a subtask.
+fn kind(id: &str) -> &'static str {
+    if id.contains('.') {
+        "Subtask"
+    } else {
+        "Task"
+    }
+}
+
+/// A call of `add_dependency` or `remove_dependency`: the project and its tasks, the ids as
+/// given (`id` waits for `on`), and the store id of the task `id` names.
+struct DependencyCall<'a> {
+    p: Project,
+    tasks: Tasks,
+    id: &'a str,
+    on: &'a str,
+    from: i64,
+}
+
+/// Reads the call's project and finds the task that waits, refused when there is none.
+fn dependency_call<'a>(scope: &Scope, args: &'a Value) -> Result<DependencyCall<'a>, Value> {
     let p = project(scope, args);
     let tasks = Tasks::read(&p.scope);
     let (id, on) = (str_arg(args, "id").trim(), str_arg(args, "dependsOn").trim());
-    let kind = |s: &str| if s.contains('.') { "Subtask" } else { "Task" };
-    let Some(from) = dependency_end(&tasks, id) else {
+    let Some(from) = dependency_end(&tasks, id).map(|t| t.id) else {
         return Err(refused(format!("{} {id} not found.", kind(id)), Some(&p.tag)));
     };
+    Ok(DependencyCall { p, tasks, id, on, from })
+}
+
+pub(super) fn add_dependency(scope: &Scope, args: &Value) -> Answer {
+    let DependencyCall { p, tasks, id, on, from } = dependency_call(scope, args)?;
     let Some(to) = dependency_end(&tasks, on) else {
         return Err(refused(format!("Dependency target {on} does not exist in tasks.json"), Some(&p.tag)));
     };
-    if from.id == to.id {
+    if from == to.id {
         return Err(refused(format!("{} {id} cannot depend on itself.", kind(id)), Some(&p.tag)));
     }
-    match dependencies::block(&p.scope, from.id, to.id) {
+    match dependencies::block(&p.scope, from, to.id) {
         Ok(_) => {} // Task Master answers the same when it was there already
         Err(Error::Edge(_)) => {
             return Err(refused(
@@ -45,16 +70,10 @@ pub(super) fn add_dependency(scope: &Scope, args: &Value) -> Answer {
 }
 
 pub(super) fn remove_dependency(scope: &Scope, args: &Value) -> Answer {
-    let p = project(scope, args);
-    let tasks = Tasks::read(&p.scope);
-    let (id, on) = (str_arg(args, "id").trim(), str_arg(args, "dependsOn").trim());
-    let kind = |s: &str| if s.contains('.') { "Subtask" } else { "Task" };
-    let Some(from) = dependency_end(&tasks, id) else {
-        return Err(refused(format!("{} {id} not found.", kind(id)), Some(&p.tag)));
-    };
+    let DependencyCall { p, tasks, id, on, from } = dependency_call(scope, args)?;
     // Task Master answers the same whether the dependency was there or not
     if let Some(to) = dependency_end(&tasks, on) {
-        dependencies::unblock(&p.scope, from.id, to.id).map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
+        dependencies::unblock(&p.scope, from, to.id).map_err(|e| refused(tasks.said(e), Some(&p.tag)))?;
     }
     ok(
         json!({"message": format!("Successfully removed dependency: Task {id} no longer depends on {on}"),

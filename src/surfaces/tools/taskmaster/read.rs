@@ -1,4 +1,5 @@
-//! The reading tools: `get_tasks`, `get_task` and `next_task` (with the advice Task Master adds to a task it names next).
+//! The reading tools: `get_tasks`, `get_task` and `next_task` (with the advice Task Master adds
+//! to a task it names next).
 
 use serde_json::{json, Value};
 

@@ -1,4 +1,5 @@
-//! The tag tools: `list_tags`, `add_tag`, `delete_tag`, `use_tag`, `rename_tag` and `copy_tag` (a tag is a list of the project).
+//! The tag tools: `list_tags`, `add_tag`, `delete_tag`, `use_tag`, `rename_tag` and `copy_tag`
+//! (a tag is a list of the project).
 
 use std::collections::HashMap;
 

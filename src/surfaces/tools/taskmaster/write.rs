@@ -1,4 +1,5 @@
-//! The tools that write tasks: `set_task_status` (with the parent's status that follows its subtasks'), `add_task`, `add_subtask`, `update_subtask` and `remove_task`.
+//! The tools that write tasks: `set_task_status` (with the parent's status that follows its
+//! subtasks'), `add_task`, `add_subtask`, `update_subtask` and `remove_task`.
 
 use serde_json::{json, Value};
 
