@@ -18,6 +18,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
+use super::taskmaster::listed_tools;
 use super::{error, error_message, strings, Answer, Tool};
 use crate::backlog_view::{self as view, GraphTask, Link, TaskView};
 use crate::claims::Refusal;
@@ -272,24 +273,8 @@ fn next_id(p: &Project, parent: Option<&str>) -> String {
     format!("{prefix}{n}")
 }
 
-macro_rules! tools {
-    ($($static:ident $name:literal $run:ident $writes:literal),* $(,)?) => {
-        $(
-            static $static: Tool = Tool {
-                name: $name,
-                description: super::listed_description(LISTED, $name),
-                input_schema: || super::listed_schema(LISTED, $name),
-                precheck: Some(|args| precheck($name, args)),
-                run: $run,
-                writes: $writes,
-                text: Some(text),
-                accepts: Some(|| json!({"type": "object"})),
-            };
-        )*
-    };
-}
-
-tools! {
+listed_tools! {
+    precheck: precheck, accepts: Some(|| json!({"type": "object"}));
     TASK_CREATE "task_create" task_create true,
     TASK_LIST "task_list" task_list false,
     TASK_SEARCH "task_search" task_search false,

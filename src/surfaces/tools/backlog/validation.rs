@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use super::{listed::LISTED, refused};
+use super::super::taskmaster::js_type;
+use super::listed::LISTED;
+use super::refused;
 use crate::backlog_view as view;
 
 /// Backlog.md's own check of a tool's arguments (before it runs): `Validation failed:
@@ -32,14 +34,7 @@ fn view_check(schema: &Value, args: &Value) -> Option<String> {
             Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
             _ => vec![],
         };
-        let kind = match value {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        };
+        let kind = js_type(value);
         if !types.is_empty() && !types.contains(&kind) {
             let want = if types[0] == "array" { "an array".to_string() } else { format!("a {}", types[0]) };
             return Some(format!("Field '{key}' must be {want}"));

@@ -4,9 +4,10 @@
 use serde_json::{json, Value};
 
 use super::super::{str_arg, Answer};
+use super::table::{DISCOVER, TOOL_INFO};
 use super::{
     brief, filtered, given, issue_base, issue_full, listing, out_of_range, priority_num, project, refused, status_of,
-    status_word, table::DISCOVER, table::TOOL_INFO, workspace, wrapped, Issues,
+    status_word, workspace, wrapped, Issues,
 };
 use crate::ops::Scope;
 use crate::status::Status;

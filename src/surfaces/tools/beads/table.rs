@@ -4,13 +4,14 @@
 use serde_json::json;
 
 use super::super::Tool;
-use super::{
-    read::blocked_tool, read::context_tool, read::discover_tools, read::get_tool_info, read::list_tool,
-    read::ready_tool, read::show_tool, read::stats_tool, text, write::claim_tool, write::close_tool,
-    write::create_tool, write::dep_tool, write::reopen_tool, write::update_tool,
+use super::read::{
+    blocked_tool, context_tool, discover_tools, get_tool_info, list_tool, ready_tool, show_tool, stats_tool,
 };
+use super::text;
+use super::write::{claim_tool, close_tool, create_tool, dep_tool, reopen_tool, update_tool};
 
-/// `discover_tools`' answer, as beads-mcp writes it (its tools but `admin`, which this server does not have).
+/// `discover_tools`' answer, as beads-mcp writes it (its tools but `admin`, which this server
+/// does not have).
 pub(super) const DISCOVER: &str = "{\"tools\":{\"ready\":\"Find tasks ready to work on (no blockers)\",\"list\":\"List issues with filters (status, priority, type)\",\"show\":\"Show full details for a specific issue\",\"create\":\"Create a new issue (bug, feature, task, epic)\",\"claim\":\"Atomically claim an issue for work (assignee + in_progress)\",\"update\":\"Update issue status, priority, or assignee\",\"close\":\"Close/complete an issue\",\"reopen\":\"Reopen closed issues\",\"dep\":\"Add dependency between issues\",\"stats\":\"Get issue statistics\",\"blocked\":\"Show blocked issues and what blocks them\",\"context\":\"Manage workspace context (set, show, init)\",\"discover_tools\":\"List available tools (names only)\",\"get_tool_info\":\"Get detailed info for a specific tool\"},\"count\":14,\"hint\":\"Use get_tool_info('tool_name') for full parameters and usage\"}";
 
 /// `get_tool_info`'s answer for each tool, as beads-mcp writes it.

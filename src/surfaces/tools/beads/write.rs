@@ -3,9 +3,10 @@
 use serde_json::{json, Map, Value};
 
 use super::super::{caller_id, str_arg, strings, Answer};
+use super::read::{invalid_status, not_found};
 use super::{
-    given, issue_full, out_of_range, priority_word, read::invalid_status, read::not_found, refused, soft_links,
-    status_of, status_word, workspace, wrapped, Issues, BLOCKING, EXTERNAL_REF, LINKS, PRIORITY,
+    given, issue_full, out_of_range, priority_word, refused, soft_links, status_of, status_word, workspace, wrapped,
+    Issues, BLOCKING, EXTERNAL_REF, LINKS, PRIORITY,
 };
 use crate::claims::Refusal;
 use crate::error::Error;

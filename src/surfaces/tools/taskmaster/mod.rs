@@ -424,24 +424,29 @@ macro_rules! model_tools {
     };
 }
 
-macro_rules! tools {
-    ($($static:ident $name:literal $run:ident $writes:literal),* $(,)?) => {
+/// The statics of the tools a module lists in its `LISTED` table (their descriptions and
+/// input schemas), each written with the module's `text`, checked first by `$check(name,
+/// args)`, taking what `$accepts` says. Backlog.md's tools are made the same way.
+macro_rules! listed_tools {
+    (precheck: $check:ident, accepts: $accepts:expr; $($static:ident $name:literal $run:ident $writes:literal),* $(,)?) => {
         $(
             static $static: Tool = Tool {
                 name: $name,
                 description: super::listed_description(LISTED, $name),
                 input_schema: || super::listed_schema(LISTED, $name),
-                precheck: Some(|args| zod_check($name, args)),
+                precheck: Some(|args| $check($name, args)),
                 run: $run,
                 writes: $writes,
                 text: Some(text),
-                accepts: None,
+                accepts: $accepts,
             };
         )*
     };
 }
+pub(super) use listed_tools;
 
-tools! {
+listed_tools! {
+    precheck: zod_check, accepts: None;
     GET_TASKS "get_tasks" get_tasks false,
     GET_TASK "get_task" get_task false,
     NEXT_TASK "next_task" next_task false,
@@ -479,6 +484,19 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
     let scope = Scope { conversation: Some(conv.to_string()), ..scope.clone() };
     let tasks = Tasks::read(&scope);
     tasks.tops.iter().map(|i| tasks.task(&tasks.todos[*i], true)).collect()
+}
+
+/// A JSON value's type as JavaScript's schema checks name it (zod's for Task Master, and
+/// Backlog.md's own): `null`, `boolean`, `number`, `string`, `array` or `object`.
+pub(super) fn js_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 /// The taskmaster dialect.

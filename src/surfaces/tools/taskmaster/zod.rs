@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::super::error;
+use super::js_type;
 use super::listed::LISTED;
 
 /// FastMCP's refusal of arguments Task Master's zod schema does not take (before the tool
@@ -18,14 +19,6 @@ pub(super) fn zod_check(tool: &str, args: &Value) -> Option<Value> {
         .unwrap_or_default();
     let mut keys: Vec<&String> = props.keys().collect();
     keys.sort_by_key(|k| raw.find(&format!("\"{k}\":")).unwrap_or(usize::MAX));
-    let js_type = |v: &Value| match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
     let mut issues = Vec::new();
     for k in keys {
         let p = &props[k.as_str()];
