@@ -101,6 +101,11 @@ pub(super) fn list_tags(scope: &Scope, args: &Value) -> Answer {
     )
 }
 
+/// A new tag's description: the one given, if not empty, else `default`'s.
+fn description_of(args: &Value, default: impl FnOnce() -> String) -> String {
+    args.get("description").and_then(Value::as_str).filter(|d| !d.is_empty()).map_or_else(default, str::to_string)
+}
+
 /// Records that a tag exists, with its description and when it was made.
 fn make_tag(scope: &Scope, root: &str, tag: &str, description: &str) {
     let about = json!({"description": description, "created": crate::time::iso8601(crate::time::now_us())});
@@ -163,11 +168,7 @@ pub(super) fn add_tag(scope: &Scope, args: &Value) -> Answer {
     if let Some(from) = from.as_ref().filter(|f| !tags.contains(f)) {
         return Err(refused(format!("Source tag \"{from}\" does not exist"), Some(&current)));
     }
-    let description = args
-        .get("description")
-        .and_then(Value::as_str)
-        .filter(|d| !d.is_empty())
-        .map_or_else(|| format!("Tag created on {}", locale_date()), str::to_string);
+    let description = description_of(args, || format!("Tag created on {}", locale_date()));
     make_tag(scope, &root, name, &description);
     let copied = match &from {
         Some(f) => copy_tasks(scope, &root, f, name, &current)?,
@@ -271,11 +272,7 @@ pub(super) fn copy_tag(scope: &Scope, args: &Value) -> Answer {
     if tags.iter().any(|t| t == target) {
         return Err(refused(format!("Target tag \"{target}\" already exists"), Some(&current)));
     }
-    let description = args
-        .get("description")
-        .and_then(Value::as_str)
-        .filter(|d| !d.is_empty())
-        .map_or_else(|| format!("Copy of \"{source}\" created on {}", locale_date()), str::to_string);
+    let description = description_of(args, || format!("Copy of \"{source}\" created on {}", locale_date()));
     make_tag(scope, &root, target, &description);
     copy_tasks(scope, &root, source, target, &current)?;
     ok(
