@@ -13,6 +13,7 @@ pub mod file_names;
 pub mod formats;
 pub mod interchange;
 pub mod limits;
+pub mod model_turns;
 pub mod printed;
 pub mod replace;
 pub mod route;

@@ -46,6 +46,7 @@ use crate::db::error_text as db_error;
 use crate::db::errors::ApiError;
 use crate::db::work::{self, Act, Db};
 use config::Config;
+use pg_todos_core::model_turns::goes_without_turn;
 
 /// What the calls of a session or a request act as, and the dialects they may see.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -377,11 +378,11 @@ impl ServerHandler for Tools {
             }
         };
         let args = Value::Object(request.arguments.unwrap_or_default());
-        // LangChain allows one write_todos per model turn; the turn this server names when
-        // none is configured is the whole session, not a model turn: its calls go without one
+        // the turn this server names when none is configured is the whole session, not a
+        // model turn: the tools that count model turns (LangChain's) go without it
         let mut scope = scope;
         if let Origin::Process { session, .. } = self.origin.as_ref() {
-            if tool.starts_with("langchain/") && scope.act.turn.as_deref() == Some(session.as_str()) {
+            if goes_without_turn(&tool, scope.act.turn.as_deref(), session) {
                 scope.act.turn = None;
             }
         }

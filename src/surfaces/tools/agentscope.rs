@@ -13,7 +13,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{failed, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{failed, item_turn, rooted, Rooted};
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::{Find, Scope};
 use crate::status::Status;
@@ -229,7 +230,7 @@ static RECOVER_HISTORICAL_PLAN: Tool = Tool {
 };
 
 /// A plan: its todo (the root) and its subtasks' todos (the items), in order.
-type Plan = super::Rooted;
+type Plan = Rooted;
 
 /// A state as AgentScope names it.
 fn state(s: Status) -> &'static str {
@@ -258,12 +259,12 @@ fn stamp(us: i64) -> String {
 
 /// The turn a plan's subtasks are written in.
 fn plan_turn(root: i64) -> String {
-    super::item_turn("agentscope-plan", root)
+    item_turn("agentscope-plan", root)
 }
 
 /// The conversation's plans marked `which`, in the order they were made.
 fn plans(scope: &Scope, conv: &str, which: &str) -> Vec<Plan> {
-    super::rooted(scope, conv, "agentscope-plan", MARK, Some(which))
+    rooted(scope, conv, "agentscope-plan", MARK, Some(which))
 }
 
 fn current(scope: &Scope, conv: &str) -> Option<Plan> {
@@ -595,7 +596,7 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The agentscope dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "agentscope",
     aliases: &[],
     runtime: "AgentScope (its PlanNotebook)",
@@ -610,7 +611,7 @@ pub static DIALECT: super::Dialect = super::Dialect {
         &VIEW_HISTORICAL_PLANS,
         &RECOVER_HISTORICAL_PLAN,
     ],
-    list_as: Some(super::ListAs {
+    list_as: Some(ListAs {
         shape: "the current plan's markdown (`Plan.to_markdown`), as a JSON string",
         read: list_as,
     }),

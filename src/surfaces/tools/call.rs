@@ -6,8 +6,9 @@
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 
-use super::catalog::{find, Tool};
-use super::helpers::{error, failed};
+use super::catalog::find;
+use super::dialect::Tool;
+use super::helpers::{error, failed, notice_kept, notice_omitted};
 use crate::error::Error;
 use crate::jsonb::{Jsonb, Unreadable, NUMBER_OUT_OF_RANGE};
 use crate::ops::Scope;
@@ -51,15 +52,6 @@ fn call_json(tool: Option<&str>, args: Option<&str>) -> Jsonb {
     notice_omitted(tool, omitted);
     notice_kept(tool, session::take_kept());
     Jsonb(out)
-}
-
-/// A NOTICE, for a program reading a tool's JSON through SQL, when the tool's list read
-/// stopped at its limits (the JSON keeps the runtime's shape; `todo.call_mcp` says it in the
-/// text the model reads instead).
-pub fn notice_omitted(what: &str, omitted: Option<(usize, u64)>) {
-    if let Some((shown, omitted)) = omitted {
-        pgrx::notice!("{what}: {}", pg_todos_core::limits::omitted_note(shown, omitted));
-    }
 }
 
 extension_sql!(
@@ -124,14 +116,6 @@ COMMENT ON FUNCTION todo.call_mcp(text, jsonb) IS
 
 // From 0.9.0 to 0.10.0 todo.call_mcp's symbol was call_mcp_jsonb_wrapper.
 crate::surfaces::earlier_symbol!(call_mcp_jsonb_wrapper, pg_finfo_call_mcp_jsonb_wrapper => call_mcp_wrapper);
-
-/// A NOTICE, for a program reading a tool's JSON through SQL, when a whole-list write kept
-/// todos a read of its list does not show (`todo.call_mcp` says it in the text instead).
-pub fn notice_kept(what: &str, kept: Option<u64>) {
-    if let Some(kept) = kept {
-        pgrx::notice!("{what}: {}", pg_todos_core::limits::kept_note(kept));
-    }
-}
 
 /// Whether an output is one of the catalog's error shapes.
 fn is_error(out: &Value) -> bool {

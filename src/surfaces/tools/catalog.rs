@@ -1,63 +1,13 @@
-//! What a dialect is (`Dialect`: its name, runtime, tools, list shape and description, one
-//! value at the end of its file) and what is derived from the registry of them
-//! (`super::DIALECTS`): the catalog of tools (`todo.tools()`), the dialects themselves
+//! What is derived from the registry of dialects (`super::DIALECTS`; what a dialect is:
+//! `super::dialect`): the catalog of tools (`todo.tools()`), the dialects themselves
 //! (`todo.dialects()`) and how a tool's name finds its tool.
 
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 
+use super::dialect::{Dialect, Tool};
 use super::DIALECTS;
 use crate::jsonb::Jsonb;
-use crate::ops::Scope;
-
-/// What a tool answers: its output object, or (`Err`) its error object — then nothing it
-/// wrote is kept.
-pub type Answer = Result<Value, Value>;
-
-/// One tool: its MCP description and schema, an optional dialect-specific check that runs
-/// before the schema (for dialects that define their own error codes), and what it does.
-pub struct Tool {
-    pub name: &'static str,
-    pub description: &'static str,
-    pub input_schema: fn() -> Value,
-    pub precheck: Option<fn(&Value) -> Option<Value>>,
-    pub run: fn(&Scope, &Value) -> Answer,
-    /// whether it may write (then it runs through `runner::attempt`)
-    pub writes: bool,
-    /// the text the model reads for an output (or error) object, for the runtimes whose
-    /// tools show the model words rather than the object; None: the object's JSON text
-    pub text: Option<fn(&Value) -> String>,
-    /// the schema arguments are checked against when it differs from the one listed (a
-    /// runtime whose listed schema is stricter than what it accepts)
-    pub accepts: Option<fn() -> Value>,
-}
-
-/// A dialect: one runtime's or tracker's tools, declared once, at the end of its file, and
-/// registered by its module in `super::DIALECTS`. Everything that names dialects is derived
-/// from that list: `todo.tools()`, `todo.dialects()`, `todo.list_as`, the MCP server's
-/// `--tools` and the docs' table.
-pub struct Dialect {
-    /// its name: `_meta."pg_todos/dialect"`, `--tools`, `dialect/tool` in `todo.call`
-    pub name: &'static str,
-    /// earlier names still accepted for it (the seeds' numbers)
-    pub aliases: &'static [&'static str],
-    /// the runtime or tracker whose tools these are, as its makers name it
-    pub runtime: &'static str,
-    /// one line: what its tools do
-    pub description: &'static str,
-    /// its tools, in the order they are listed
-    pub tools: &'static [&'static Tool],
-    /// how `todo.list_as(name, conversation)` reads a list in its shape; None: it has none
-    /// (its own read tools through `todo.call` read lists)
-    pub list_as: Option<ListAs>,
-}
-
-/// A dialect's list shape: what it is (for `todo.dialects()` and the docs) and how a
-/// conversation's list is read in it.
-pub struct ListAs {
-    pub shape: &'static str,
-    pub read: fn(&Scope, &str) -> Value,
-}
 
 /// The dialect a name or alias means (`"003"` → the todolist dialect); None for neither.
 pub fn dialect(name: &str) -> Option<&'static Dialect> {

@@ -8,7 +8,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{error, error_message, failed, metadata, parse_string_id, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{claude_status_name, error, error_message, failed, metadata, parse_string_id, session, str_arg};
 use crate::error::Error;
 use crate::ops::single::{self, Change, NewTodo};
 use crate::ops::whole_list::{self, Kept};
@@ -97,11 +98,6 @@ static UPDATE: Tool = Tool {
     accepts: None,
 };
 
-/// Claude Code's spelling of a status (it has no blocked or canceled).
-pub fn status_name(s: Status) -> &'static str {
-    s.three_state().as_str()
-}
-
 fn id_string(id: i64) -> Value {
     json!(id.to_string())
 }
@@ -151,7 +147,7 @@ pub fn task_list(scope: &Scope, conv: &str) -> Value {
         .iter()
         .filter(|t| !internal(t))
         .map(|t| {
-            let mut task = json!({"id": id_string(t.id), "subject": t.subject, "status": status_name(t.status)});
+            let mut task = json!({"id": id_string(t.id), "subject": t.subject, "status": claude_status_name(t.status)});
             if let Some(owner) = &t.owner {
                 task["owner"] = json!(owner);
             }
@@ -208,7 +204,7 @@ fn get(scope: &Scope, args: &Value) -> Answer {
         "id": id_string(t.id),
         "subject": t.subject,
         "description": t.description.as_deref().unwrap_or(""),
-        "status": status_name(t.status),
+        "status": claude_status_name(t.status),
         "blocks": edges.blocks(t.id),
         "blockedBy": edges.blocked_by(t.id, false),
     }}))
@@ -303,7 +299,7 @@ fn update(scope: &Scope, args: &Value) -> Answer {
     if status == Some("deleted") {
         return match single::delete(scope, Find::Conversation(conv), t.id) {
             Ok(_) => Ok(json!({"success": true, "taskId": task_id, "updatedFields": ["deleted"],
-                                "statusChange": {"from": status_name(t.status), "to": "deleted"}})),
+                                "statusChange": {"from": claude_status_name(t.status), "to": "deleted"}})),
             Err(Error::NotFound { .. }) => Err(refused(task_id, "Task not found")),
             Err(e) => Err(refused(task_id, e.to_string())),
         };
@@ -323,7 +319,7 @@ fn update(scope: &Scope, args: &Value) -> Answer {
         }
     }
     // Claude Code's pending is also the store's blocked: pending leaves a blocked todo be
-    let to = status.and_then(Status::parse).filter(|s| status_name(*s) != status_name(t.status));
+    let to = status.and_then(Status::parse).filter(|s| claude_status_name(*s) != claude_status_name(t.status));
     let change = Change {
         status: to,
         via_reopen: true,
@@ -364,7 +360,8 @@ fn update(scope: &Scope, args: &Value) -> Answer {
     }
     let mut out = json!({"success": true, "taskId": task_id, "updatedFields": updated});
     if before.status != after.status {
-        out["statusChange"] = json!({"from": status_name(before.status), "to": status_name(after.status)});
+        out["statusChange"] =
+            json!({"from": claude_status_name(before.status), "to": claude_status_name(after.status)});
     }
     Ok(out)
 }
@@ -399,11 +396,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The claude-tasks dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "claude-tasks",
     aliases: &[],
     runtime: "Claude Code",
     description: "task tools: a shared task list with owners and dependencies",
     tools: &[&CREATE, &GET, &LIST, &UPDATE],
-    list_as: Some(super::ListAs { shape: "TaskList's `{\"tasks\"}`", read: list_as }),
+    list_as: Some(ListAs { shape: "TaskList's `{\"tasks\"}`", read: list_as }),
 };

@@ -7,8 +7,8 @@
 
 use serde_json::{json, Value};
 
-use super::claude_tasks::status_name;
-use super::{error, error_message, failed, list_items, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{claude_status_name, error, error_message, failed, list_items, session, str_arg};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::todo::Todo;
@@ -55,7 +55,7 @@ pub fn todos(rows: &[Todo]) -> Vec<Value> {
         .map(|t| {
             json!({
                 "content": t.subject,
-                "status": status_name(t.status),
+                "status": claude_status_name(t.status),
                 "activeForm": t.active_form.as_deref().unwrap_or(&t.subject),
             })
         })
@@ -91,11 +91,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The claude-todowrite dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "claude-todowrite",
     aliases: &[],
     runtime: "Claude Code",
     description: "TodoWrite: the whole list each time",
     tools: &[&WRITE],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{content, status, activeForm}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{content, status, activeForm}]}`", read: list_as }),
 };

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::{error, failed, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{error, failed, session, str_arg};
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -85,11 +86,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The codebuff dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "codebuff",
     aliases: &[],
     runtime: "Codebuff",
     description: "write_todos: the whole list of tasks, each completed or not",
     tools: &[&WRITE_TODOS],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{task, completed}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{task, completed}]}`", read: list_as }),
 };

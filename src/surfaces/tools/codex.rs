@@ -7,13 +7,12 @@
 
 use serde_json::{json, Value};
 
-use super::{error, failed, list_items, sentence, session, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{error, failed, list_items, sentence, session, CLAUDE_STATUSES};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
 use crate::todo::Todo;
-
-const STATUSES: [&str; 3] = ["pending", "in_progress", "completed"];
 
 static UPDATE_PLAN: Tool = Tool {
     name: "update_plan",
@@ -53,7 +52,7 @@ static UPDATE_PLAN: Tool = Tool {
 fn check(args: &Value) -> Option<Value> {
     let plan = args.get("plan")?.as_array()?;
     for (i, item) in plan.iter().enumerate() {
-        if let Some(s) = item.get("status").and_then(Value::as_str).filter(|s| !STATUSES.contains(s)) {
+        if let Some(s) = item.get("status").and_then(Value::as_str).filter(|s| !CLAUDE_STATUSES.contains(s)) {
             return Some(error(
                 "invalid_arguments",
                 format!("failed to parse function arguments: unknown variant `{s}`, expected one of `pending`, `in_progress`, `completed` (plan[{i}].status)"),
@@ -99,13 +98,13 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The codex dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "codex",
     aliases: &[],
     runtime: "OpenAI Codex CLI",
     description: "update_plan: the whole plan each time",
     tools: &[&UPDATE_PLAN],
-    list_as: Some(super::ListAs {
+    list_as: Some(ListAs {
         shape: "the `turn/plan/updated` notification's `{\"explanation\", \"plan\"}`",
         read: list_as,
     }),

@@ -8,7 +8,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error_message, failed, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{error_message, failed, session, str_arg};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 
@@ -53,13 +54,13 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The continue dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "continue",
     aliases: &[],
     runtime: "Continue CLI",
     description: "Checklist: the list as one markdown checklist",
     tools: &[&CHECKLIST],
-    list_as: Some(super::ListAs {
+    list_as: Some(ListAs {
         shape: "the checklist as last written, with its todos as they are now, as a JSON string",
         read: list_as,
     }),

@@ -8,7 +8,8 @@
 
 use serde_json::{json, Value};
 
-use super::{failed, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, Tool};
+use super::helpers::{failed, str_arg};
 use crate::ops::single::{self, NewTodo};
 use crate::ops::{self, claiming, dependencies, Scope};
 use crate::status::Status;
@@ -234,7 +235,7 @@ fn subtask(scope: &Scope, args: &Value) -> Answer {
 }
 
 /// The coord dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "coord",
     aliases: &[],
     runtime: "pg_todos",

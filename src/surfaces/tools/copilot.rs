@@ -13,7 +13,8 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::{caller_id, error_message, failed, session, str_arg, Answer, CallerIds, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{caller_id, error_message, failed, session, str_arg, CallerIds};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -145,11 +146,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The copilot dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "copilot",
     aliases: &[],
     runtime: "GitHub Copilot (VS Code)",
     description: "manage_todo_list: the whole list with numeric ids",
     tools: &[&MANAGE_TODO_LIST],
-    list_as: Some(super::ListAs { shape: "`{\"todoList\": [{id, title, status}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todoList\": [{id, title, status}]}`", read: list_as }),
 };

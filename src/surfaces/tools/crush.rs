@@ -9,8 +9,8 @@
 
 use serde_json::{json, Value};
 
-use super::claude_tasks::status_name;
-use super::{error, error_message, failed, list_items, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{claude_status_name, error, error_message, failed, list_items, session, str_arg, CLAUDE_STATUSES};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::todo::Todo;
@@ -53,7 +53,7 @@ static TODOS: Tool = Tool {
 fn check(args: &Value) -> Option<Value> {
     for t in args.get("todos")?.as_array()? {
         let status = t.get("status").and_then(Value::as_str)?;
-        if !["pending", "in_progress", "completed"].contains(&status) {
+        if !CLAUDE_STATUSES.contains(&status) {
             return Some(error(
                 "invalid_arguments",
                 format!("invalid status {} for todo {}", json!(status), json!(str_arg(t, "content"))),
@@ -67,7 +67,7 @@ fn check(args: &Value) -> Option<Value> {
 pub fn todos(rows: &[Todo]) -> Vec<Value> {
     rows.iter()
         .map(|t| {
-            json!({"content": t.subject, "status": status_name(t.status),
+            json!({"content": t.subject, "status": claude_status_name(t.status),
                    "active_form": t.active_form.as_deref().unwrap_or(&t.subject)})
         })
         .collect()
@@ -80,7 +80,7 @@ fn write(scope: &Scope, args: &Value) -> Answer {
         return Err(error("invalid_arguments", format!("todos: todos[{i}].content: must not be blank")));
     }
     let before = whole_list::stored(scope, conv, Kept::Uncanceled);
-    let old_status = |content: &str| before.iter().find(|t| t.subject == content).map(|t| status_name(t.status));
+    let old_status = |content: &str| before.iter().find(|t| t.subject == content).map(|t| claude_status_name(t.status));
     let mut items = list_items(&args["todos"], "content", &[("active_form", "active_form")]);
     for item in &mut items {
         if item.columns["active_form"].as_str().is_some_and(|a| a.trim().is_empty()) {
@@ -136,11 +136,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The crush dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "crush",
     aliases: &[],
     runtime: "Charm Crush",
     description: "todos: the whole list with status counts",
     tools: &[&TODOS],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{content, status, active_form}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{content, status, active_form}]}`", read: list_as }),
 };

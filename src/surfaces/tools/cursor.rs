@@ -12,16 +12,16 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::plan::status_name; // `cancelled`, and no blocked: Cursor spells them so too
-use super::{caller_id, error, failed, session, str_arg, Answer, CallerIds, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{
+    caller_id, cancelled_status_name, error, failed, session, str_arg, CallerIds, CANCELLED_STATUSES,
+};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::{Find, Scope};
 use crate::status::Status;
 use crate::todo::Todo;
-
-const STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "cancelled"];
 
 static TODO_WRITE: Tool = Tool {
     name: "todo_write",
@@ -40,7 +40,7 @@ static TODO_WRITE: Tool = Tool {
                         "required": ["content", "status", "id"],
                         "properties": {
                             "content": {"type": "string"},
-                            "status": {"type": "string", "enum": STATUSES},
+                            "status": {"type": "string", "enum": CANCELLED_STATUSES},
                             "id": {"type": "string"}
                         }
                     }
@@ -67,7 +67,7 @@ static TODO_WRITE: Tool = Tool {
                         "required": ["id"],
                         "properties": {
                             "content": {"type": "string"},
-                            "status": {"type": "string", "enum": STATUSES},
+                            "status": {"type": "string", "enum": CANCELLED_STATUSES},
                             "id": {"type": "string", "minLength": 1}
                         }
                     }
@@ -79,7 +79,7 @@ static TODO_WRITE: Tool = Tool {
 
 /// The list in Cursor's shape.
 pub fn todos(rows: &[Todo]) -> Value {
-    json!({"todos": rows.iter().map(|t| json!({"id": caller_id(t), "content": t.subject, "status": status_name(t.status)})).collect::<Vec<_>>()})
+    json!({"todos": rows.iter().map(|t| json!({"id": caller_id(t), "content": t.subject, "status": cancelled_status_name(t.status)})).collect::<Vec<_>>()})
 }
 
 fn write(scope: &Scope, args: &Value) -> Answer {
@@ -157,11 +157,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The cursor dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "cursor",
     aliases: &[],
     runtime: "Cursor",
     description: "todo_write: caller ids, merged or replaced",
     tools: &[&TODO_WRITE],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{id, content, status}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{id, content, status}]}`", read: list_as }),
 };

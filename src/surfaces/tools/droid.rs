@@ -9,8 +9,8 @@
 
 use serde_json::{json, Value};
 
-use super::claude_tasks::status_name;
-use super::{error, error_message, failed, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{claude_status_name, error, error_message, failed, session, str_arg};
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -110,8 +110,11 @@ fn items(todos: &Value) -> Result<Vec<Item>, Value> {
 
 /// The list as Droid's numbered lines.
 fn lines(rows: &[Todo]) -> String {
-    let lines: Vec<String> =
-        rows.iter().enumerate().map(|(i, t)| format!("{}. [{}] {}", i + 1, status_name(t.status), t.subject)).collect();
+    let lines: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{}. [{}] {}", i + 1, claude_status_name(t.status), t.subject))
+        .collect();
     lines.join("\n")
 }
 
@@ -135,11 +138,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The droid dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "droid",
     aliases: &[],
     runtime: "Factory Droid",
     description: "TodoWrite: the whole list as numbered [status] lines or an array",
     tools: &[&TODO_WRITE],
-    list_as: Some(super::ListAs { shape: "its todo state `{\"todos\": \"1. [status] task\\n…\"}`", read: list_as }),
+    list_as: Some(ListAs { shape: "its todo state `{\"todos\": \"1. [status] task\\n…\"}`", read: list_as }),
 };

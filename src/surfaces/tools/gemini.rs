@@ -7,7 +7,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, list_items, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{error, error_message, failed, list_items, session, str_arg};
 use crate::ops::whole_list::{self, Dropped, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -118,11 +119,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The gemini dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "gemini",
     aliases: &[],
     runtime: "Gemini CLI",
     description: "write_todos: the whole list, five statuses",
     tools: &[&WRITE_TODOS],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{description, status}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{description, status}]}`", read: list_as }),
 };

@@ -9,7 +9,8 @@
 
 use serde_json::{json, Value};
 
-use super::{session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{session, str_arg};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 
@@ -61,13 +62,13 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The goose dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "goose",
     aliases: &[],
     runtime: "Block Goose",
     description: "todo__todo_write: the list as one markdown text",
     tools: &[&TODO_WRITE],
-    list_as: Some(super::ListAs {
+    list_as: Some(ListAs {
         shape: "the markdown text as last written, with its todos as they are now, as a JSON string",
         read: list_as,
     }),

@@ -1,11 +1,14 @@
 //! What the dialects share: the dispatcher's error objects, reading arguments, caller ids,
-//! the session a list needs, the words of an answer.
+//! the session a list needs, the words of an answer, the
+//! status names several runtimes share, the NOTICEs of a list cut at its limits. It reads no
+//! dialect and not the registry.
 
 use serde_json::{json, Map, Value};
 
 use crate::error::Error;
 use crate::ops::Scope;
 use crate::session;
+use crate::status::Status;
 
 /// The dispatcher's own error object (an unknown tool, arguments that break the schema, a
 /// value the database refused): `{"error": {"code", "message"}}`.
@@ -39,6 +42,30 @@ pub fn list_items(list: &Value, content: &str, columns: &[(&str, &str)]) -> Vec<
             columns: columns.iter().map(|(column, key)| (column.to_string(), t[*key].clone())).collect(),
         })
         .collect()
+}
+
+/// The statuses of the runtimes with three, Claude Code's way (`claude_status_name`).
+pub const CLAUDE_STATUSES: [&str; 3] = ["pending", "in_progress", "completed"];
+
+/// The statuses of the runtimes with Claude Code's three and `cancelled`
+/// (`cancelled_status_name`).
+pub const CANCELLED_STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "cancelled"];
+
+/// A status as the runtimes with three statuses spell it, Claude Code's way: `pending`,
+/// `in_progress`, `completed` (a status they lack: its nearest of the three). Claude Code's
+/// TodoWrite and Task tools, Crush, Droid, LangChain, Mastra, Pydantic AI, Qwen Code.
+pub fn claude_status_name(s: Status) -> &'static str {
+    s.three_state().as_str()
+}
+
+/// A status as the runtimes with Claude Code's three statuses and `cancelled` (two l's) spell
+/// it: the seeds' plan, OpenCode, Cursor, Hermes, Mistral Vibe. They have no blocked, deferred
+/// or review status: a blocked or deferred todo is pending to them, one in review in progress.
+pub fn cancelled_status_name(s: Status) -> &'static str {
+    match s {
+        Status::Canceled => "cancelled",
+        s => s.three_state().as_str(),
+    }
 }
 
 /// A todo's id as the runtimes whose callers choose ids see it (Cursor, Copilot, Qwen Code,
@@ -281,4 +308,21 @@ pub fn listed_schema_text(listed: &'static Listed, name: &str) -> &'static str {
 
 pub fn listed_schema(listed: &'static Listed, name: &str) -> Value {
     serde_json::from_str(listed_schema_text(listed, name)).expect("a listed schema is JSON")
+}
+
+/// A NOTICE, for a program reading a tool's JSON through SQL, when the tool's list read
+/// stopped at its limits (the JSON keeps the runtime's shape; `todo.call_mcp` says it in the
+/// text the model reads instead).
+pub fn notice_omitted(what: &str, omitted: Option<(usize, u64)>) {
+    if let Some((shown, omitted)) = omitted {
+        pgrx::notice!("{what}: {}", pg_todos_core::limits::omitted_note(shown, omitted));
+    }
+}
+
+/// A NOTICE, for a program reading a tool's JSON through SQL, when a whole-list write kept
+/// todos a read of its list does not show (`todo.call_mcp` says it in the text instead).
+pub fn notice_kept(what: &str, kept: Option<u64>) {
+    if let Some(kept) = kept {
+        pgrx::notice!("{what}: {}", pg_todos_core::limits::kept_note(kept));
+    }
 }

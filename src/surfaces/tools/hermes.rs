@@ -12,7 +12,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{caller_id, error_message, failed, session, Answer, CallerIds, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{caller_id, cancelled_status_name, error_message, failed, session, CallerIds, CANCELLED_STATUSES};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::whole_list::{self, Kept, Rules};
@@ -20,8 +21,6 @@ use crate::ops::{Find, Scope};
 use crate::status::Status;
 use crate::todo::Todo;
 use pg_todos_core::printed::python_dumps;
-
-const STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "cancelled"];
 
 /// The keys of the answer, in the order Hermes writes them.
 const ORDER: &[&str] =
@@ -43,7 +42,7 @@ static TODO: Tool = Tool {
                         "properties": {
                             "id": {"type": "string", "description": "Unique item identifier"},
                             "content": {"type": "string", "description": "Task description"},
-                            "status": {"type": "string", "enum": STATUSES, "description": "Current status"}
+                            "status": {"type": "string", "enum": CANCELLED_STATUSES, "description": "Current status"}
                         }
                     }
                 },
@@ -65,14 +64,6 @@ static TODO: Tool = Tool {
     }),
 };
 
-/// Hermes' spelling of a status (a blocked todo is pending).
-fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Canceled => "cancelled",
-        s => s.three_state().as_str(),
-    }
-}
-
 /// A field as Python's `str(...).strip()` reads it (None: absent, null or blank).
 fn text_of(t: &Value, key: &str) -> Option<String> {
     let s = match t.get(key)? {
@@ -91,7 +82,7 @@ fn validated(t: &Value) -> (Option<String>, String, Status) {
     }
     let status = text_of(t, "status")
         .map(|s| s.to_lowercase())
-        .filter(|s| STATUSES.contains(&s.as_str()))
+        .filter(|s| CANCELLED_STATUSES.contains(&s.as_str()))
         .and_then(|s| Status::parse(&s))
         .unwrap_or(Status::Pending);
     (text_of(t, "id"), text_of(t, "content").unwrap_or_else(|| "(no description)".into()), status)
@@ -110,7 +101,7 @@ fn deduplicated(todos: &[Value]) -> Vec<&Value> {
 pub fn answer(rows: &[Todo]) -> Value {
     let todos: Vec<Value> = rows
         .iter()
-        .map(|t| json!({"id": caller_id(t), "content": t.subject, "status": status_name(t.status)}))
+        .map(|t| json!({"id": caller_id(t), "content": t.subject, "status": cancelled_status_name(t.status)}))
         .collect();
     let count = |s: &str| todos.iter().filter(|t| t["status"] == s).count();
     json!({
@@ -184,11 +175,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The hermes dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "hermes",
     aliases: &[],
     runtime: "Nous Hermes agent",
     description: "todo: read, replace or merge the list",
     tools: &[&TODO],
-    list_as: Some(super::ListAs { shape: "its answer `{\"todos\", \"summary\"}`", read: list_as }),
+    list_as: Some(ListAs { shape: "its answer `{\"todos\", \"summary\"}`", read: list_as }),
 };

@@ -7,7 +7,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{error, error_message, failed, session, str_arg};
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -97,11 +98,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The kimi dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "kimi",
     aliases: &[],
     runtime: "Moonshot Kimi CLI",
     description: "SetTodoList: read or replace the whole list",
     tools: &[&SET_TODO_LIST],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{title, status}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{title, status}]}`", read: list_as }),
 };

@@ -12,8 +12,10 @@
 
 use serde_json::{json, Value};
 
-use super::{
-    error, error_message, failed, item_turn, metadata, ordered_json, rooted, str_arg, strings, Answer, Rooted, Tool,
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{
+    error, error_message, failed, item_turn, meta_text, metadata, ordered_json, rooted, session, str_arg, strings,
+    Rooted,
 };
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::{Find, Scope};
@@ -175,7 +177,7 @@ fn list_state(list: &Rooted) -> Value {
         "description": list.root.subject,
         "context": meta_list(&list.root, CONTEXT),
         "modified_files": meta_list(&list.root, FILES),
-        "id": super::meta_text(&list.root, LIST).unwrap_or_default(),
+        "id": meta_text(&list.root, LIST).unwrap_or_default(),
     })
 }
 
@@ -191,7 +193,7 @@ fn reread(scope: &Scope, conv: &str, id: &str) -> Answer {
 }
 
 fn todo_list(scope: &Scope, args: &Value) -> Answer {
-    let conv = super::session(scope, "todo_list")?;
+    let conv = session(scope, "todo_list")?;
     match args["command"].as_str().unwrap_or_default() {
         "create" => create(scope, conv, args),
         "lookup" => Ok(lookup(scope, conv)),
@@ -363,7 +365,7 @@ fn lookup(scope: &Scope, conv: &str) -> Value {
         .iter()
         .map(|l| {
             let done = l.items.iter().filter(|t| t.status == Status::Completed).count();
-            let id = super::meta_text(&l.root, LIST).unwrap_or_default();
+            let id = meta_text(&l.root, LIST).unwrap_or_default();
             format!("Description: {} \nStatus: {done}/{} \nID: {id}", l.root.subject, l.items.len())
         })
         .collect();
@@ -381,13 +383,13 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The kiro dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "kiro",
     aliases: &[],
     runtime: "Kiro CLI (Amazon Q Developer CLI)",
     description: "todo_list: named lists that persist, 0-based indices, a work log of context updates",
     tools: &[&TODO_LIST],
-    list_as: Some(super::ListAs {
+    list_as: Some(ListAs {
         shape: "its lists `[{tasks: [{task_description, completed}], description, context, modified_files, id}]`",
         read: list_as,
     }),

@@ -10,8 +10,8 @@
 
 use serde_json::{json, Value};
 
-use super::claude_tasks::status_name;
-use super::{error, error_message, failed, list_items, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{claude_status_name, error, error_message, failed, list_items, session, str_arg};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::todo::Todo;
@@ -51,7 +51,7 @@ static WRITE_TODOS: Tool = Tool {
 
 /// The list in the tool's own shape: `{"todos": [{"content", "status"}]}`.
 pub fn todos(rows: &[Todo]) -> Value {
-    json!({"todos": rows.iter().map(|t| json!({"content": t.subject, "status": status_name(t.status)})).collect::<Vec<_>>()})
+    json!({"todos": rows.iter().map(|t| json!({"content": t.subject, "status": claude_status_name(t.status)})).collect::<Vec<_>>()})
 }
 
 fn write(scope: &Scope, args: &Value) -> Answer {
@@ -84,11 +84,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The langchain dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "langchain",
     aliases: &[],
     runtime: "LangChain and deepagents",
     description: "write_todos of the TodoListMiddleware",
     tools: &[&WRITE_TODOS],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{content, status}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{content, status}]}`", read: list_as }),
 };

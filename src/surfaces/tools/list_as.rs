@@ -5,8 +5,8 @@
 use pgrx::prelude::*;
 use serde_json::Value;
 
-use super::call::notice_omitted;
 use super::catalog::dialect;
+use super::helpers::notice_omitted;
 use crate::jsonb::Jsonb;
 use crate::ops::Scope;
 use crate::session;

@@ -11,8 +11,10 @@
 
 use serde_json::{json, Map, Value};
 
-use super::claude_tasks::status_name;
-use super::{caller_id, error, error_message, failed, ordered_json, str_arg, Answer, CallerIds, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{
+    caller_id, claude_status_name, error, error_message, failed, ordered_json, str_arg, CallerIds, CLAUDE_STATUSES,
+};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::slug_ids::assign_ids;
@@ -25,8 +27,6 @@ const NO_LIST_TO_CHECK: &str = "Unable to access task list (no harness context)"
 const ONE_IN_PROGRESS: &str = "Only one task can be in_progress at a time.";
 const ID_DESCRIPTION: &str =
     "Stable task identifier (for example, 'task_investigate_tests'). Keep this unchanged across updates.";
-const STATUSES: [&str; 3] = ["pending", "in_progress", "completed"];
-
 static TASK_WRITE: Tool = Tool {
     name: "task_write",
     description: "Create and manage a structured task list for your current coding session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.\n\nUsage:\n- Use this to create the initial task list or replace the whole list after replanning\n- Pass the FULL task list each time this tool is called (replaces the previous list)\n- Each task has: id (stable identifier), content (imperative), status (pending, in_progress, or completed), activeForm (present continuous)\n- IDs must be unique. If duplicate explicit IDs are provided, the duplicate task is returned with a generated fallback ID\n- Keep task IDs stable across updates. If omitted, IDs are generated and returned in the tool result\n- When an ID is omitted while rewriting an existing list, one unambiguous matching task may reuse an existing ID\n- Prefer single-task update tools when they are available\n- Mark tasks in_progress BEFORE starting work (only ONE at a time)\n- Mark tasks completed IMMEDIATELY after finishing\n- Use this for multi-step tasks requiring 3+ distinct actions\n\nStates:\n- pending: Not yet started\n- in_progress: Currently working on (limit to ONE)\n- completed: Finished successfully",
@@ -42,7 +42,7 @@ static TASK_WRITE: Tool = Tool {
                         "properties": {
                             "id": {"type": "string", "minLength": 1, "description": ID_DESCRIPTION},
                             "content": {"type": "string", "minLength": 1, "description": "Task description in imperative form (e.g., 'Fix authentication bug')"},
-                            "status": {"type": "string", "enum": STATUSES, "description": "Current task status"},
+                            "status": {"type": "string", "enum": CLAUDE_STATUSES, "description": "Current task status"},
                             "activeForm": {"type": "string", "minLength": 1, "description": "Present continuous form shown during execution (e.g., 'Fixing authentication bug')"}
                         },
                         "required": ["content", "status", "activeForm"],
@@ -70,7 +70,7 @@ static TASK_UPDATE: Tool = Tool {
             "properties": {
                 "id": {"type": "string", "minLength": 1, "description": ID_DESCRIPTION},
                 "content": {"type": "string", "minLength": 1, "description": "New task description in imperative form"},
-                "status": {"type": "string", "enum": STATUSES, "description": "New task status"},
+                "status": {"type": "string", "enum": CLAUDE_STATUSES, "description": "New task status"},
                 "activeForm": {"type": "string", "minLength": 1, "description": "New present continuous form shown during execution"}
             },
             "required": ["id"],
@@ -138,7 +138,7 @@ fn current(rows: &[Todo]) -> Vec<Task> {
         .map(|t| Task {
             id: caller_id(t),
             content: t.subject.clone(),
-            status: status_name(t.status),
+            status: claude_status_name(t.status),
             active_form: t.active_form.clone().unwrap_or_else(|| t.subject.clone()),
         })
         .collect()
@@ -211,7 +211,7 @@ fn task_write(scope: &Scope, args: &Value) -> Answer {
         .map(|(id, t)| Task {
             id,
             content: str_arg(t, "content").to_string(),
-            status: STATUSES.into_iter().find(|s| *s == str_arg(t, "status")).unwrap_or("pending"),
+            status: CLAUDE_STATUSES.into_iter().find(|s| *s == str_arg(t, "status")).unwrap_or("pending"),
             active_form: str_arg(t, "activeForm").to_string(),
         })
         .collect();
@@ -234,7 +234,7 @@ fn task_update(scope: &Scope, args: &Value) -> Answer {
         if let Some(c) = args["content"].as_str() {
             t.content = c.to_string();
         }
-        if let Some(s) = STATUSES.into_iter().find(|s| args["status"].as_str() == Some(*s)) {
+        if let Some(s) = CLAUDE_STATUSES.into_iter().find(|s| args["status"].as_str() == Some(*s)) {
             t.status = s;
         }
         if let Some(a) = args["activeForm"].as_str() {
@@ -357,13 +357,13 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The mastra dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "mastra",
     aliases: &[],
     runtime: "Mastra (its Harness)",
     description: "task_write, task_update, task_complete, task_check: a list with stable ids",
     tools: &[&TASK_WRITE, &TASK_UPDATE, &TASK_COMPLETE, &TASK_CHECK],
-    list_as: Some(super::ListAs {
+    list_as: Some(ListAs {
         shape: "its harness state `{\"tasks\": [{id, content, status, activeForm}]}`",
         read: list_as,
     }),

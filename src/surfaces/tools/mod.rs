@@ -1,21 +1,27 @@
 //! The tool dialects: each runtime's or tracker's tools, one module each, speaking its JSON
 //! and words exactly; changes are operations (`ops`), run by `runner::attempt` (one per
-//! call). Each module ends in one value, its `DIALECT` (`catalog::Dialect`: name, runtime,
+//! call). Each module ends in one value, its `DIALECT` (`dialect::Dialect`: name, runtime,
 //! tools, list shape, description), and is registered by one line of `registry!` below.
 //! Everything else that names dialects is derived from that list:
-//! - `catalog`: the `Dialect` and `Tool` types, `todo.tools()`, `todo.dialects()`, finding a
-//!   tool by name;
+//! - `dialect`: the `Dialect` and `Tool` types, which every dialect's module reads;
+//! - `catalog`: `todo.tools()`, `todo.dialects()`, finding a tool by name;
 //! - `call`: `todo.call` and `todo.call_mcp` (and their text twins), which run a tool;
 //! - `list_as`: `todo.list_as`, a list in a dialect's shape;
 //! - `helpers`: what the dialects' modules share.
+//!
+//! The imports go one way: `call` and `list_as` read `catalog`, which reads the registry
+//! (`DIALECTS`); the registry reads the dialects; the dialects read `dialect` and `helpers`, which read
+//! neither the registry nor any dialect. A dialect reads no other dialect.
 
 mod call;
 mod catalog;
-mod helpers;
+pub mod dialect;
+pub mod helpers;
 mod list_as;
 
-pub use call::{mcp_result, notice_kept, notice_omitted};
-pub use catalog::{catalog, dialect, find, Answer, Dialect, ListAs, Tool};
+// the paths the dialects used before `dialect` and `helpers` were their own modules (the
+// trackers' modules still read them); the registry re-exports nothing that reads it back
+pub use dialect::{Answer, Dialect, ListAs, Tool};
 pub use helpers::*;
 
 /// Declares each dialect's module and registers its `DIALECT`, in catalog order: the order

@@ -10,7 +10,8 @@ use pgrx::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{error, failed, parse_string_id, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{cancelled_status_name, error, failed, parse_string_id, session, str_arg};
 use crate::jsonb::Jsonb;
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
@@ -70,15 +71,11 @@ struct Shown<'a> {
     id: String,
 }
 
-fn status_name(s: Status) -> &'static str {
-    super::plan::status_name(s)
-}
-
 fn items(rows: &[Todo]) -> Vec<Shown<'_>> {
     rows.iter()
         .map(|t| Shown {
             content: &t.subject,
-            status: status_name(t.status),
+            status: cancelled_status_name(t.status),
             priority: t.priority.as_deref().unwrap_or("medium"),
             id: t.id.to_string(),
         })
@@ -362,17 +359,17 @@ fn channel() -> String {
 
 /// A conversation's list as OpenCode's tools show it (`todo.list_as`).
 fn list_as(scope: &Scope, conv: &str) -> Value {
-    super::opencode::list(&scope.tenant, Some(conv))
+    list(&scope.tenant, Some(conv))
 }
 
 /// The opencode dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "opencode",
     aliases: &["002"],
     runtime: "OpenCode",
     description: "a session's todo list, written whole and read back",
     tools: &[&WRITE, &READ],
-    list_as: Some(super::ListAs {
+    list_as: Some(ListAs {
         shape: "OpenCode's todos `[{content, status, priority, id}]` (its `GET /session/:id/todo`)",
         read: list_as,
     }),

@@ -8,7 +8,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error, error_message, failed, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{error, error_message, failed, session, str_arg};
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -143,11 +144,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The openhands dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "openhands",
     aliases: &[],
     runtime: "OpenHands",
     description: "task_tracker: view or plan the task list",
     tools: &[&TASK_TRACKER],
-    list_as: Some(super::ListAs { shape: "`{\"task_list\": [{title, notes, status}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"task_list\": [{title, notes, status}]}`", read: list_as }),
 };

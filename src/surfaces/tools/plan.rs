@@ -6,7 +6,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error, failed, parse_string_id, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, Tool};
+use super::helpers::{cancelled_status_name, error, failed, parse_string_id, str_arg};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::{Find, Scope};
@@ -90,16 +91,6 @@ static COMPLETE: Tool = Tool {
     accepts: None,
 };
 
-/// Seed 001 spells canceled `cancelled` and has no blocked, deferred or review status: a
-/// blocked or deferred todo is pending to it, one in review in progress (and each stays as it
-/// is when it is sent back so).
-pub fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Canceled => "cancelled",
-        s => s.three_state().as_str(),
-    }
-}
-
 fn turn<'a>(scope: &'a Scope, tool: &str) -> Result<&'a str, Value> {
     scope.turn.as_deref().ok_or_else(|| error("no_turn", format!("{tool} needs a turn in context (todo.turn)")))
 }
@@ -115,7 +106,7 @@ fn item(t: &Todo, priority: usize) -> Value {
         "context": t.description.as_deref().unwrap_or(""),
         "completionCriteria": t.completion_criteria.as_deref().unwrap_or(""),
         "agentType": opt_str(t.agent_type.as_deref()),
-        "status": status_name(t.status),
+        "status": cancelled_status_name(t.status),
         "priority": priority,
         "outcome": opt_str(t.outcome.as_deref()),
         "createdAt": iso8601(t.created_us),
@@ -126,7 +117,7 @@ fn item(t: &Todo, priority: usize) -> Value {
 
 /// How many of `rows` the seed calls `s` (a blocked todo counts as pending).
 fn count(rows: &[Todo], s: Status) -> usize {
-    rows.iter().filter(|t| status_name(t.status) == status_name(s)).count()
+    rows.iter().filter(|t| cancelled_status_name(t.status) == cancelled_status_name(s)).count()
 }
 
 fn create(scope: &Scope, args: &Value) -> Answer {
@@ -179,7 +170,7 @@ fn list(scope: &Scope, args: &Value) -> Answer {
     let wanted = |s: Status| match args.get("status").and_then(Value::as_str) {
         None => s.is_open(),
         Some("all") => true,
-        Some(name) => status_name(s) == name,
+        Some(name) => cancelled_status_name(s) == name,
     };
     let items: Vec<Value> =
         rows.iter().enumerate().filter(|(_, t)| wanted(t.status)).map(|(i, t)| item(t, i)).collect();
@@ -202,8 +193,8 @@ fn complete(scope: &Scope, args: &Value) -> Answer {
                 "invalid_transition",
                 format!(
                     "todo \"{todo_id}\" is {}; it cannot become {}",
-                    status_name(forbidden.from),
-                    status_name(forbidden.to)
+                    cancelled_status_name(forbidden.from),
+                    cancelled_status_name(forbidden.to)
                 ),
             ))
         }
@@ -216,7 +207,7 @@ fn complete(scope: &Scope, args: &Value) -> Answer {
     Ok(json!({
         "id": done.id.to_string(),
         "title": done.subject,
-        "status": status_name(done.status),
+        "status": cancelled_status_name(done.status),
         "outcome": done.outcome,
         "completedAt": done.completed_us.map(iso8601),
         "remaining": remaining,
@@ -224,7 +215,7 @@ fn complete(scope: &Scope, args: &Value) -> Answer {
 }
 
 /// The plan dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "plan",
     aliases: &["001"],
     runtime: "seed 001",

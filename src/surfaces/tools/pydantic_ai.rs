@@ -8,8 +8,8 @@
 
 use serde_json::{json, Value};
 
-use super::claude_tasks::status_name;
-use super::{error, failed, list_items, sentence, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{claude_status_name, error, failed, list_items, sentence, session, str_arg};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -104,7 +104,7 @@ fn read(scope: &Scope, _args: &Value) -> Answer {
         lines.push(format!("{}. {icon} {}", i + 1, t.subject));
     }
     lines.push(String::new());
-    lines.push(format!("Summary: {}", counts(rows.iter().map(|t| status_name(t.status)))));
+    lines.push(format!("Summary: {}", counts(rows.iter().map(|t| claude_status_name(t.status)))));
     Ok(json!(lines.join("\n")))
 }
 
@@ -113,7 +113,7 @@ fn todos(rows: &[Todo]) -> Value {
     let todos: Vec<Value> = rows
         .iter()
         .map(|t| {
-            json!({"content": t.subject, "status": status_name(t.status),
+            json!({"content": t.subject, "status": claude_status_name(t.status),
                    "active_form": t.active_form.as_deref().unwrap_or(&t.subject)})
         })
         .collect();
@@ -126,11 +126,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The pydantic-ai dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "pydantic-ai",
     aliases: &[],
     runtime: "pydantic-ai-todo (pydantic-ai, pydantic-deep)",
     description: "write_todos and read_todos: the whole list, and the list read back",
     tools: &[&WRITE_TODOS, &READ_TODOS],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{content, status, active_form}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{content, status, active_form}]}`", read: list_as }),
 };

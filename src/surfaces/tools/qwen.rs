@@ -14,8 +14,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use super::claude_tasks::status_name;
-use super::{caller_id, error, error_message, failed, session, str_arg, Answer, CallerIds, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{
+    caller_id, claude_status_name, error, error_message, failed, session, str_arg, CallerIds, CLAUDE_STATUSES,
+};
 use crate::error::Error;
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
@@ -95,11 +97,7 @@ fn validate(todos: &[Value]) -> Result<(), Value> {
         if t.get("content").and_then(Value::as_str).is_none_or(|c| c.trim().is_empty()) {
             return Err(refuse("Each todo must have a non-empty \"content\" string."));
         }
-        if !t
-            .get("status")
-            .and_then(Value::as_str)
-            .is_some_and(|s| ["pending", "in_progress", "completed"].contains(&s))
-        {
+        if !t.get("status").and_then(Value::as_str).is_some_and(|s| CLAUDE_STATUSES.contains(&s)) {
             return Err(refuse("Each todo must have a valid \"status\" (pending, in_progress, completed)."));
         }
         if let Some(deps) = t.get("blockedBy") {
@@ -165,7 +163,7 @@ pub fn todos(scope: &Scope, rows: &[Todo]) -> Vec<Value> {
     rows.iter()
         .zip(deps)
         .map(|(t, (_, on))| {
-            let mut item = json!({"content": t.subject, "status": status_name(t.status), "id": caller_id(t)});
+            let mut item = json!({"content": t.subject, "status": claude_status_name(t.status), "id": caller_id(t)});
             if !on.is_empty() {
                 item["blockedBy"] = json!(on.iter().filter_map(|o| named.get(o)).collect::<Vec<_>>());
             }
@@ -247,11 +245,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The qwen dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "qwen",
     aliases: &[],
     runtime: "Qwen Code",
     description: "todo_write: the whole list with ids and dependencies",
     tools: &[&TODO_WRITE],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{content, status, id, blockedBy}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{content, status, id, blockedBy}]}`", read: list_as }),
 };

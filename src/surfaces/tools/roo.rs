@@ -8,7 +8,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error, failed, sentence, session, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{error, failed, sentence, session, str_arg};
 use crate::checklist::parse_checklist;
 use crate::error::Error;
 use crate::ops::whole_list::{self, Dropped, Item, Kept, Rules};
@@ -75,11 +76,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The roo dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "roo",
     aliases: &[],
     runtime: "Roo Code",
     description: "update_todo_list: a markdown checklist",
     tools: &[&UPDATE_TODO_LIST],
-    list_as: Some(super::ListAs { shape: "the markdown checklist, as a JSON string", read: list_as }),
+    list_as: Some(ListAs { shape: "the markdown checklist, as a JSON string", read: list_as }),
 };

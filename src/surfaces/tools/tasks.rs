@@ -8,7 +8,8 @@ use pgrx::JsonB;
 
 use serde_json::{json, Value};
 
-use super::{failed, parse_string_id, str_arg, Answer, Tool};
+use super::dialect::{Answer, Dialect, Tool};
+use super::helpers::{failed, notice_kept, notice_omitted, parse_string_id, str_arg};
 use crate::error::Error;
 use crate::jsonb::Jsonb;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
@@ -194,7 +195,7 @@ fn export_tasks(conversation: Option<&str>) -> Jsonb {
     let conversation = errors::required(conversation, "todo.export_tasks: conversation");
     let scope = Scope::reading(None);
     let (out, omitted) = crate::session::with_omitted(|| file(&scope, conversation));
-    super::notice_omitted("todo.export_tasks", omitted);
+    notice_omitted("todo.export_tasks", omitted);
     Jsonb(with_notes(out, omitted, None))
 }
 
@@ -247,15 +248,15 @@ fn import_tasks(conversation: Option<&str>, file_json: Option<JsonB>) -> Jsonb {
         whole_list::replace(&scope, conversation, Rules::seeds(Kept::Uncanceled), &items)
             .unwrap_or_else(|e| errors::raise_error(&e));
         let kept = crate::session::take_kept();
-        super::notice_kept("todo.import_tasks", kept);
+        notice_kept("todo.import_tasks", kept);
         let (out, omitted) = crate::session::unnoted(|| file(&scope, conversation));
-        super::notice_omitted("todo.import_tasks", omitted);
+        notice_omitted("todo.import_tasks", omitted);
         Jsonb(with_notes(out, omitted, kept))
     })
 }
 
 /// The tasks dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "tasks",
     aliases: &["004"],
     runtime: "seed 004",

@@ -5,12 +5,11 @@
 
 use serde_json::{json, Value};
 
-use super::{error, failed, list_items, session, Answer, Tool};
+use super::dialect::{Answer, Dialect, Tool};
+use super::helpers::{error, failed, list_items, session, CLAUDE_STATUSES};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
-
-const STATUSES: [&str; 3] = ["pending", "in_progress", "completed"];
 
 static GET: Tool = Tool {
     name: "todolist__get",
@@ -40,7 +39,7 @@ static SET: Tool = Tool {
                         "additionalProperties": false,
                         "properties": {
                             "content": {"type": "string", "minLength": 1},
-                            "status": {"type": "string", "enum": STATUSES},
+                            "status": {"type": "string", "enum": CLAUDE_STATUSES},
                             "activeForm": {"type": "string", "minLength": 1}
                         }
                     }
@@ -62,7 +61,7 @@ fn check(args: &Value) -> Option<Value> {
     let items = args.get("todos")?.as_array()?;
     for (i, item) in items.iter().enumerate() {
         if let Some(s) = item.get("status").and_then(Value::as_str) {
-            if !STATUSES.contains(&s) {
+            if !CLAUDE_STATUSES.contains(&s) {
                 return Some(error(
                     "invalid_status",
                     format!("todos[{i}].status \"{s}\" is not one of pending, in_progress, completed"),
@@ -135,7 +134,7 @@ fn set(scope: &Scope, args: &Value) -> Answer {
 }
 
 /// The todolist dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "todolist",
     aliases: &["003"],
     runtime: "the todolist MCP toolset",

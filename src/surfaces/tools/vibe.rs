@@ -13,7 +13,10 @@ use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
-use super::{caller_id, error, error_message, failed, session, str_arg, Answer, CallerIds, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{
+    caller_id, cancelled_status_name, error, error_message, failed, session, str_arg, CallerIds, CANCELLED_STATUSES,
+};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -22,8 +25,6 @@ use pg_todos_core::printed::python_dumps;
 
 /// Vibe's limit on the list.
 const MAX_TODOS: usize = 100;
-
-const STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "cancelled"];
 
 static TODO: Tool = Tool {
     name: "todo",
@@ -43,7 +44,7 @@ static TODO: Tool = Tool {
                         "properties": {
                             "id": {"type": "string"},
                             "content": {"type": "string"},
-                            "status": {"type": "string", "enum": STATUSES, "default": "pending"},
+                            "status": {"type": "string", "enum": CANCELLED_STATUSES, "default": "pending"},
                             "priority": {"type": "string", "enum": ["low", "medium", "high"], "default": "medium"}
                         }
                     }
@@ -72,19 +73,11 @@ fn check(args: &Value) -> Option<Value> {
     (ids.len() != todos.len()).then(|| error("invalid_arguments", "Todo IDs must be unique"))
 }
 
-/// Vibe's spelling of a status (a blocked todo is pending).
-fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Canceled => "cancelled",
-        s => s.three_state().as_str(),
-    }
-}
-
 /// The list in the tool's own item shape: `{id, content, status, priority}`.
 pub fn todos(rows: &[Todo]) -> Vec<Value> {
     rows.iter()
         .map(|t| {
-            json!({"id": caller_id(t), "content": t.subject, "status": status_name(t.status),
+            json!({"id": caller_id(t), "content": t.subject, "status": cancelled_status_name(t.status),
                    "priority": t.priority.as_deref().unwrap_or("medium")})
         })
         .collect()
@@ -137,11 +130,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The vibe dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "vibe",
     aliases: &[],
     runtime: "Mistral Vibe",
     description: "todo: read or write the list with ids and priorities",
     tools: &[&TODO],
-    list_as: Some(super::ListAs { shape: "`{\"todos\": [{id, content, status, priority}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"todos\": [{id, content, status, priority}]}`", read: list_as }),
 };

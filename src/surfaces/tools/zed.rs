@@ -7,7 +7,8 @@
 
 use serde_json::{json, Value};
 
-use super::{error, failed, list_items, sentence, session, Answer, Tool};
+use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::helpers::{error, failed, list_items, sentence, session};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::todo::Todo;
@@ -78,11 +79,11 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The zed dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: Dialect = Dialect {
     name: "zed",
     aliases: &[],
     runtime: "Zed agent",
     description: "update_plan: the whole plan with priorities",
     tools: &[&UPDATE_PLAN],
-    list_as: Some(super::ListAs { shape: "`{\"plan\": [{step, status, priority}]}`", read: list_as }),
+    list_as: Some(ListAs { shape: "`{\"plan\": [{step, status, priority}]}`", read: list_as }),
 };
