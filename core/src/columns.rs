@@ -309,13 +309,46 @@ mod tests {
     }
 
     #[test]
+    fn the_board_shows_the_columns_it_showed() {
+        let mut shown: Vec<&str> = TABLE.iter().filter(|c| c.board).map(|c| c.name).collect();
+        shown.sort_unstable();
+        let mut released = [
+            "id",
+            "conversation_id",
+            "subject",
+            "description",
+            "active_form",
+            "status",
+            "priority",
+            "owner",
+            "agent_id",
+            "outcome",
+            "completion_criteria",
+            "claimed_by",
+            "lease_expires_at",
+            "fence",
+            "version",
+            "parent_id",
+            "created_at",
+            "updated_at",
+            "started_at",
+            "completed_at",
+            "archived_at",
+        ];
+        released.sort_unstable();
+        assert_eq!(shown, released);
+    }
+
+    #[test]
     fn each_limit_names_its_columns_in_one_order() {
         for limit in [Subject, Text, Name, Metadata] {
-            let mut places: Vec<u8> = TABLE.iter().filter_map(|c| c.limit.filter(|l| l.0 == limit).map(|l| l.1)).collect();
+            let mut places: Vec<u8> =
+                TABLE.iter().filter_map(|c| c.limit.filter(|l| l.0 == limit).map(|l| l.1)).collect();
             places.sort_unstable();
             assert_eq!(places, (0..places.len() as u8).collect::<Vec<_>>(), "{limit:?}");
         }
         assert_eq!(listed(&limited(Subject)), "subject or active_form");
+        assert_eq!(limited(Metadata), ["metadata", "labels"]);
         assert_eq!(listed(&["a"]), "a");
     }
 }

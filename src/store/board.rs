@@ -45,19 +45,13 @@ fn todo_object() -> String {
 }
 
 /// `todo`'s statement, built once per backend.
-static TODO: LazyLock<String> = LazyLock::new(|| {
-    format!("SELECT {} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2", todo_object())
-});
+static TODO: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2", todo_object()));
 
 /// Todo `id` of `tenant`, archived or not, as the board shows it (the detail's `todo`, and what
 /// a change answers with); None when the tenant has no such todo.
 pub fn todo(tenant: &str, id: i64) -> Option<Value> {
-    one::<JsonB>(
-        &TODO,
-        &[tenant.into(), id.into(), MAX_RELATED.into()],
-        false,
-    )
-    .map(|j| j.0)
+    one::<JsonB>(&TODO, &[tenant.into(), id.into(), MAX_RELATED.into()], false).map(|j| j.0)
 }
 
 /// `detail`'s statement, built once per backend.
@@ -99,12 +93,7 @@ static DETAIL: LazyLock<String> = LazyLock::new(|| {
 /// `{"todo", "subtasks", "subtasks_omitted", "blocked_by", "blocks", "history",
 /// "history_omitted"}`; None when the tenant has no such todo.
 pub fn detail(tenant: &str, id: i64) -> Option<Value> {
-    one::<JsonB>(
-        &DETAIL,
-        &[tenant.into(), id.into(), MAX_RELATED.into(), MAX_HISTORY.into()],
-        false,
-    )
-    .map(|j| j.0)
+    one::<JsonB>(&DETAIL, &[tenant.into(), id.into(), MAX_RELATED.into(), MAX_HISTORY.into()], false).map(|j| j.0)
 }
 
 /// Of todo `id` of `tenant`: its version (bumped by every update, a lease renewal too) and the
