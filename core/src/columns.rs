@@ -132,18 +132,14 @@ pub const TABLE: [Column; 32] = [
 
 /// Whether two texts are equal, in a constant.
 const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    while let ([x, rest_a @ ..], [y, rest_b @ ..]) = (a, b) {
+        if *x != *y {
             return false;
         }
-        i += 1;
+        (a, b) = (rest_a, rest_b);
     }
-    true
+    a.is_empty() && b.is_empty()
 }
 
 /// How many columns a read of a whole todo returns.
