@@ -7,6 +7,7 @@
 pub mod backlog_view;
 pub mod checklist;
 pub mod claims;
+pub mod columns;
 pub mod cursor;
 pub mod error;
 pub mod file_names;

@@ -12,6 +12,8 @@
 
 use std::fmt;
 
+use crate::columns::{self, LengthLimit};
+
 /// SQLSTATE of a column over its limit: PostgreSQL's `string_data_right_truncation`, what
 /// `varchar(n)` raises. Class 22: a data exception, the caller's data.
 pub const FIELD_TOO_LONG: &str = "22001";
@@ -154,9 +156,7 @@ impl Setting {
     /// What it bounds, for `pg_settings.short_desc` and the docs.
     pub fn bounds(self) -> &'static str {
         match self {
-            Setting::SubjectLength => "Longest subject or active_form of a todo, in characters.",
-            Setting::TextLength => "Longest description, outcome, completion_criteria, notes or plan of a todo, in characters.",
-            Setting::NameLength => "Longest conversation_id, turn_id, agent_id, agent_type, owner, external_id, claimed_by or issue_type of a todo, in characters.",
+            Setting::SubjectLength | Setting::TextLength | Setting::NameLength => self.bounds_columns(),
             Setting::MetadataSize => "Largest metadata of a todo, as JSON text; and largest labels of a todo, in bytes.",
             Setting::MessageSize => "Largest message todo.todo_writ reads.",
             Setting::WritCommands => "Most /todo commands in one writ message.",
@@ -164,6 +164,33 @@ impl Setting {
             Setting::BodySize => "Largest body of one todo.rest request, as JSON text.",
             Setting::OutputSize => "Largest text a read renders for a model: the writ's output, the open block and preamble, todo.call_mcp's text; also the todos' text one list read holds.",
             Setting::ReadTodos => "Most todos one list read returns (a tool's list, todo.list_as, the writ's list, a conversation of the change feed); the read says how many it left out.",
+        }
+    }
+
+    /// `bounds` of a limit on text columns: `Longest a, b or c of a todo, in characters.`, the
+    /// columns from `columns::TABLE` (built once).
+    fn bounds_columns(self) -> &'static str {
+        use std::sync::LazyLock;
+        fn text(limit: LengthLimit) -> String {
+            format!("Longest {} of a todo, in characters.", columns::listed(&columns::limited(limit)))
+        }
+        static SUBJECT: LazyLock<String> = LazyLock::new(|| text(LengthLimit::Subject));
+        static TEXT: LazyLock<String> = LazyLock::new(|| text(LengthLimit::Text));
+        static NAME: LazyLock<String> = LazyLock::new(|| text(LengthLimit::Name));
+        match self {
+            Setting::SubjectLength => &SUBJECT,
+            Setting::TextLength => &TEXT,
+            _ => &NAME,
+        }
+    }
+
+    /// The `columns::LengthLimit` this setting is, for the settings that bound columns.
+    fn of_column(limit: LengthLimit) -> Setting {
+        match limit {
+            LengthLimit::Subject => Setting::SubjectLength,
+            LengthLimit::Text => Setting::TextLength,
+            LengthLimit::Name => Setting::NameLength,
+            LengthLimit::Metadata => Setting::MetadataSize,
         }
     }
 
@@ -181,14 +208,7 @@ impl Setting {
 /// text (ids, numbers, times, `status` and `priority` with their CHECKs) and for `tenant_id`,
 /// which only an administrator writes (`todo.tenants`).
 pub fn column_setting(column: &str) -> Option<Setting> {
-    match column {
-        "subject" | "active_form" => Some(Setting::SubjectLength),
-        "description" | "outcome" | "completion_criteria" | "notes" | "plan" => Some(Setting::TextLength),
-        "conversation_id" | "turn_id" | "agent_id" | "agent_type" | "owner" | "external_id" | "claimed_by"
-        | "issue_type" => Some(Setting::NameLength),
-        "metadata" | "labels" => Some(Setting::MetadataSize),
-        _ => None,
-    }
+    columns::by_name(column).and_then(|c| c.limit).map(|(limit, _)| Setting::of_column(limit))
 }
 
 /// How large a refused value is: exact, or (a value so large that measuring it stopped) at
@@ -569,6 +589,37 @@ pub fn is_list_note(text: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::{json, Value};
+
+    #[test]
+    fn the_column_limits_describe_their_columns_as_released() {
+        assert_eq!(Setting::SubjectLength.bounds(), "Longest subject or active_form of a todo, in characters.");
+        assert_eq!(
+            Setting::TextLength.bounds(),
+            "Longest description, outcome, completion_criteria, notes or plan of a todo, in characters."
+        );
+        assert_eq!(
+            Setting::NameLength.bounds(),
+            "Longest conversation_id, turn_id, agent_id, agent_type, owner, external_id, claimed_by or issue_type of a todo, in characters."
+        );
+        let released = [
+            ("subject", Some(Setting::SubjectLength)),
+            ("active_form", Some(Setting::SubjectLength)),
+            ("notes", Some(Setting::TextLength)),
+            ("claimed_by", Some(Setting::NameLength)),
+            ("issue_type", Some(Setting::NameLength)),
+            ("metadata", Some(Setting::MetadataSize)),
+            ("labels", Some(Setting::MetadataSize)),
+            ("tenant_id", None),
+            ("status", None),
+            ("position", None),
+            ("no_such_column", None),
+        ];
+        for (column, setting) in released {
+            assert_eq!(column_setting(column), setting, "{column}");
+        }
+        let text_columns: Vec<&str> = columns::TABLE.iter().filter(|c| c.limit.is_some()).map(|c| c.name).collect();
+        assert_eq!(text_columns.len(), 17);
+    }
 
     #[test]
     fn every_setting_has_a_name_a_default_and_a_range() {

@@ -4,30 +4,24 @@
 //! `todo.events`; and its version, which an edit made on what a person read must match.
 //! Every list is bounded (`MAX_RELATED`, `MAX_HISTORY`), with a count of what was left out.
 
+use std::sync::LazyLock;
+
 use pgrx::JsonB;
 use serde_json::Value;
 
 use super::one;
+use pg_todos_core::columns;
 
 /// The most subtasks, blockers and blocked todos a detail lists, each.
 pub const MAX_RELATED: i64 = 200;
 /// The most events a detail's history lists (the newest).
 pub const MAX_HISTORY: i64 = 100;
 
-/// One todo `t` as the board shows it (a SQL expression over `todo.todos t`, the tenant in
-/// `$1`): every column a person reads, its claim and lease, at most `$3` of the open todos it
-/// waits for, subtask progress, who changed it last.
-macro_rules! todo_object {
-    () => {
-        "jsonb_build_object(
-             'id', t.id, 'conversation_id', t.conversation_id, 'subject', t.subject,
-             'description', t.description, 'active_form', t.active_form, 'status', t.status,
-             'priority', t.priority, 'owner', t.owner, 'agent_id', t.agent_id, 'outcome', t.outcome,
-             'completion_criteria', t.completion_criteria, 'claimed_by', t.claimed_by,
-             'lease_expires_at', t.lease_expires_at,
-             'lease_seconds_left', CASE WHEN t.claimed_by IS NOT NULL
+/// What the board shows of a todo besides its columns (members of `todo_object`, over
+/// `todo.todos t`, the tenant in `$1`): its lease's seconds left, at most `$3` of the open
+/// todos it waits for, subtask progress, who changed it last.
+const TODO_OBJECT_DERIVED: &str = "'lease_seconds_left', CASE WHEN t.claimed_by IS NOT NULL
                  THEN greatest(0, ceil(extract(epoch FROM t.lease_expires_at - now())))::bigint END,
-             'fence', t.fence, 'version', t.version, 'parent_id', t.parent_id,
              'blocked_by', (SELECT coalesce(jsonb_agg(o.depends_on ORDER BY o.depends_on), '[]')
                               FROM (SELECT d.depends_on FROM todo.dependencies d
                                       JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
@@ -39,34 +33,33 @@ macro_rules! todo_object {
                            WHERE s.tenant_id = $1 AND s.parent_id = t.id
                              AND s.status <> 'canceled' AND s.archived_at IS NULL
                           HAVING count(*) > 0),
-             'created_at', t.created_at, 'updated_at', t.updated_at,
              'updated_by', (SELECT e.agent_id FROM todo.events e
-                             WHERE e.tenant_id = $1 AND e.todo_id = t.id ORDER BY e.version DESC LIMIT 1),
-             'started_at', t.started_at, 'completed_at', t.completed_at, 'archived_at', t.archived_at)"
-    };
+                             WHERE e.tenant_id = $1 AND e.todo_id = t.id ORDER BY e.version DESC LIMIT 1)";
+
+/// One todo `t` as the board shows it (a SQL expression over `todo.todos t`, the tenant in
+/// `$1`): every column a person reads (`columns::TABLE`'s board columns, each under its name),
+/// and `TODO_OBJECT_DERIVED`. A jsonb object orders its keys itself: the order here shows nowhere.
+fn todo_object() -> String {
+    let shown = columns::TABLE.iter().filter(|c| c.board).map(|c| format!("'{0}', t.{0}", c.name));
+    format!("jsonb_build_object({}, {TODO_OBJECT_DERIVED})", shown.collect::<Vec<_>>().join(", "))
 }
+
+/// `todo`'s statement, built once per backend.
+static TODO: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2", todo_object()));
 
 /// Todo `id` of `tenant`, archived or not, as the board shows it (the detail's `todo`, and what
 /// a change answers with); None when the tenant has no such todo.
 pub fn todo(tenant: &str, id: i64) -> Option<Value> {
-    one::<JsonB>(
-        concat!("SELECT ", todo_object!(), " FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2"),
-        &[tenant.into(), id.into(), MAX_RELATED.into()],
-        false,
-    )
-    .map(|j| j.0)
+    one::<JsonB>(&TODO, &[tenant.into(), id.into(), MAX_RELATED.into()], false).map(|j| j.0)
 }
 
-/// Todo `id` of `tenant`, archived or not, as the board's detail shows it:
-/// `{"todo", "subtasks", "subtasks_omitted", "blocked_by", "blocks", "history",
-/// "history_omitted"}`; None when the tenant has no such todo.
-pub fn detail(tenant: &str, id: i64) -> Option<Value> {
-    one::<JsonB>(
-        concat!(
-            "SELECT jsonb_build_object(
-             'todo', ",
-            todo_object!(),
-            ",
+/// `detail`'s statement, built once per backend.
+static DETAIL: LazyLock<String> = LazyLock::new(|| {
+    let todo = todo_object();
+    format!(
+        "SELECT jsonb_build_object(
+             'todo', {todo},
              'subtasks', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'subject', s.subject, 'status', s.status)
                                                     ORDER BY s.position, s.id), '[]')
                             FROM (SELECT s.id, s.subject, s.status, s.position FROM todo.todos s
@@ -93,11 +86,14 @@ pub fn detail(tenant: &str, id: i64) -> Option<Value> {
              'history_omitted', greatest(0, (SELECT count(*) FROM todo.events e
                                               WHERE e.tenant_id = $1 AND e.todo_id = t.id) - $4))
            FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2"
-        ),
-        &[tenant.into(), id.into(), MAX_RELATED.into(), MAX_HISTORY.into()],
-        false,
     )
-    .map(|j| j.0)
+});
+
+/// Todo `id` of `tenant`, archived or not, as the board's detail shows it:
+/// `{"todo", "subtasks", "subtasks_omitted", "blocked_by", "blocks", "history",
+/// "history_omitted"}`; None when the tenant has no such todo.
+pub fn detail(tenant: &str, id: i64) -> Option<Value> {
+    one::<JsonB>(&DETAIL, &[tenant.into(), id.into(), MAX_RELATED.into(), MAX_HISTORY.into()], false).map(|j| j.0)
 }
 
 /// Of todo `id` of `tenant`: its version (bumped by every update, a lease renewal too) and the

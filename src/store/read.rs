@@ -10,6 +10,7 @@ use crate::open_statuses;
 use crate::status::Status;
 use crate::todo::Todo;
 use crate::writ::render::{Marks, Row};
+use pg_todos_core::columns;
 use pg_todos_core::limits::Setting;
 
 /// Scope: the conversation's rows plus the tenant-wide pool; with no conversation, the pool.
@@ -234,22 +235,12 @@ pub fn find_in_scope(tenant: &str, conversation: Option<&str>, id: i64) -> Optio
     rows(tenant, &sql, &[tenant.into(), conversation.into(), id.into()]).pop()
 }
 
-/// The columns of `TODO_COLUMNS` a schema older than 1.0.0 has.
-macro_rules! columns_before_1_0 {
-    () => {
-        "id, conversation_id, turn_id, agent_id, subject, description, active_form,
-    status, priority, position, completion_criteria, agent_type, outcome,
-    created_at, updated_at, started_at, completed_at, owner, metadata::text, external_id"
-    };
-}
-
-/// The columns of a `Todo`, in its order (unqualified: for statements on `todo.todos` alone,
-/// and their RETURNING); `todo_name` names them.
-pub(super) const TODO_COLUMNS: &str =
-    concat!(columns_before_1_0!(), ", labels, issue_type, due_at, notes, plan, parent_id, archived_at");
+/// The columns of a `Todo`, in `columns::READ`'s order (unqualified: for statements on
+/// `todo.todos` alone, and their RETURNING); `todo_name` names them. Built once per backend.
+static TODO_COLUMNS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| columns::read_list(false));
 
 /// How many columns `TODO_COLUMNS` has: a statement's columns after them start at this + 1.
-pub(super) const TODO_COLUMN_COUNT: usize = 27;
+pub(super) const TODO_COLUMN_COUNT: usize = columns::READ_COUNT;
 
 thread_local! {
     /// `todo.todos` and whether it has the 1.0.0 columns, as this backend last found it
@@ -292,14 +283,11 @@ pub(crate) fn has_1_0_columns() -> bool {
 /// parent_id and archived_at, which it reads now, and which schemas before 0.3.0 and 0.5.0 lack)
 /// are NULLs, so that what works on the old schema keeps working until the update.
 pub(super) fn todo_columns() -> &'static str {
-    const BEFORE_1_0: &str = concat!(
-        columns_before_1_0!(),
-        ", NULL::text[], NULL::text, NULL::timestamptz, NULL::text, NULL::text, NULL::bigint, NULL::timestamptz"
-    );
+    static BEFORE_1_0: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| columns::read_list(true));
     if has_1_0_columns() {
-        TODO_COLUMNS
+        &TODO_COLUMNS
     } else {
-        BEFORE_1_0
+        &BEFORE_1_0
     }
 }
 
@@ -307,10 +295,7 @@ pub(super) fn todo_columns() -> &'static str {
 /// `metadata::text`). No column calls a function: Citus allows none but IMMUTABLE ones in a
 /// RETURNING clause.
 pub fn todo_name(i: usize) -> &'static str {
-    static NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-        TODO_COLUMNS.split(',').map(|c| c.trim()).map(|c| c.strip_suffix("::text").unwrap_or(c)).collect()
-    });
-    NAMES[i]
+    columns::READ_NAMES[i]
 }
 
 /// Where `todo_from` reads a todo: column `i` of `TODO_COLUMNS` as text (`metadata` as its
@@ -326,35 +311,36 @@ pub trait TodoColumns {
 
 /// The `Todo` its columns hold (a statement's row, or a row the trigger sees).
 pub fn todo_from<C: TodoColumns>(c: &C) -> Result<Todo, C::Error> {
-    let status = c.text(7)?.unwrap_or_default();
+    use columns::at;
+    let status = c.text(const { at("status") })?.unwrap_or_default();
     Ok(Todo {
-        id: c.int(0)?.unwrap_or_default(),
-        conversation_id: c.text(1)?,
-        turn_id: c.text(2)?,
-        agent_id: c.text(3)?,
-        subject: c.text(4)?.unwrap_or_default(),
-        description: c.text(5)?,
-        active_form: c.text(6)?,
+        id: c.int(const { at("id") })?.unwrap_or_default(),
+        conversation_id: c.text(const { at("conversation_id") })?,
+        turn_id: c.text(const { at("turn_id") })?,
+        agent_id: c.text(const { at("agent_id") })?,
+        subject: c.text(const { at("subject") })?.unwrap_or_default(),
+        description: c.text(const { at("description") })?,
+        active_form: c.text(const { at("active_form") })?,
         status: Status::parse(&status).unwrap_or_else(|| errors::invalid_status(&status)),
-        priority: c.text(8)?,
-        position: c.int(9)?.unwrap_or_default(),
-        completion_criteria: c.text(10)?,
-        agent_type: c.text(11)?,
-        outcome: c.text(12)?,
-        created_us: c.stamp(13)?.unwrap_or_default(),
-        updated_us: c.stamp(14)?.unwrap_or_default(),
-        started_us: c.stamp(15)?,
-        completed_us: c.stamp(16)?,
-        owner: c.text(17)?,
-        metadata: c.text(18)?,
-        external_id: c.text(19)?,
-        labels: c.texts(20)?,
-        issue_type: c.text(21)?,
-        due_us: c.stamp(22)?,
-        notes: c.text(23)?,
-        plan: c.text(24)?,
-        parent_id: c.int(25)?,
-        archived_us: c.stamp(26)?,
+        priority: c.text(const { at("priority") })?,
+        position: c.int(const { at("position") })?.unwrap_or_default(),
+        completion_criteria: c.text(const { at("completion_criteria") })?,
+        agent_type: c.text(const { at("agent_type") })?,
+        outcome: c.text(const { at("outcome") })?,
+        created_us: c.stamp(const { at("created_at") })?.unwrap_or_default(),
+        updated_us: c.stamp(const { at("updated_at") })?.unwrap_or_default(),
+        started_us: c.stamp(const { at("started_at") })?,
+        completed_us: c.stamp(const { at("completed_at") })?,
+        owner: c.text(const { at("owner") })?,
+        metadata: c.text(const { at("metadata") })?,
+        external_id: c.text(const { at("external_id") })?,
+        labels: c.texts(const { at("labels") })?,
+        issue_type: c.text(const { at("issue_type") })?,
+        due_us: c.stamp(const { at("due_at") })?,
+        notes: c.text(const { at("notes") })?,
+        plan: c.text(const { at("plan") })?,
+        parent_id: c.int(const { at("parent_id") })?,
+        archived_us: c.stamp(const { at("archived_at") })?,
     })
 }
 

@@ -10,42 +10,16 @@ use super::read::{parse_todos, todo_columns, Find};
 use super::{exec, with_plan};
 use crate::claims::Need;
 use crate::todo::Todo;
+use pg_todos_core::columns;
 
-/// The columns a surface may write, in `todo.todos` spelling.
-pub const WRITABLE: &[&str] = &[
-    "conversation_id",
-    "turn_id",
-    "agent_id",
-    "subject",
-    "description",
-    "active_form",
-    "status",
-    "priority",
-    "position",
-    "completion_criteria",
-    "agent_type",
-    "outcome",
-    "owner",
-    "metadata",
-    "external_id",
-    "archived_at",
-    "labels",
-    "issue_type",
-    "due_at",
-    "notes",
-    "plan",
-];
+/// The columns a surface may write, in `todo.todos` spelling (`columns::TABLE`'s writable
+/// ones).
+pub const WRITABLE: &[&str] = &columns::WRITABLE;
 
-/// The SQL type of a writable column in a record of `jsonb_to_recordset` (text, but for
-/// these).
+/// The SQL type of a writable column in a record of `jsonb_to_recordset` (its type in
+/// `columns::TABLE`; text for a name it does not have).
 fn column_type(name: &str) -> &'static str {
-    match name {
-        "metadata" => "jsonb",
-        "archived_at" | "due_at" => "timestamptz",
-        "labels" => "text[]",
-        "position" => "bigint",
-        _ => "text",
-    }
+    columns::by_name(name).map_or("text", |c| c.sql_type)
 }
 
 /// Column `name` of the JSON object in parameter `$param`, converted as
