@@ -1,7 +1,7 @@
 //! Backlog.md's tool descriptions and input schemas, as its server lists them.
 
 /// Backlog.md's tool descriptions and input schemas, as its server lists them.
-pub(super) static LISTED: &super::super::Listed = &[
+pub(super) static LISTED: &super::super::helpers::Listed = &[
     (
         "task_create",
         "Create a new task using Backlog.md",

@@ -19,7 +19,8 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::taskmaster::listed_tools;
-use super::{error, error_message, strings, Answer, Tool};
+use super::dialect::{Answer, Tool};
+use super::helpers::{error, error_message, strings};
 use crate::backlog_view::{self as view, GraphTask, Link, TaskView};
 use crate::claims::Refusal;
 use crate::error::named_ids;
@@ -81,7 +82,7 @@ impl Project {
     fn read(scope: &Scope) -> Result<Project, Value> {
         let conversation = scope.conv().ok_or_else(|| {
             let how = match crate::session::via_http() {
-                true => super::name_a_list(),
+                true => super::helpers::name_a_list(),
                 false => "set the conversation in context (pg_todos mcp names the project's)",
             };
             refused("VALIDATION_ERROR", format!("No Backlog.md project: {how}"))
@@ -292,13 +293,13 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The backlog dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: super::dialect::Dialect = super::dialect::Dialect {
     name: "backlog",
     aliases: &[],
     runtime: "Backlog.md",
     description: "a task tracker's tools: tasks with acceptance criteria, definition of done, plan, notes and comments",
     tools: &[&TASK_CREATE, &TASK_LIST, &TASK_SEARCH, &TASK_EDIT, &TASK_VIEW, &TASK_ARCHIVE, &TASK_COMPLETE],
-    list_as: Some(super::ListAs {
+    list_as: Some(super::dialect::ListAs {
         shape: "its tasks as task_view prints each: `[\"File: …\\n\\nTask TASK-1 - …\"]`",
         read: list_as,
     }),

@@ -2,7 +2,8 @@
 
 use serde_json::{json, Value};
 
-use super::super::{str_arg, strings, Answer};
+use super::super::dialect::Answer;
+use super::super::helpers::{str_arg, strings};
 use super::{answer, given, refused, Project};
 use crate::backlog_view as view;
 use crate::backlog_view::TaskLine;

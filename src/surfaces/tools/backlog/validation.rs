@@ -10,7 +10,7 @@ use crate::backlog_view as view;
 /// Backlog.md's own check of a tool's arguments (before it runs): `Validation failed:
 /// <detail>` with the first detail, as its server words them.
 pub(super) fn precheck(name: &str, args: &Value) -> Option<Value> {
-    let schema = super::super::listed_schema(LISTED, name);
+    let schema = super::super::helpers::listed_schema(LISTED, name);
     let detail = view_check(&schema, args)?;
     Some(refused("VALIDATION_ERROR", view::validation_failed(&detail)))
 }

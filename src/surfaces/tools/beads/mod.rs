@@ -17,7 +17,8 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{caller_id, error_message, metadata, ordered_json, strings, Answer};
+use super::dialect::Answer;
+use super::helpers::{caller_id, error_message, metadata, ordered_json, strings};
 use crate::ops::whole_list::{self, Kept};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -89,7 +90,7 @@ fn wrapped(v: Value) -> Value {
 
 /// beads-mcp's refusal: the tool's name and bd's words.
 fn refused(tool: &str, why: impl std::fmt::Display) -> Value {
-    super::error("refused", format!("Error calling tool '{tool}': {why}"))
+    super::helpers::error("refused", format!("Error calling tool '{tool}': {why}"))
 }
 
 /// pydantic's words for a number out of its range (`limit`, `priority`), as beads-mcp's
@@ -102,7 +103,7 @@ fn out_of_range(model: &str, field: &str, value: i64, low: i64, high: i64) -> Op
     } else {
         return None;
     };
-    Some(super::error(
+    Some(super::helpers::error(
         "invalid_arguments",
         format!("1 validation error for {model}\n{field}\n  Input should be {kind} {bound} [type={rule}, input_value={value}, input_type=int]\n    For further information visit https://errors.pydantic.dev/2.13/v/{rule}"),
     ))
@@ -432,7 +433,7 @@ fn list_as(scope: &Scope, conv: &str) -> Value {
 }
 
 /// The beads dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: super::dialect::Dialect = super::dialect::Dialect {
     name: "beads",
     aliases: &[],
     runtime: "beads (beads-mcp)",
@@ -453,7 +454,7 @@ pub static DIALECT: super::Dialect = super::Dialect {
         &STATS,
         &BLOCKED,
     ],
-    list_as: Some(super::ListAs {
+    list_as: Some(super::dialect::ListAs {
         shape: "its issues as `show` gives each: `[{id, title, …, dependencies, dependents}]`",
         read: list_as,
     }),

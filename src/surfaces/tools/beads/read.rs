@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::super::{str_arg, Answer};
+use super::super::dialect::Answer;
+use super::super::helpers::str_arg;
 use super::table::{DISCOVER, TOOL_INFO};
 use super::{
     brief, filtered, given, issue_base, issue_full, listing, out_of_range, priority_num, project, refused, status_of,

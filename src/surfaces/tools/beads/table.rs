@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::super::Tool;
+use super::super::dialect::Tool;
 use super::read::{
     blocked_tool, context_tool, discover_tools, get_tool_info, list_tool, ready_tool, show_tool, stats_tool,
 };

@@ -2,7 +2,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::super::{caller_id, str_arg, strings, Answer};
+use super::super::dialect::Answer;
+use super::super::helpers::{caller_id, str_arg, strings};
 use super::read::{invalid_status, not_found};
 use super::{
     given, issue_full, out_of_range, priority_word, refused, soft_links, status_of, status_word, workspace, wrapped,

@@ -1,7 +1,7 @@
 //! Task Master's tool descriptions and input schemas, as its server lists them.
 
 /// Task Master's tool descriptions and input schemas, as its server lists them.
-pub(super) static LISTED: &super::super::Listed = &[
+pub(super) static LISTED: &super::super::helpers::Listed = &[
 (
     "get_tasks",
     "Get all tasks from Task Master, optionally filtering by status and including subtasks.",

@@ -19,7 +19,8 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::{caller_id, error, error_message, js_pretty, str_arg, Answer, Tool};
+use super::dialect::{Answer, Tool};
+use super::helpers::{caller_id, error, error_message, js_pretty, str_arg};
 use crate::formats::taskmaster::status_word;
 use crate::ops::whole_list::{self, Kept};
 use crate::ops::Scope;
@@ -54,7 +55,7 @@ const MAX_TAGS: i64 = 1000;
 /// The key orders of Task Master's objects (see `js_pretty`): its newer tools' tasks
 /// (`get_tasks`, under `tasks`) are built in another order than its older tools' (`get_task`,
 /// `next_task`, results of writes).
-const MODELS: &[super::JsModel] = &[
+const MODELS: &[super::helpers::JsModel] = &[
     ("", &["data", "version", "tag"]),
     ("", &["version", "name"]),
     ("", &["id", "title", "status", "priority", "dependencies", "parentId"]),
@@ -379,7 +380,7 @@ impl Tasks {
 
 /// A task object with the todo's metadata (Task Master's user metadata), when it has some.
 fn with_metadata(mut task: Value, t: &Todo) -> Value {
-    let meta = super::metadata(t);
+    let meta = super::helpers::metadata(t);
     if !meta.is_empty() {
         task["metadata"] = Value::Object(meta);
     }
@@ -412,8 +413,8 @@ macro_rules! model_tools {
             }
             static $static: Tool = Tool {
                 name: $name,
-                description: super::listed_description(LISTED, $name),
-                input_schema: || super::listed_schema(LISTED, $name),
+                description: super::helpers::listed_description(LISTED, $name),
+                input_schema: || super::helpers::listed_schema(LISTED, $name),
                 precheck: None,
                 run: $run,
                 writes: false,
@@ -432,8 +433,8 @@ macro_rules! listed_tools {
         $(
             static $static: Tool = Tool {
                 name: $name,
-                description: super::listed_description(LISTED, $name),
-                input_schema: || super::listed_schema(LISTED, $name),
+                description: super::helpers::listed_description(LISTED, $name),
+                input_schema: || super::helpers::listed_schema(LISTED, $name),
                 precheck: Some(|args| $check($name, args)),
                 run: $run,
                 writes: $writes,
@@ -500,7 +501,7 @@ pub(super) fn js_type(v: &Value) -> &'static str {
 }
 
 /// The taskmaster dialect.
-pub static DIALECT: super::Dialect = super::Dialect {
+pub static DIALECT: super::dialect::Dialect = super::dialect::Dialect {
     name: "taskmaster",
     aliases: &[],
     runtime: "Task Master (task-master-ai)",
@@ -534,7 +535,7 @@ pub static DIALECT: super::Dialect = super::Dialect {
         &SCOPE_DOWN,
         &RESEARCH,
     ],
-    list_as: Some(super::ListAs {
+    list_as: Some(super::dialect::ListAs {
         shape: "its tasks as `get_tasks` gives them with their subtasks: `[{id, title, description, …, subtasks}]`",
         read: list_as,
     }),

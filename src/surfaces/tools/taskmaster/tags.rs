@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::super::{caller_id, str_arg, Answer};
+use super::super::dialect::Answer;
+use super::super::helpers::{caller_id, str_arg};
 use super::{current_tag, list_name, ok, refused, root_of, Tasks, CURRENT_TAG, MAX_TAGS, TAG};
 use crate::error::Error;
 use crate::formats::taskmaster::status_word;

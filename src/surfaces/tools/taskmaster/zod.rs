@@ -2,14 +2,14 @@
 
 use serde_json::Value;
 
-use super::super::error;
+use super::super::helpers::error;
 use super::js_type;
 use super::listed::LISTED;
 
 /// FastMCP's refusal of arguments Task Master's zod schema does not take (before the tool
 /// runs), in zod's words: each field in the schema's order.
 pub(super) fn zod_check(tool: &str, args: &Value) -> Option<Value> {
-    let raw = super::super::listed_schema_text(LISTED, tool);
+    let raw = super::super::helpers::listed_schema_text(LISTED, tool);
     let schema: Value = serde_json::from_str(raw).ok()?;
     let props = schema.get("properties")?.as_object()?;
     let required: Vec<&str> = schema
