@@ -326,3 +326,37 @@ pub fn notice_kept(what: &str, kept: Option<u64>) {
         pgrx::notice!("{what}: {}", pg_todos_core::limits::kept_note(kept));
     }
 }
+
+/// A JSON value's type as JavaScript's schema checks name it (zod's for Task Master, and
+/// Backlog.md's own): `null`, `boolean`, `number`, `string`, `array` or `object`.
+pub fn js_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The statics of the tools a module lists in its `LISTED` table (their descriptions and
+/// input schemas), each written with the module's `text`, checked first by `$check(name,
+/// args)`, taking what `$accepts` says. Backlog.md's tools are made the same way.
+macro_rules! listed_tools {
+    (precheck: $check:ident, accepts: $accepts:expr; $($static:ident $name:literal $run:ident $writes:literal),* $(,)?) => {
+        $(
+            static $static: Tool = Tool {
+                name: $name,
+                description: super::helpers::listed_description(LISTED, $name),
+                input_schema: || super::helpers::listed_schema(LISTED, $name),
+                precheck: Some(|args| $check($name, args)),
+                run: $run,
+                writes: $writes,
+                text: Some(text),
+                accepts: $accepts,
+            };
+        )*
+    };
+}
+pub(crate) use listed_tools;

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::super::dialect::Answer;
 use super::super::helpers::{str_arg, strings};
-use super::{answer, given, refused, Project};
+use super::project::{answer, given, refused, Project};
 use crate::backlog_view as view;
 use crate::backlog_view::TaskLine;
 use crate::formats::backlog as files;

@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::super::taskmaster::js_type;
+use super::super::helpers::js_type;
 use super::listed::LISTED;
-use super::refused;
+use super::project::refused;
 use crate::backlog_view as view;
 
 /// Backlog.md's own check of a tool's arguments (before it runs): `Validation failed:

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::super::dialect::Answer;
 use super::super::helpers::str_arg;
-use super::{ok, project, refused, tasks_path, tm_id, Project, Tasks};
+use super::tasks::{ok, project, refused, tasks_path, tm_id, Project, Tasks};
 use crate::error::Error;
 use crate::ops::{dependencies, Scope};
 use crate::todo::Todo;

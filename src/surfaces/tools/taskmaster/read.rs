@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::super::dialect::Answer;
 use super::super::helpers::{caller_id, str_arg};
-use super::{id_list, ok, project, refused, tm_id, Tasks};
+use super::tasks::{id_list, ok, project, refused, tm_id, Tasks};
 use crate::formats::taskmaster::status_word;
 use crate::ops::Scope;
 use crate::status::Status;

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::super::dialect::Answer;
 use super::super::helpers::{caller_id, str_arg};
-use super::{current_tag, list_name, ok, refused, root_of, Tasks, CURRENT_TAG, MAX_TAGS, TAG};
+use super::tasks::{current_tag, list_name, ok, refused, root_of, Tasks, CURRENT_TAG, MAX_TAGS, TAG};
 use crate::error::Error;
 use crate::formats::taskmaster::status_word;
 use crate::ops::single::{json_fields, Change, NewTodo};

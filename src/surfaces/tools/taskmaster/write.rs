@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::super::dialect::Answer;
 use super::super::helpers::{caller_id, str_arg};
-use super::{id_list, no_model, ok, priority_of, project, refused, tasks_path, Tasks};
+use super::tasks::{id_list, no_model, ok, priority_of, project, refused, tasks_path, Tasks};
 use crate::claims::Refusal;
 use crate::error::Error;
 use crate::formats::taskmaster::{status_of, status_word};

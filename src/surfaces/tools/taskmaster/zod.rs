@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::super::helpers::error;
-use super::js_type;
+use super::super::helpers::js_type;
 use super::listed::LISTED;
 
 /// FastMCP's refusal of arguments Task Master's zod schema does not take (before the tool
