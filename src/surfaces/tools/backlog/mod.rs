@@ -14,26 +14,25 @@
 //! `ops::records`, as `pg_todos import` does, so the tools and the files agree. Results are
 //! Backlog.md's plain texts (`core::backlog_view`), refusals its words, with nothing written.
 
-
 use serde_json::{json, Value};
 
-use super::helpers::listed_tools;
 use super::dialect::Tool;
+use super::helpers::listed_tools;
 use crate::ops::Scope;
 
-mod project;
 mod edit;
 mod listed;
+mod project;
 mod read;
 mod validation;
 mod write;
 
 use edit::task_edit;
 use listed::LISTED;
+use project::*;
 use read::{task_list, task_search, task_view};
 use validation::precheck;
 use write::{task_archive, task_complete, task_create};
-use project::*;
 
 listed_tools! {
     precheck: precheck, accepts: Some(|| json!({"type": "object"}));

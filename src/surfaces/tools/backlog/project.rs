@@ -1,7 +1,5 @@
 //! A Backlog.md project as its tools see it: the list's tasks (`Project`), how they print, and what the tools share (refusals, due dates, assignees, dependencies, the next task number).
 
-use std::collections::HashMap;
-use serde_json::{json, Map, Value};
 use super::super::dialect::Answer;
 use super::super::helpers::{error, error_message, strings};
 use crate::backlog_view::{self as view, GraphTask, Link, TaskView};
@@ -14,6 +12,8 @@ use crate::ops::records;
 use crate::ops::{lists, Scope};
 use crate::status::Status;
 use crate::todo::Todo;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 
 /// The list's tasks, with what the tools print them with.
 pub(super) struct Project {
@@ -244,4 +244,3 @@ pub(super) fn next_id(p: &Project, parent: Option<&str>) -> String {
     let n = lists::next_number(&p.scope, &p.conversation, &prefix, parent.is_none(), false);
     format!("{prefix}{n}")
 }
-

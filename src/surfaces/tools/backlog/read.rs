@@ -38,7 +38,8 @@ pub(super) fn task_list(scope: &Scope, args: &Value) -> Answer {
             status.as_ref().is_none_or(|s| *s == word)
                 && (types.is_empty() || r.issue_type.as_ref().is_some_and(|t| types.contains(&t.to_lowercase())))
                 && given(args, "assignee").is_none_or(|a| files::render::assignees(r).iter().any(|x| x == a))
-                && (args.get("unassigned").and_then(Value::as_bool) != Some(true) || files::render::assignees(r).is_empty())
+                && (args.get("unassigned").and_then(Value::as_bool) != Some(true)
+                    || files::render::assignees(r).is_empty())
                 && given(args, "milestone").is_none_or(|m| r.extra.get("milestone").and_then(Value::as_str) == Some(m))
                 && labels.iter().all(|l| r.labels.contains(l))
                 && search.as_ref().is_none_or(|q| {

@@ -5,7 +5,9 @@ use serde_json::{json, Value};
 
 use super::super::dialect::Answer;
 use super::super::helpers::{str_arg, strings};
-use super::project::{answer, dependencies_of, due, failed, given, next_id, refused, set_assignees, set_extra_list, Project};
+use super::project::{
+    answer, dependencies_of, due, failed, given, next_id, refused, set_assignees, set_extra_list, Project,
+};
 use crate::backlog_view as view;
 use crate::claims::Refusal;
 use crate::error::Error;

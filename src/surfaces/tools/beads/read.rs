@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 
 use super::super::dialect::Answer;
 use super::super::helpers::str_arg;
-use super::table::{DISCOVER, TOOL_INFO};
-use super::{
+use super::catalogs::{DISCOVER, TOOL_INFO};
+use super::issues::{
     brief, filtered, given, issue_base, issue_full, listing, out_of_range, priority_num, project, refused, status_of,
     status_word, workspace, wrapped, Issues,
 };

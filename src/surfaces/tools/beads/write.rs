@@ -4,11 +4,11 @@ use serde_json::{json, Map, Value};
 
 use super::super::dialect::Answer;
 use super::super::helpers::{caller_id, str_arg, strings};
-use super::read::{invalid_status, not_found};
-use super::{
+use super::issues::{
     given, issue_full, out_of_range, priority_word, refused, soft_links, status_of, status_word, workspace, wrapped,
     Issues, BLOCKING, EXTERNAL_REF, LINKS, PRIORITY,
 };
+use super::read::{invalid_status, not_found};
 use crate::claims::Refusal;
 use crate::error::Error;
 use crate::ops::single::{json_fields, Change, NewTodo};

@@ -15,18 +15,17 @@
 //! refusals are its `Error: …` texts, with nothing written. The tools that call a model
 //! answer that this server runs none.
 
-
 use serde_json::{json, Value};
 
 use super::dialect::{Answer, Tool};
 use super::helpers::listed_tools;
 use crate::ops::Scope;
 
-mod tasks;
 mod dependency_tools;
 mod listed;
 mod read;
 mod tags;
+mod tasks;
 mod write;
 mod zod;
 
@@ -34,9 +33,9 @@ use dependency_tools::{add_dependency, fix_dependencies, remove_dependency, vali
 use listed::LISTED;
 use read::{get_task, get_tasks, next_task};
 use tags::{add_tag, copy_tag, delete_tag, list_tags, rename_tag, use_tag};
+use tasks::*;
 use write::{add_subtask, add_task, remove_task, set_task_status, update_subtask};
 use zod::zod_check;
-use tasks::*;
 
 macro_rules! model_tools {
     ($($static:ident $name:literal $run:ident),* $(,)?) => {
@@ -57,7 +56,6 @@ macro_rules! model_tools {
         )*
     };
 }
-
 
 listed_tools! {
     precheck: zod_check, accepts: None;

@@ -1,7 +1,5 @@
 //! A Task Master project as its tools see it: its tags' lists, a tag's tasks (`Tasks`) with their subtasks and dependencies, Task Master's envelope and refusals, and its ids.
 
-use std::collections::HashMap;
-use serde_json::{json, Value};
 use super::super::dialect::Answer;
 use super::super::helpers::{caller_id, error, error_message, js_pretty, str_arg};
 use crate::formats::taskmaster::status_word;
@@ -10,6 +8,8 @@ use crate::ops::Scope;
 use crate::status::Status;
 use crate::store;
 use crate::todo::Todo;
+use serde_json::{json, Value};
+use std::collections::HashMap;
 
 /// The release of task-master-ai whose tools these are.
 pub(super) const VERSION: &str = "0.43.1";
@@ -373,4 +373,3 @@ pub(super) fn model_tool(scope: &Scope, args: &Value, name: &str) -> Answer {
     let tag = args.get("projectRoot").and_then(Value::as_str).map(|_| project(scope, args).tag);
     Err(no_model(name, tag.as_deref()))
 }
-
