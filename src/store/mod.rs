@@ -1,11 +1,16 @@
-//! The one module that runs SQL against the extension's tables, split by concern: `ids`
-//! (tenants and id counters), `read` (rows as the surfaces read them, and locking them for a
-//! change), `write` (inserts, updates, deletes), `lease` (claim statements and the ready
-//! queue), `edges` (the dependency graph), `locks` (advisory locks and the order every call
-//! takes its locks in) and `channel` (change notifications). Every statement names its
-//! relations with the schema and filters by tenant explicitly: superusers bypass row-level
-//! security, and the extension must not. Every statement runs through a plan saved once per
-//! backend, its generic plan on one server (`with_plan`).
+//! The one module that runs SQL against the extension's tables, split by concern: `ids` and
+//! `id_ranges` (tenants and id counters), `numbers` (the trackers' task numbers), `read` (rows
+//! as the surfaces read them, and locking what a read shows for a change), `write` (inserts,
+//! updates, deletes), `events` (the event log and the change feed), `lease` (claim statements
+//! and the ready queue), `edges` (the dependency graph), `annotations` (checklists,
+//! comments), `lists` (what a list keeps besides its todos), `board` (the board's reads), `catalog`
+//! (the extension's tables as this backend found them), `locks` (advisory locks and the order every call takes its locks
+//! in), `channel` (change notifications), `distribution` (Citus), `roles` and `scope` (which
+//! tenant the caller may act for). Every statement names its relations with the schema and
+//! filters by tenant explicitly: superusers bypass row-level security, and the extension must
+//! not. Every statement runs through a plan saved once per backend, its generic plan on one
+//! server (`with_plan`). The columns of `todo.todos` the statements name come from the one
+//! column table, `columns` (the pure crate's).
 
 pub mod annotations;
 pub mod board;
