@@ -19,11 +19,6 @@ pub mod dialect;
 pub mod helpers;
 mod list_as;
 
-// the paths the dialects used before `dialect` and `helpers` were their own modules (the
-// trackers' modules still read them); the registry re-exports nothing that reads it back
-pub use dialect::{Answer, Dialect, ListAs, Tool};
-pub use helpers::*;
-
 /// Declares each dialect's module and registers its `DIALECT`, in catalog order: the order
 /// `todo.tools()` lists tools in, and so which dialect's tool a bare name shared by several
 /// means (the first's).
@@ -32,7 +27,7 @@ macro_rules! registry {
         $(pub mod $module;)*
 
         /// Every dialect, in catalog order.
-        pub static DIALECTS: &[&Dialect] = &[$(&$module::DIALECT),*];
+        pub static DIALECTS: &[&dialect::Dialect] = &[$(&$module::DIALECT),*];
     };
 }
 
