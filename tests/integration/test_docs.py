@@ -308,3 +308,27 @@ def test_the_dialect_table_is_the_registry(docs_cluster):
         return
     diff = list(difflib.unified_diff(lines[start + 1:end], want, "docs/tools.md", "todo.dialects()", lineterm="", n=0))
     check("docs/tools.md's dialect table is todo.dialects(), row for row", not diff, "\n" + "\n".join(diff[:40]))
+
+
+def test_the_tracker_formats_table_is_the_list_of_formats(docs_cluster):
+    """docs/tools.md's table of trackers' files names, in order, the formats of
+    TRACKER_FORMATS (core/src/formats/trackers.rs), as todo.import's error for an unknown
+    format lists them."""
+    path = os.path.join(REPO, "docs/tools.md")
+    with open(path) as f:
+        text = f.read()
+    section = text.split("## Trackers' files: import and export", 1)[-1].split("\n## ", 1)[0]
+    documented = re.findall(r"^\| `([a-z-]+)` \|", section, re.M)
+    db = "docs_formats"
+    docs_cluster.database(db)
+    with docs_cluster.connect(db) as conn:
+        try:
+            conn.execute("SELECT todo.import('no-such-format', '{}'::jsonb)")
+            hint = ""
+        except Exception as e:  # the unknown format's error, its hint listing the formats
+            hint = getattr(getattr(e, "diag", None), "message_hint", "") or ""
+    docs_cluster.psql(f"DROP DATABASE {db}")
+    known = hint.removeprefix("use one of ").split(", ") if hint.startswith("use one of ") else []
+    check("todo.import's unknown format error lists the formats", len(known) >= 5, hint)
+    check("docs/tools.md's table of trackers' files names the formats todo.import knows, in order",
+          documented == known, f"documented {documented}, known {known}")
