@@ -31,12 +31,13 @@ INSERT INTO todo.counters SELECT tenant_id, max(id) FROM seed GROUP BY tenant_id
 INSERT INTO todo.events (tenant_id, todo_id, version, action, conversation_id, agent_id, new_status)
 SELECT tenant_id, id, 1, 'insert', conversation_id, 'loader', status FROM seed;
 
--- the hand-written alternative: the same columns, a counter, an event log; no triggers, no RLS;
--- the row rules as the CHECK constraints a user would declare (pg_todos' trigger checks them)
+-- the hand-written alternative: the same columns and indexes, a counter, an event log; no
+-- triggers, no RLS; the row rules as the CHECK constraints a user would declare (pg_todos'
+-- trigger checks them)
 CREATE SCHEMA plain;
 CREATE TABLE plain.todos (LIKE todo.todos INCLUDING DEFAULTS,
   CHECK (id > 0), CHECK (conversation_id <> ''), CHECK (btrim(subject) <> ''),
-  CHECK (status IN ('pending', 'in_progress', 'completed', 'canceled', 'blocked')),
+  CHECK (status IN ('pending', 'in_progress', 'completed', 'canceled', 'blocked', 'deferred', 'review')),
   CHECK (priority IN ('high', 'medium', 'low')), CHECK (jsonb_typeof(metadata) = 'object'),
   CHECK (external_id <> ''), CHECK (archived_at IS NULL OR completed_at IS NOT NULL),
   CHECK ((completed_at IS NOT NULL) = (status IN ('completed', 'canceled'))), CHECK (parent_id <> id),
@@ -47,6 +48,12 @@ ALTER TABLE plain.todos ADD PRIMARY KEY (tenant_id, id);
 CREATE INDEX ON plain.todos (tenant_id, conversation_id, status, position);
 CREATE INDEX ON plain.todos (tenant_id, status, updated_at DESC);
 CREATE INDEX ON plain.todos (tenant_id, parent_id) WHERE parent_id IS NOT NULL;
+CREATE INDEX ON plain.todos (tenant_id, conversation_id, position, id)
+  WHERE status IN ('pending', 'in_progress', 'blocked', 'deferred', 'review');
+CREATE INDEX ON plain.todos (tenant_id, conversation_id, (CASE priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END), position, id)
+  WHERE status = 'pending';
+CREATE INDEX ON plain.todos (tenant_id, conversation_id) WHERE status = 'in_progress' AND claimed_by IS NOT NULL;
+CREATE UNIQUE INDEX ON plain.todos (tenant_id, conversation_id, external_id) WHERE external_id IS NOT NULL;
 CREATE TABLE plain.counters (tenant_id text PRIMARY KEY, last_id bigint NOT NULL);
 CREATE TABLE plain.dependencies (LIKE todo.dependencies INCLUDING DEFAULTS);
 ALTER TABLE plain.dependencies ADD PRIMARY KEY (tenant_id, todo_id, depends_on);

@@ -118,6 +118,13 @@ COMMENT ON INDEX todo.todos_claim_order IS 'The pending todos of each list in cl
 CREATE INDEX todos_claims ON todo.todos (tenant_id, conversation_id)
     WHERE status = 'in_progress' AND claimed_by IS NOT NULL;
 COMMENT ON INDEX todo.todos_claims IS 'The claimed in-progress todos of each list: where todo.claim() and todo.ready() look for a lapsed lease.';
+-- The open todos of each list (and of the pool, conversation_id NULL), in position order: what
+-- every list read of open todos (the open block, the preamble, the writ's list, the dialects'
+-- reads) scans, one probe for the list and one for the pool, whatever the number of open
+-- statuses. Finished todos, most of a long-lived list, are not in it.
+CREATE INDEX todos_open ON todo.todos (tenant_id, conversation_id, position, id)
+    WHERE status IN ('pending', 'in_progress', 'blocked', 'deferred', 'review');
+COMMENT ON INDEX todo.todos_open IS 'The open todos (pending, in progress, blocked, deferred, review) of each list in position order: what the reads of open todos scan.';
 -- A parent's subtasks (the progress shown in the open block).
 CREATE INDEX todos_parent ON todo.todos (tenant_id, parent_id) WHERE parent_id IS NOT NULL;
 -- The caller's own ids, one per todo of a conversation.

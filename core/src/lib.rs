@@ -15,6 +15,7 @@ pub mod formats;
 pub mod interchange;
 pub mod limits;
 pub mod model_turns;
+pub mod offers;
 pub mod printed;
 pub mod replace;
 pub mod route;

@@ -203,6 +203,16 @@ mod tests {
     }
 
     #[test]
+    fn the_index_of_open_todos_holds_exactly_the_open_statuses() {
+        // the reads filter on `status IN open_statuses!()`: the planner uses `todos_open` only
+        // when that condition implies the index's predicate
+        let sql = include_str!("../../sql/bootstrap.sql");
+        let index = sql.split("CREATE INDEX todos_open ").nth(1).expect("sql/bootstrap.sql creates todos_open");
+        let predicate = index.split(';').next().unwrap_or_default();
+        assert!(predicate.ends_with(concat!("WHERE status IN ", open_statuses!())), "{predicate}");
+    }
+
+    #[test]
     fn three_states_for_the_dialects_that_have_three() {
         let collapsed: Vec<&str> = Status::ALL.iter().map(|s| s.three_state().as_str()).collect();
         assert_eq!(

@@ -50,6 +50,48 @@ pub fn claim(scope: &Scope, id: Option<i64>, lease_s: Option<i64>) -> Result<Opt
     Ok(granted.map(|granted| Claimed { granted, lease_s }))
 }
 
+/// Claims the first `quantity` ready todos in scope for the agent in context, each with the
+/// same lease, in claim order (fewer when fewer are ready; none: nothing is ready). One
+/// statement locks and claims them all (SKIP LOCKED: concurrent batches never share a todo).
+/// Errors: `Claim` (no agent, bad lease), `Invalid` (a quantity below 1 or over
+/// `todo.max_read_todos`).
+pub fn claim_batch(scope: &Scope, quantity: i64, lease_s: Option<i64>) -> Result<Vec<Claimed>, Error> {
+    let agent = agent(scope)?;
+    let lease_s = lease(lease_s)?;
+    let max = crate::limits::get(pg_todos_core::limits::Setting::ReadTodos) as i64;
+    if !(1..=max).contains(&quantity) {
+        return Err(Error::Invalid(format!(
+            "quantity must be from 1 to {max} (todo.max_read_todos), not {quantity}"
+        )));
+    }
+    let tenant = scope.tenant.as_str();
+    let granted = grant(|| store::lease::claim_ready(tenant, scope.conv(), agent, lease_s, quantity));
+    for g in &granted {
+        session::touched(tenant, g.conversation.as_deref(), g.id);
+    }
+    Ok(granted.into_iter().map(|granted| Claimed { granted, lease_s }).collect())
+}
+
+/// The todo to offer the agent in context as its next task: `read` reads the list in scope
+/// and its ready todos, best first, after the list's offers are locked (so that it sees
+/// every offer and claim made before); the first not offered to another agent (`offers`) is
+/// recorded as offered to this one. Concurrent callers on one list take turns, so each is
+/// offered a different task while there are enough. Without an agent in context, or in a
+/// read-only transaction, the first candidate, and nothing is recorded. What `read` read,
+/// and the todo offered (None: no candidate).
+pub fn offer_next<T>(scope: &Scope, read: impl FnOnce() -> (T, Vec<i64>)) -> (T, Option<i64>) {
+    let tenant = scope.tenant.as_str();
+    let offers = scope.agent.as_deref().and_then(|agent| Some((agent, store::offers::lock(tenant, scope.conv())?)));
+    let (read, candidates) = read();
+    let (Some((agent, offers)), Some(&first)) = (offers, candidates.first()) else {
+        return (read, candidates.first().copied());
+    };
+    let now = time::now_us();
+    let id = crate::offers::pick(&offers, &candidates, agent, now).unwrap_or(first);
+    store::offers::write(tenant, scope.conv(), crate::offers::with_offer(&offers, id, agent, now));
+    (read, Some(id))
+}
+
 /// Extends the agent's live claim on `id` (with `fence`: that claim). Touches nothing a
 /// listener shows. Errors: `Claim`, `NotFound`.
 pub fn heartbeat(scope: &Scope, id: i64, fence: Option<i64>, lease_s: Option<i64>) -> Result<Claimed, Error> {
@@ -125,6 +167,30 @@ pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: O
     store::write::update(&scope.tenant, id, &fields);
     session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(locked.todo.subject)
+}
+
+/// Finishes each of `ids` as `finish` does, with the fence at the same place in `fences`
+/// (None, or a shorter list: no fence), in one all-or-nothing call: the first refusal is the
+/// error and nothing is written. The subjects, in order. Errors: as `finish`; `Invalid` when
+/// an id is named twice or the fences outnumber the ids.
+pub fn finish_batch(
+    scope: &Scope,
+    ids: &[i64],
+    fences: &[Option<i64>],
+    to: Status,
+    outcome: Option<&str>,
+) -> Result<Vec<String>, Error> {
+    if fences.len() > ids.len() {
+        return Err(Error::Invalid(format!("{} fences for {} todos: give one per todo, or none", fences.len(), ids.len())));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(twice) = ids.iter().find(|id| !seen.insert(**id)) {
+        return Err(Error::Invalid(format!("todo {twice} is named twice: name each todo once")));
+    }
+    ids.iter()
+        .enumerate()
+        .map(|(k, id)| finish(scope, *id, fences.get(k).copied().flatten(), to, outcome))
+        .collect()
 }
 
 /// Writes `fields` to todo `id` in one statement that locks it while its row trigger checks

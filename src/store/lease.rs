@@ -40,66 +40,114 @@ const CLAIM_SET: &str = "SET status = 'in_progress', claimed_by = $3, fence = u.
                 lease_expires_at = now() + make_interval(secs => $4)";
 const CLAIM_RETURNING: &str = "RETURNING u.id, u.subject, u.fence, u.lease_expires_at, u.conversation_id";
 
-/// How many ready todos a claim considers at first, and then (when every one of them was
-/// locked by other claimers) at most, before it considers them all.
-const CANDIDATES: [Option<i64>; 3] = [Some(16), Some(256), None];
+/// How many ready todos a claim of `want` todos considers at first, and then (when too many
+/// of them were locked by other claimers) at most, before it considers them all: 16 and 256
+/// for one todo, as many times more for a batch (rounded up to a power of two, so that few
+/// statements are planned).
+fn candidates(want: i64) -> [Option<i64>; 3] {
+    let first = (u64::try_from(want.max(1)).unwrap_or(1).next_power_of_two() as i64).saturating_mul(16);
+    [Some(first), Some(first.saturating_mul(16)), None]
+}
 
-/// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds: the
-/// candidate row is locked with SKIP LOCKED (a row another claimer is taking is passed over,
-/// never waited for or taken twice), then moved to in_progress with a new fence. None when
-/// nothing is ready.
+/// Claims the first ready todo in scope for `agent` with a lease of `lease_s` seconds (see
+/// `claim_ready`). None when nothing is ready.
+pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64) -> Option<Granted> {
+    claim_ready(tenant, conversation, agent, lease_s, 1).pop()
+}
+
+/// Claims the first `want` ready todos in scope for `agent`, each with a lease of `lease_s`
+/// seconds, in claim order: the candidate rows are locked with SKIP LOCKED (a row another
+/// claimer is taking is passed over, never waited for or taken twice), then moved to
+/// in_progress with a new fence. Fewer (none) when fewer are ready.
 ///
-/// The candidates are the first 16 ready todos in claim order (`read::first_ready`: index
-/// scans that stop there), so a claim costs the same on a list of 50 and of 500,000; only
-/// when all 16 are locked by other claimers does it look further (256, then all). On one
-/// server, one statement per try (an UPDATE of the row its subquery locks, beside the number
+/// The candidates are the first ready todos in claim order (`read::first_ready`: index scans
+/// that stop at `candidates(want)`), so a claim costs the same on a list of 50 and of
+/// 500,000; only when other claimers locked too many of them does it look further. On one
+/// server, one statement per try (an UPDATE of the rows its subquery locks, beside the number
 /// of candidates it had); on a distributed store two, each on one tenant (so Citus sends each
 /// to the tenant's worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
-pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64) -> Option<Granted> {
+pub fn claim_ready(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64, want: i64) -> Vec<Granted> {
     let distributed = super::distribution::distributed();
-    for limit in CANDIDATES {
-        let (granted, candidates) = if distributed {
-            let ids: Vec<i64> = one(
-                &format!("WITH {BLOCK_FLAGS} SELECT {}", first_ready(limit)),
-                &[tenant.into(), conversation.into()],
-                false,
-            )
-            .unwrap_or_default();
-            let lock = format!(
-                "SELECT t.id FROM todo.todos t WHERE {CLAIMABLE} AND t.id = ANY($3)
-                  ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED"
-            );
-            let id = if ids.is_empty() {
-                None
-            } else {
-                one::<i64>(&lock, &[tenant.into(), conversation.into(), ids.clone().into()], true)
-            };
-            let candidates = ids.len() as i64;
-            (id.map(|id| claim_id(tenant, id, agent, lease_s)), candidates)
+    let mut got: Vec<Granted> = Vec::new();
+    for limit in candidates(want) {
+        let rest = want - got.len() as i64;
+        let (mut granted, candidates) = if distributed {
+            claim_distributed(tenant, conversation, agent, lease_s, limit, rest)
         } else {
-            let sql = format!(
-                "WITH {BLOCK_FLAGS}, c AS MATERIALIZED (SELECT {} AS ids),
-                      g AS (UPDATE todo.todos u {CLAIM_SET}
-                             WHERE u.tenant_id = $1
-                               AND u.id = (SELECT t.id FROM todo.todos t
-                                            WHERE {CLAIMABLE} AND t.id = ANY((SELECT c.ids FROM c)::bigint[])
-                                            ORDER BY {CLAIM_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
-                             {CLAIM_RETURNING})
-                 SELECT g.*, cardinality(c.ids)::bigint FROM c LEFT JOIN g ON true",
-                first_ready(limit)
-            );
-            with_plan(&sql, &[tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into()], true, |n| {
-                super::rows(n.min(1), |r| (granted_at(r), r.int(6).unwrap_or_default())).pop().unwrap_or((None, 0))
-            })
+            claim_in_one_statement(tenant, conversation, agent, lease_s, limit, rest)
         };
-        match (granted, limit) {
-            (Some(g), _) => return Some(g),
+        got.append(&mut granted);
+        match limit {
+            _ if got.len() as i64 >= want => break,
             // fewer candidates than the limit: there is nothing more to look at
-            (None, Some(limit)) if candidates >= limit => continue,
-            (None, _) => return None,
+            Some(limit) if candidates >= limit => continue,
+            _ => break,
         }
     }
-    None
+    got
+}
+
+/// One try of `claim_ready` on one server: up to `rest` of the first `limit` ready todos,
+/// locked and claimed in one statement, in claim order; and how many candidates there were.
+fn claim_in_one_statement(
+    tenant: &str,
+    conversation: Option<&str>,
+    agent: &str,
+    lease_s: i64,
+    limit: Option<i64>,
+    rest: i64,
+) -> (Vec<Granted>, i64) {
+    let sql = format!(
+        "WITH {BLOCK_FLAGS}, c AS MATERIALIZED (SELECT {} AS ids),
+              g AS (UPDATE todo.todos u {CLAIM_SET}
+                     WHERE u.tenant_id = $1
+                       AND u.id = ANY(ARRAY(SELECT t.id FROM todo.todos t
+                                     WHERE {CLAIMABLE} AND t.id = ANY((SELECT c.ids FROM c)::bigint[])
+                                     ORDER BY {CLAIM_ORDER} LIMIT $5 FOR UPDATE OF t SKIP LOCKED))
+                     {CLAIM_RETURNING})
+         SELECT g.*, cardinality(c.ids)::bigint, array_position(c.ids, g.id)::bigint FROM c LEFT JOIN g ON true",
+        first_ready(limit)
+    );
+    let args = [tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into(), rest.into()];
+    let mut candidates = 0;
+    let mut granted: Vec<(i64, Granted)> = with_plan(&sql, &args, true, |n| {
+        super::rows(n, |r| {
+            candidates = r.int(6).unwrap_or_default();
+            granted_at(r).map(|g| (r.int(7).unwrap_or_default(), g))
+        })
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    granted.sort_by_key(|(at, _)| *at);
+    (granted.into_iter().map(|(_, g)| g).collect(), candidates)
+}
+
+/// One try of `claim_ready` on a distributed store: the first `limit` ready todos, then up
+/// to `rest` of them locked (SKIP LOCKED) and claimed one by one, in claim order; and how
+/// many candidates there were.
+fn claim_distributed(
+    tenant: &str,
+    conversation: Option<&str>,
+    agent: &str,
+    lease_s: i64,
+    limit: Option<i64>,
+    rest: i64,
+) -> (Vec<Granted>, i64) {
+    let ids: Vec<i64> =
+        one(&format!("WITH {BLOCK_FLAGS} SELECT {}", first_ready(limit)), &[tenant.into(), conversation.into()], false)
+            .unwrap_or_default();
+    if ids.is_empty() {
+        return (Vec::new(), 0);
+    }
+    let lock = format!(
+        "SELECT t.id FROM todo.todos t WHERE {CLAIMABLE} AND t.id = ANY($3)
+          ORDER BY {CLAIM_ORDER} LIMIT $4 FOR UPDATE OF t SKIP LOCKED"
+    );
+    let args = [tenant.into(), conversation.into(), ids.clone().into(), rest.into()];
+    let locked: Vec<i64> = with_plan(&lock, &args, true, |n| super::rows(n, |r| r.int(1).unwrap_or_default()));
+    let granted = locked.into_iter().map(|id| claim_id(tenant, id, agent, lease_s)).collect();
+    (granted, ids.len() as i64)
 }
 
 /// Claims todo `id` (locked and checked by the caller) for `agent`.

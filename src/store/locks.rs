@@ -11,7 +11,8 @@
 //!    share locks that inserting a subtask or a dependency takes on its todos);
 //! 4. the tenant's dependency-graph lock (`lock_dependencies`: a row of `todo.locks`), last.
 //!
-//! Claim-next takes its row with SKIP LOCKED and never waits for one.
+//! Claim-next takes its row with SKIP LOCKED and never waits for one. A tracker's "next task"
+//! (`offers::lock`) takes the list's offers row and no other lock.
 
 use pgrx::prelude::*;
 

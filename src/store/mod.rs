@@ -25,6 +25,7 @@ pub mod lease;
 pub mod lists;
 pub mod locks;
 pub mod numbers;
+pub mod offers;
 pub mod read;
 pub mod roles;
 pub mod scope;

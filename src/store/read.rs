@@ -509,7 +509,10 @@ macro_rules! unblocked {
 /// pool). A statement that locks one of `first_ready`'s todos checks this again on the row
 /// it locks (a concurrent claim may have taken it); the rest of "ready" (no open blocker, no
 /// open subtask) was checked by `first_ready` in the same snapshot.
-pub(super) const CLAIMABLE: &str = "t.tenant_id = $1 AND (t.conversation_id = $2 OR t.conversation_id IS NULL)
+/// Its statement finds the row by its id (`t.id = ANY(…)`, the primary key): the scope is
+/// written so that no index on the list (`todos_open`, `todos_conversation_list`) can serve
+/// it, or the planner may read the whole list's open todos to recheck a few of them.
+pub(super) const CLAIMABLE: &str = "t.tenant_id = $1 AND coalesce(t.conversation_id = $2, t.conversation_id IS NULL)
     AND (t.status = 'pending' OR (t.status = 'in_progress' AND t.claimed_by IS NOT NULL AND t.lease_expires_at <= now()))";
 
 /// Claim order: priority (high, then medium or unset, then low), then position, then id.

@@ -45,6 +45,34 @@ fn claim(
     })
 }
 
+/// Claims up to `quantity` ready todos at once for the agent in context (`todo.agent`), each
+/// moved to in_progress with the same lease (`lease_seconds`, as `todo.claim`'s): the first
+/// ready todos in scope, in claim order, as `todo.claim` would take them one by one. Fewer
+/// rows when fewer are ready; none when nothing is. Concurrent batches never share a todo
+/// (`FOR UPDATE SKIP LOCKED`). Finish them with `todo.finish_batch`.
+///
+/// Errors: 22023 no tenant, no agent, a lease out of range, or a quantity below 1 or over
+/// `todo.max_read_todos`; 22004 quantity NULL; 42704 tenant not registered.
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn claim_batch(
+    quantity: Option<i32>,
+    lease_seconds: default!(Option<i32>, "NULL"),
+) -> TableIterator<
+    'static,
+    (name!(id, i64), name!(subject, String), name!(fence, i64), name!(lease_expires_at, TimestampWithTimeZone)),
+> {
+    let quantity = errors::required(quantity, "todo.claim_batch: quantity");
+    runner::call(|| {
+        let claimed = done(claiming::claim_batch(&Scope::from_context(), i64::from(quantity), lease_seconds.map(i64::from)));
+        let rows: Vec<_> = claimed
+            .into_iter()
+            .map(|c| (c.granted.id, c.granted.subject, c.granted.fence, time::timestamptz(c.granted.expires_us)))
+            .collect();
+        TableIterator::new(rows)
+    })
+}
+
 /// Extends the lease of a todo the agent in context holds, to `lease_seconds` from now
 /// (NULL: `todo.lease_default`). With `fence`, that claim must be the todo's current one.
 /// Returns when the lease now ends.
@@ -95,17 +123,47 @@ fn finish(
 ) {
     let todo_id = errors::required(todo_id, "todo.finish: todo_id");
     let status = errors::required(status, "todo.finish: status");
-    let to = match Status::parse(status) {
-        Some(s) if s.is_terminal() => s,
-        _ => errors::raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("todo.finish: status must be completed or canceled, not \"{status}\""),
-            "use todo.release to give a todo back, todo.todo_writ('/todo reopen <id>') to reopen one",
-        ),
-    };
+    let to = terminal(status, "todo.finish");
     runner::call(|| {
         done(claiming::finish(&Scope::from_context(), todo_id, fence, to, outcome));
     })
+}
+
+/// Completes (or, with `status => 'canceled'`, cancels) several todos at once, as
+/// `todo.finish` does each: `fences[k]` is the claim `todo_ids[k]` must be under (NULL, or
+/// no fences: as `todo.finish` without one), and `outcome` is recorded on each. All or
+/// nothing: the first todo refused is the error, and none is finished. Returns how many it
+/// finished.
+///
+/// Errors: as `todo.finish`, naming the todo refused; 22023 a todo named twice, or more
+/// fences than todos; 22004 todo_ids NULL.
+#[pg_extern(volatile, parallel_unsafe, security_definer)]
+#[search_path(pg_catalog, todo, pg_temp)]
+fn finish_batch(
+    todo_ids: Option<Vec<Option<i64>>>,
+    fences: default!(Option<Vec<Option<i64>>>, "NULL"),
+    status: default!(Option<&str>, "'completed'"),
+    outcome: default!(Option<&str>, "NULL"),
+) -> i64 {
+    let todo_ids = errors::required(todo_ids, "todo.finish_batch: todo_ids");
+    let ids: Vec<i64> = todo_ids.into_iter().map(|id| errors::required(id, "todo.finish_batch: an id of todo_ids")).collect();
+    let to = terminal(errors::required(status, "todo.finish_batch: status"), "todo.finish_batch");
+    runner::call(|| {
+        let fences = fences.unwrap_or_default();
+        done(claiming::finish_batch(&Scope::from_context(), &ids, &fences, to, outcome)).len() as i64
+    })
+}
+
+/// The finished status `status` names, or 22023 for `function`.
+fn terminal(status: &str, function: &str) -> Status {
+    match Status::parse(status) {
+        Some(s) if s.is_terminal() => s,
+        _ => errors::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{function}: status must be completed or canceled, not \"{status}\""),
+            "use todo.release to give a todo back, todo.todo_writ('/todo reopen <id>') to reopen one",
+        ),
+    }
 }
 
 /// Makes `todo_id` wait for `on_id`: it is not ready while `on_id` is open. Both must be in
@@ -157,6 +215,10 @@ COMMENT ON FUNCTION todo.release(bigint, bigint) IS
     'Gives back a todo the agent in context holds: pending and unclaimed again. Errors: 22004 a NULL todo_id; 22023 no tenant or no agent in context; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds it; 55000 the claim lapsed, was superseded (a newer fence) or is not the agent''s.';
 COMMENT ON FUNCTION todo.finish(bigint, bigint, text, text) IS
     'Completes or cancels a todo; refused under another agent''s live claim or a stale fence. Errors: 22004 a NULL todo_id or status; 22023 no tenant or no agent in context, or a status other than completed or canceled; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 no such todo in scope; 55006 another agent holds it; 55000 a stale claim, or it is finished already.';
+COMMENT ON FUNCTION todo.claim_batch(integer, integer) IS
+    'Claims up to quantity ready todos at once for the agent in context, in claim order, each with the same lease: (id, subject, fence, lease_expires_at) for each; fewer rows when fewer are ready. Concurrent batches never share a todo. Errors: 22004 a NULL quantity; 22023 no tenant or no agent in context, a lease out of range, or a quantity below 1 or over todo.max_read_todos; 42501 a role bound to another tenant; 42704 tenant not registered.';
+COMMENT ON FUNCTION todo.finish_batch(bigint[], bigint[], text, text) IS
+    'Completes or cancels several todos at once, each as todo.finish would (fences[k]: the claim todo_ids[k] must be under; NULL: none); all or nothing: the first refusal is the error and none is finished. Returns how many it finished. Errors: as todo.finish, naming the todo refused; 22004 a NULL todo_ids, id or status; 22023 a todo named twice, or more fences than todos.';
 COMMENT ON FUNCTION todo.block(bigint, bigint) IS
     'Makes the first todo wait for the second while it is open; false when it waited already. Errors: 22004 a NULL todo_id or on_id; 22023 no tenant in context, a todo waiting for itself, or an edge that would close a cycle (the message shows the path); 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope; 0A000 in a REPEATABLE READ transaction.';
 COMMENT ON FUNCTION todo.unblock(bigint, bigint) IS
@@ -165,7 +227,7 @@ COMMENT ON FUNCTION todo.ready(integer) IS
     'The ready queue: open, unclaimed, unblocked todos in scope without open subtasks, in claim order, at most max_rows. Errors: 22004 a NULL max_rows; 22023 no tenant in context; 42501 a role bound to another tenant; 42704 tenant not registered.';
 "#,
     name = "coord_comments",
-    requires = [claim, heartbeat, release, finish, block, unblock, ready]
+    requires = [claim, claim_batch, heartbeat, release, finish, finish_batch, block, unblock, ready]
 );
 
 // Up to 0.10.0 these functions' Rust names began with `sql_`, and so did their C symbols,

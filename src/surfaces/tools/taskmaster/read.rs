@@ -97,51 +97,34 @@ fn rank(priority: Option<&str>) -> i64 {
 /// Task Master's next task: a pending or in-progress subtask of an in-progress task whose
 /// dependencies are done, else the best pending or in-progress top-level task whose
 /// dependencies are done (by priority, fewer dependencies, lower id). A task another agent
-/// holds a live claim on is not offered.
+/// holds a live claim on is not offered, nor one just offered to another agent asking at the
+/// same time (`ops::claiming::offer_next`): racing agents are each offered a different task.
 pub(super) fn next_task(scope: &Scope, args: &Value) -> Answer {
     let p = project(scope, args);
-    let tasks = Tasks::read(&p.scope);
-    let agent = scope.agent.as_deref();
-    let open = |t: &Todo| matches!(t.status, Status::Pending | Status::InProgress);
-    let eligible = |t: &Todo| open(t) && tasks.ready(t) && tasks.held_by_other(t, agent).is_none();
-    let key = |t: &Todo| {
-        let id = caller_id(t);
-        let mut parts = id.split('.').map(|n| n.parse::<i64>().unwrap_or(i64::MAX));
-        (parts.next().unwrap_or(i64::MAX), parts.next().unwrap_or(0))
-    };
-    let mut candidates: Vec<(&Todo, &Todo)> = tasks
-        .tops
-        .iter()
-        .map(|i| &tasks.todos[*i])
-        .filter(|t| t.status == Status::InProgress)
-        .flat_map(|parent| tasks.subtasks(parent).into_iter().map(move |s| (s, parent)))
-        .filter(|(s, _)| eligible(s))
-        .collect();
-    candidates.sort_by_key(|(s, parent)| {
-        let priority = s.priority.as_deref().or(parent.priority.as_deref());
-        (-rank(priority), tasks.dependencies(s, false).len(), key(s))
+    let (tasks, offered) = crate::ops::claiming::offer_next(&p.scope, || {
+        let tasks = Tasks::read(&p.scope);
+        let ids = next_candidates(&tasks, scope.agent.as_deref()).iter().map(|(t, _)| t.id).collect();
+        (tasks, ids)
     });
-    if let Some((s, parent)) = candidates.first() {
-        let deps: Vec<Value> = tasks
-            .dependencies(s, false)
-            .into_iter()
-            .map(|d| match d {
-                Value::Number(n) => json!(n.to_string()),
-                other => other,
-            })
-            .collect();
-        let next = json!({"id": caller_id(s), "title": s.subject, "status": status_word(s.status),
-                          "priority": s.priority.clone().or_else(|| parent.priority.clone()).unwrap_or_else(|| "medium".into()),
-                          "dependencies": deps, "parentId": tm_id(&caller_id(parent), false)});
-        let steps = format!(
-            "When ready to work on the subtask, use set-status to set the status to \"in progress\" {SUBTASK_ADVICE}"
-        );
-        return ok(json!({"nextTask": next, "isSubtask": true, "nextSteps": steps}), &p.tag);
-    }
-    let mut top: Vec<&Todo> = tasks.tops.iter().map(|i| &tasks.todos[*i]).filter(|t| eligible(t)).collect();
-    top.sort_by_key(|t| (-rank(t.priority.as_deref()), tasks.dependencies(t, false).len(), key(t)));
-    match top.first() {
-        Some(t) => {
+    match next_candidates(&tasks, scope.agent.as_deref()).into_iter().find(|(t, _)| Some(t.id) == offered) {
+        Some((s, Some(parent))) => {
+            let deps: Vec<Value> = tasks
+                .dependencies(s, false)
+                .into_iter()
+                .map(|d| match d {
+                    Value::Number(n) => json!(n.to_string()),
+                    other => other,
+                })
+                .collect();
+            let next = json!({"id": caller_id(s), "title": s.subject, "status": status_word(s.status),
+                              "priority": s.priority.clone().or_else(|| parent.priority.clone()).unwrap_or_else(|| "medium".into()),
+                              "dependencies": deps, "parentId": tm_id(&caller_id(parent), false)});
+            let steps = format!(
+                "When ready to work on the subtask, use set-status to set the status to \"in progress\" {SUBTASK_ADVICE}"
+            );
+            ok(json!({"nextTask": next, "isSubtask": true, "nextSteps": steps}), &p.tag)
+        }
+        Some((t, None)) => {
             let steps = format!(
                 "When ready to work on the task, use set-status to set the status to \"in progress\" {TASK_ADVICE}"
             );
@@ -153,4 +136,34 @@ pub(super) fn next_task(scope: &Scope, args: &Value) -> Answer {
             &p.tag,
         ),
     }
+}
+
+/// The tasks `next_task` may offer, best first: the eligible subtasks of in-progress tasks
+/// (with their task), then the eligible top-level tasks (with None), each by priority, fewer
+/// dependencies, lower id. Eligible: pending or in progress, dependencies done, no live claim
+/// of another agent than `agent`.
+fn next_candidates<'a>(tasks: &'a Tasks, agent: Option<&str>) -> Vec<(&'a Todo, Option<&'a Todo>)> {
+    let open = |t: &Todo| matches!(t.status, Status::Pending | Status::InProgress);
+    let eligible = |t: &Todo| open(t) && tasks.ready(t) && tasks.held_by_other(t, agent).is_none();
+    let key = |t: &Todo| {
+        let id = caller_id(t);
+        let mut parts = id.split('.').map(|n| n.parse::<i64>().unwrap_or(i64::MAX));
+        (parts.next().unwrap_or(i64::MAX), parts.next().unwrap_or(0))
+    };
+    let mut subtasks: Vec<(&Todo, Option<&Todo>)> = tasks
+        .tops
+        .iter()
+        .map(|i| &tasks.todos[*i])
+        .filter(|t| t.status == Status::InProgress)
+        .flat_map(|parent| tasks.subtasks(parent).into_iter().map(move |s| (s, Some(parent))))
+        .filter(|(s, _)| eligible(s))
+        .collect();
+    subtasks.sort_by_key(|(s, parent)| {
+        let priority = s.priority.as_deref().or(parent.and_then(|p| p.priority.as_deref()));
+        (-rank(priority), tasks.dependencies(s, false).len(), key(s))
+    });
+    let mut top: Vec<&Todo> = tasks.tops.iter().map(|i| &tasks.todos[*i]).filter(|t| eligible(t)).collect();
+    top.sort_by_key(|t| (-rank(t.priority.as_deref()), tasks.dependencies(t, false).len(), key(t)));
+    subtasks.extend(top.into_iter().map(|t| (t, None)));
+    subtasks
 }
