@@ -24,8 +24,8 @@ use pgrx::prelude::*;
 
 pub use pg_todos_core::open_statuses;
 pub use pg_todos_core::{
-    backlog_view, checklist, claims, cursor, error, file_names, formats, interchange, offers, replace, route, row_checks,
-    schema, slug_ids, status, todo, writ,
+    backlog_view, checklist, claims, cursor, error, file_names, formats, interchange, offers, replace, route,
+    row_checks, schema, slug_ids, status, todo, writ,
 };
 
 pub mod errors;

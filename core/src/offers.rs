@@ -76,7 +76,10 @@ mod tests {
         let later = NOW + OFFER_SECONDS * 1_000_000;
         // lapsed at `until`: offered again, and dropped by the next offer
         assert_eq!(pick(&offers, &[3, 7], "b", later), Some(3));
-        assert_eq!(with_offer(&offers, 7, "b", later), json!({"7": {"agent": "b", "until": later + OFFER_SECONDS * 1_000_000}}));
+        assert_eq!(
+            with_offer(&offers, 7, "b", later),
+            json!({"7": {"agent": "b", "until": later + OFFER_SECONDS * 1_000_000}})
+        );
     }
 
     #[test]

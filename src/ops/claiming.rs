@@ -60,9 +60,7 @@ pub fn claim_batch(scope: &Scope, quantity: i64, lease_s: Option<i64>) -> Result
     let lease_s = lease(lease_s)?;
     let max = crate::limits::get(pg_todos_core::limits::Setting::ReadTodos) as i64;
     if !(1..=max).contains(&quantity) {
-        return Err(Error::Invalid(format!(
-            "quantity must be from 1 to {max} (todo.max_read_todos), not {quantity}"
-        )));
+        return Err(Error::Invalid(format!("quantity must be from 1 to {max} (todo.max_read_todos), not {quantity}")));
     }
     let tenant = scope.tenant.as_str();
     let granted = grant(|| store::lease::claim_ready(tenant, scope.conv(), agent, lease_s, quantity));
@@ -181,16 +179,17 @@ pub fn finish_batch(
     outcome: Option<&str>,
 ) -> Result<Vec<String>, Error> {
     if fences.len() > ids.len() {
-        return Err(Error::Invalid(format!("{} fences for {} todos: give one per todo, or none", fences.len(), ids.len())));
+        return Err(Error::Invalid(format!(
+            "{} fences for {} todos: give one per todo, or none",
+            fences.len(),
+            ids.len()
+        )));
     }
     let mut seen = std::collections::HashSet::new();
     if let Some(twice) = ids.iter().find(|id| !seen.insert(**id)) {
         return Err(Error::Invalid(format!("todo {twice} is named twice: name each todo once")));
     }
-    ids.iter()
-        .enumerate()
-        .map(|(k, id)| finish(scope, *id, fences.get(k).copied().flatten(), to, outcome))
-        .collect()
+    ids.iter().enumerate().map(|(k, id)| finish(scope, *id, fences.get(k).copied().flatten(), to, outcome)).collect()
 }
 
 /// Writes `fields` to todo `id` in one statement that locks it while its row trigger checks

@@ -3,7 +3,7 @@
 
 use pgrx::datum::DatumWithOid;
 
-use super::read::{first_ready, BLOCK_FLAGS, CLAIMABLE, CLAIM_ORDER};
+use super::read::{ready_candidates, CLAIMABLE, CLAIM_ORDER};
 use pgrx::datum::TimestampWithTimeZone;
 
 use super::{exec, one, with_plan};
@@ -97,16 +97,16 @@ fn claim_in_one_statement(
     limit: Option<i64>,
     rest: i64,
 ) -> (Vec<Granted>, i64) {
+    let (flags, candidates) = ready_candidates(tenant, limit);
     let sql = format!(
-        "WITH {BLOCK_FLAGS}, c AS MATERIALIZED (SELECT {} AS ids),
+        "WITH {flags} c AS MATERIALIZED (SELECT {candidates} AS ids),
               g AS (UPDATE todo.todos u {CLAIM_SET}
                      WHERE u.tenant_id = $1
                        AND u.id = ANY(ARRAY(SELECT t.id FROM todo.todos t
                                      WHERE {CLAIMABLE} AND t.id = ANY((SELECT c.ids FROM c)::bigint[])
                                      ORDER BY {CLAIM_ORDER} LIMIT $5 FOR UPDATE OF t SKIP LOCKED))
                      {CLAIM_RETURNING})
-         SELECT g.*, cardinality(c.ids)::bigint, array_position(c.ids, g.id)::bigint FROM c LEFT JOIN g ON true",
-        first_ready(limit)
+         SELECT g.*, cardinality(c.ids)::bigint, array_position(c.ids, g.id)::bigint FROM c LEFT JOIN g ON true"
     );
     let args = [tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into(), rest.into()];
     let mut candidates = 0;
@@ -134,9 +134,10 @@ fn claim_distributed(
     limit: Option<i64>,
     rest: i64,
 ) -> (Vec<Granted>, i64) {
+    let (flags, candidates) = ready_candidates(tenant, limit);
+    let flags = flags.strip_suffix(',').map(|f| format!("WITH {f}")).unwrap_or_default();
     let ids: Vec<i64> =
-        one(&format!("WITH {BLOCK_FLAGS} SELECT {}", first_ready(limit)), &[tenant.into(), conversation.into()], false)
-            .unwrap_or_default();
+        one(&format!("{flags} SELECT {candidates}"), &[tenant.into(), conversation.into()], false).unwrap_or_default();
     if ids.is_empty() {
         return (Vec::new(), 0);
     }

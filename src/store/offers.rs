@@ -20,7 +20,8 @@ pub fn lock(tenant: &str, conversation: Option<&str>) -> Option<Value> {
     if unsafe { pgrx::pg_sys::XactReadOnly } || !super::locks::has_lock_rows() {
         return None;
     }
-    const LOCK: &str = "SELECT coalesce(l.properties, '{}') FROM todo.locks l WHERE l.tenant_id = $1 AND l.name = $2 FOR UPDATE";
+    const LOCK: &str =
+        "SELECT coalesce(l.properties, '{}') FROM todo.locks l WHERE l.tenant_id = $1 AND l.name = $2 FOR UPDATE";
     let name = row_name(conversation);
     super::roles::as_owner(|| {
         if let Some(found) = one::<JsonB>(LOCK, &[tenant.into(), name.as_str().into()], true) {

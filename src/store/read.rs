@@ -479,14 +479,18 @@ pub fn exists(tenant: &str, id: i64) -> bool {
     .unwrap_or(false)
 }
 
-/// Whether the tenant `$1` has any dependency, any subtask: `WITH {BLOCK_FLAGS}` before a
+/// Whether the tenant `$1` has any dependency, any subtask: `WITH block_flags!()` before a
 /// statement that reads `first_ready`, so that each is asked once per statement.
-pub(super) const BLOCK_FLAGS: &str = "flags AS MATERIALIZED (
+macro_rules! block_flags {
+    () => {
+        "flags AS MATERIALIZED (
     SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1) AS dependencies,
-           EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL) AS subtasks)";
+           EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL) AS subtasks)"
+    };
+}
 
 /// Not waiting: no open todo it depends on, no open subtask. For `todo.todos t`, `$1` tenant,
-/// and `flags` (`BLOCK_FLAGS`): the per-row checks run only when the tenant has dependencies
+/// and `flags` (`block_flags!()`): the per-row checks run only when the tenant has dependencies
 /// or subtasks.
 macro_rules! unblocked {
     () => {
@@ -521,7 +525,7 @@ pub(super) const CLAIM_ORDER: &str =
     "CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END, t.position, t.id";
 
 /// The first ready todos in scope, in claim order, at most `limit` (None: all), as an array of
-/// ids, for `$1` tenant and `$2` conversation, in a statement `WITH {BLOCK_FLAGS}`. The limit
+/// ids, for `$1` tenant and `$2` conversation, in a statement `WITH block_flags!()`. The limit
 /// is written into the statement, not passed as a parameter: with a parameter, a generic plan
 /// assumes a tenth of the list, and on a list of 500,000 the estimate passes
 /// `jit_above_cost` (each call then spent 40 ms compiling expressions).
@@ -533,14 +537,52 @@ pub(super) const CLAIM_ORDER: &str =
 /// others, which each read passes over). Not locked: a claim locks one of them
 /// (`store::lease`).
 pub(super) fn first_ready(limit: Option<i64>) -> String {
+    first_ready_where(limit, unblocked!())
+}
+
+/// `first_ready` for a tenant that has no dependency and no subtask (`waits_for_nothing`):
+/// every pending todo is ready, and the statement needs no `block_flags!()`. A smaller plan:
+/// PostgreSQL starts each of its nodes at every execution.
+fn first_ready_of_free_todos(limit: Option<i64>) -> String {
+    first_ready_where(limit, "true")
+}
+
+/// The first ready todos of `tenant` in scope (`first_ready`, or `first_ready_of_free_todos`
+/// when no todo of the tenant waits for another or has a subtask), with what its statement's
+/// `WITH` must begin with (`block_flags!()` and a comma, or nothing).
+pub(super) fn ready_candidates(tenant: &str, limit: Option<i64>) -> (&'static str, String) {
+    if waits_for_nothing(tenant) {
+        ("", first_ready_of_free_todos(limit))
+    } else {
+        (BLOCK_FLAGS_THEN, first_ready(limit))
+    }
+}
+
+/// `block_flags!()` followed by a comma, to begin a `WITH` list.
+const BLOCK_FLAGS_THEN: &str = concat!(block_flags!(), ",");
+
+/// Whether no todo of tenant `$1` waits for another or has a subtask: two index probes, for a
+/// claim to choose `first_ready_of_free_todos`. (A dependency or subtask another transaction
+/// commits after this probe is as one added just after the claim.)
+fn waits_for_nothing(tenant: &str) -> bool {
+    one::<bool>(
+        "SELECT NOT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)
+            AND NOT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)",
+        &[tenant.into()],
+        false,
+    )
+    .unwrap_or(false)
+}
+
+/// `first_ready` with `unblocked` as the condition of a ready todo beyond its own row.
+fn first_ready_where(limit: Option<i64>, unblocked: &str) -> String {
     let limit = limit.map_or_else(|| "ALL".to_string(), |n| n.max(0).to_string());
     let branch = |scope: &str, state: &str| {
         format!(
             "(SELECT t.id, CASE t.priority WHEN 'high' THEN 0 WHEN 'low' THEN 2 ELSE 1 END AS rank, t.position
                 FROM todo.todos t
-               WHERE t.tenant_id = $1 AND {scope} AND {state} AND {}
-               ORDER BY {CLAIM_ORDER} LIMIT {limit})",
-            unblocked!()
+               WHERE t.tenant_id = $1 AND {scope} AND {state} AND {unblocked}
+               ORDER BY {CLAIM_ORDER} LIMIT {limit})"
         )
     };
     format!(
@@ -558,11 +600,11 @@ pub(super) fn first_ready(limit: Option<i64>) -> String {
 /// the next power of two, so that few statements are planned whatever the limits asked.)
 pub fn ready(tenant: &str, conversation: Option<&str>, limit: i64) -> Vec<Row> {
     let read = u64::try_from(limit.max(1)).unwrap_or(1).next_power_of_two().min(1 << 20) as i64;
+    let (flags, candidates) = ready_candidates(tenant, Some(read));
     let sql = format!(
-        "WITH {BLOCK_FLAGS}
-         SELECT {ROW_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY({})
-          ORDER BY {CLAIM_ORDER} LIMIT $3",
-        first_ready(Some(read))
+        "WITH {flags} c AS (SELECT {candidates} AS ids)
+         SELECT {ROW_COLUMNS} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY((SELECT c.ids FROM c)::bigint[])
+          ORDER BY {CLAIM_ORDER} LIMIT $3"
     );
     rows(tenant, &sql, &[tenant.into(), conversation.into(), limit.into()])
 }
