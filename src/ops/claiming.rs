@@ -150,10 +150,7 @@ pub fn take_back(scope: &Scope, id: i64, holder: &str, fence: i64) -> Result<cra
 /// again (a late agent never overwrites the outcome). Its subject. Errors: `Claim`,
 /// `NotFound`.
 pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: Option<&str>) -> Result<String, Error> {
-    let mut fields = json_fields([("status", json!(to.as_str()))]);
-    if let Some(o) = outcome {
-        fields.insert("outcome".into(), json!(o));
-    }
+    let fields = fields(to, outcome);
     if let Some(subject) = in_one_statement(scope, id, &fields, Vet { need: Need::Status, fence, open: true }) {
         return Ok(subject);
     }
@@ -169,7 +166,8 @@ pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: O
 
 /// Finishes each of `ids` as `finish` does, with the fence at the same place in `fences`
 /// (None, or a shorter list: no fence), in one all-or-nothing call: the first refusal is the
-/// error and nothing is written. The subjects, in order. Errors: as `finish`; `Invalid` when
+/// error and nothing is written. One statement finishes them all (each vetted by the row
+/// trigger as `finish`'s own statement is); only a todo it leaves takes `finish`'s way. The subjects, in order. Errors: as `finish`; `Invalid` when
 /// an id is named twice or the fences outnumber the ids.
 pub fn finish_batch(
     scope: &Scope,
@@ -189,7 +187,30 @@ pub fn finish_batch(
     if let Some(twice) = ids.iter().find(|id| !seen.insert(**id)) {
         return Err(Error::Invalid(format!("todo {twice} is named twice: name each todo once")));
     }
-    ids.iter().enumerate().map(|(k, id)| finish(scope, *id, fences.get(k).copied().flatten(), to, outcome)).collect()
+    let fence = |k: usize| fences.get(k).copied().flatten();
+    let vets = ids.iter().enumerate().map(|(k, id)| (*id, Vet { need: Need::Status, fence: fence(k), open: true }));
+    let mut written =
+        store::write::update_vetted_many(&scope.tenant, scope.in_scope(), vets.collect(), &fields(to, outcome));
+    // in order: a todo the statement did not finish takes `finish`'s long way, for its error
+    ids.iter()
+        .enumerate()
+        .map(|(k, id)| match written.remove(id) {
+            Some(before) => {
+                session::touched(&scope.tenant, before.conversation_id.as_deref(), *id);
+                Ok(before.subject)
+            }
+            None => finish(scope, *id, fence(k), to, outcome),
+        })
+        .collect()
+}
+
+/// What a finish writes: the status, and the outcome when one is given.
+fn fields(to: Status, outcome: Option<&str>) -> serde_json::Map<String, serde_json::Value> {
+    let mut fields = json_fields([("status", json!(to.as_str()))]);
+    if let Some(o) = outcome {
+        fields.insert("outcome".into(), json!(o));
+    }
+    fields
 }
 
 /// Writes `fields` to todo `id` in one statement that locks it while its row trigger checks

@@ -2,6 +2,7 @@
 //! the rows first (`read::lock`, `locks`) and check the rules; these only write.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use pgrx::datum::DatumWithOid;
 use serde_json::{Map, Value};
@@ -151,21 +152,21 @@ impl Vet {
     pub const CHANGE: Vet = Vet { need: Need::Status, fence: None, open: false };
 }
 
-/// The update `update_vetted` is running: the todo, whether it writes the status alone,
-/// what the trigger checks, and what it found.
+/// The update `update_vetted` or `update_vetted_many` is running: the todos it may write,
+/// each with what the trigger checks; whether it writes the status alone; and what the
+/// trigger found of each.
 struct Vetting {
     tenant: String,
-    id: i64,
+    vets: HashMap<i64, Vet>,
     status_only: bool,
-    vet: Vet,
-    found: Option<Vetted>,
+    found: HashMap<i64, Vetted>,
 }
 
 thread_local! {
     static VETTING: RefCell<Option<Vetting>> = const { RefCell::new(None) };
 }
 
-/// Ends the vetting when `update_vetted` returns, or unwinds from an error.
+/// Ends the vetting when the update returns, or unwinds from an error.
 struct Vets;
 
 impl Drop for Vets {
@@ -177,7 +178,11 @@ impl Drop for Vets {
 /// For the row trigger: whether an update of todo `id` of `tenant` is being vetted (Some:
 /// whether it writes the status alone, and what to check).
 pub fn vetting(tenant: &str, id: i64) -> Option<(bool, Vet)> {
-    VETTING.with(|v| v.borrow().as_ref().filter(|v| v.id == id && v.tenant == tenant).map(|v| (v.status_only, v.vet)))
+    VETTING.with(|v| {
+        let v = v.borrow();
+        let v = v.as_ref().filter(|v| v.tenant == tenant)?;
+        Some((v.status_only, *v.vets.get(&id)?))
+    })
 }
 
 /// Whether any update is being vetted (the trigger's first, cheap question).
@@ -185,11 +190,11 @@ pub fn vetting_any() -> bool {
     VETTING.with(|v| v.borrow().is_some())
 }
 
-/// For the row trigger: what it found vetting the update.
-pub fn vetted(found: Vetted) {
+/// For the row trigger: what it found vetting the update of todo `id`.
+pub fn vetted(id: i64, found: Vetted) {
     VETTING.with(|v| {
         if let Some(v) = v.borrow_mut().as_mut() {
-            v.found = Some(found);
+            v.found.insert(id, found);
         }
     });
 }
@@ -208,31 +213,73 @@ pub fn update_vetted(
     fields: &Map<String, Value>,
     vet: Vet,
 ) -> Option<(Todo, Todo)> {
+    let (mut after, mut found) = vetted_update(tenant, find, id.into(), HashMap::from([(id, vet)]), fields)?;
+    match (after.pop(), found.remove(&id)) {
+        (Some(after), Some(Vetted::Before(before))) => Some((before, after)),
+        (None, Some(Vetted::Unchanged(todo))) => Some((todo.clone(), todo)),
+        _ => None,
+    }
+}
+
+/// `update_vetted` of several todos in one statement, each vetted as its own `Vet` says: the
+/// todos written (or whose own status alone was asked), each as it was before, by id. A todo
+/// not there was not found, or its change was refused: nothing of it was written, and the
+/// caller takes the long way for it. Empty on a distributed store.
+pub fn update_vetted_many(
+    tenant: &str,
+    find: Find<'_>,
+    vets: HashMap<i64, Vet>,
+    fields: &Map<String, Value>,
+) -> HashMap<i64, Todo> {
+    let ids: Vec<i64> = vets.keys().copied().collect();
+    let Some((after, found)) = vetted_update(tenant, find, ids.into(), vets, fields) else {
+        return HashMap::new();
+    };
+    let written: std::collections::HashSet<i64> = after.iter().map(|t| t.id).collect();
+    found
+        .into_iter()
+        .filter_map(|(id, f)| match f {
+            Vetted::Before(before) if written.contains(&id) => Some((id, before)),
+            Vetted::Unchanged(todo) if !written.contains(&id) => Some((id, todo)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The statement of `update_vetted` and `update_vetted_many` (`ids`: a bigint, or a bigint[]
+/// of them): the rows written, and what the row trigger found of each todo it vetted. None
+/// when there is nothing to write, or on a distributed store.
+fn vetted_update(
+    tenant: &str,
+    find: Find<'_>,
+    ids: DatumWithOid<'_>,
+    vets: HashMap<i64, Vet>,
+    fields: &Map<String, Value>,
+) -> Option<(Vec<Todo>, HashMap<i64, Vetted>)> {
     let cols = columns(fields);
     if cols.is_empty() || super::distribution::distributed() {
         return None;
     }
     let (exprs, rest) = values(fields, &cols, 5);
+    let one = ids.oid() == pgrx::pg_sys::INT8OID;
     let sql = format!(
-        "UPDATE todo.todos t SET {} WHERE t.tenant_id = $1 AND t.id = $2 AND {} RETURNING {}",
+        "UPDATE todo.todos t SET {} WHERE t.tenant_id = $1 AND t.id = {} AND {} RETURNING {}",
         assignments(&cols, &exprs),
+        if one { "$2" } else { "ANY($2)" },
         find.condition(),
         todo_columns()
     );
     let [a, b] = find.arguments();
-    let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), id.into(), a.into(), b.into()];
+    let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), ids, a.into(), b.into()];
     args.extend(rest);
     let status_only = cols == ["status"];
-    VETTING.with(|v| *v.borrow_mut() = Some(Vetting { tenant: tenant.to_string(), id, status_only, vet, found: None }));
+    let vetting = Vetting { tenant: tenant.to_string(), vets, status_only, found: HashMap::new() };
+    VETTING.with(|v| *v.borrow_mut() = Some(vetting));
     let vets = Vets;
-    let after = written_rows(&sql, &args).pop();
-    let found = VETTING.with(|v| v.borrow_mut().as_mut().and_then(|v| v.found.take()));
+    let after = written_rows(&sql, &args);
+    let found = VETTING.with(|v| v.borrow_mut().as_mut().map(|v| std::mem::take(&mut v.found)));
     drop(vets);
-    match (after, found) {
-        (Some(after), Some(Vetted::Before(before))) => Some((before, after)),
-        (None, Some(Vetted::Unchanged(todo))) => Some((todo.clone(), todo)),
-        _ => None,
-    }
+    Some((after, found.unwrap_or_default()))
 }
 
 /// Deletes one todo; false when the tenant has no such todo.

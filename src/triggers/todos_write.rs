@@ -98,12 +98,12 @@ fn vet_update(old: &Deformed, new: &Deformed) -> bool {
             .is_err()
     };
     if refused || status::check_transition(from, to).is_err() {
-        store::write::vetted(Vetted::Refused);
+        store::write::vetted(id, Vetted::Refused);
         return true;
     }
     let before = StoredTodo(old).todo();
     let unchanged = status_only && from == to;
-    store::write::vetted(if unchanged { Vetted::Unchanged(before) } else { Vetted::Before(before) });
+    store::write::vetted(id, if unchanged { Vetted::Unchanged(before) } else { Vetted::Before(before) });
     unchanged
 }
 
