@@ -30,7 +30,7 @@ GROUPS = [
                           ("hand_list", "hand-written query (string_agg)", None)]),
     ("replace", "bench_1m", [("todolist_set", "todolist__set, 10 items", "hand_replace"),
                              ("todowrite", "todowrite, 10 items", "hand_replace"),
-                             ("hand_replace", "hand-written replace of 10 rows", None)]),
+                             ("hand_replace", "hand-written diff of 10 rows + events", None)]),
     ("claim", "bench_1m", [("claim_next", "todo.claim() next ready + todo.release()", "hand_claim"),
                            ("hand_claim", "hand-written UPDATE … FOR UPDATE SKIP LOCKED + release, 2 events", None)]),
 ]

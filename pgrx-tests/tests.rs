@@ -472,12 +472,14 @@ fn a_claim_of_the_next_is_a_probe_and_one_statement_a_release_and_a_finish_one_e
 fn a_batch_finish_is_one_statement_and_a_refusal_in_it_finishes_none() {
     setup();
     let ids: Vec<i64> = (0..4).map(|k| add(&format!("job {k}"))).collect();
-    let fences = || -> String { one::<String>("SELECT string_agg(fence::text, ',' ORDER BY id) FROM todo.todos").unwrap() };
+    let fences =
+        || -> String { one::<String>("SELECT string_agg(fence::text, ',' ORDER BY id) FROM todo.todos").unwrap() };
     assert_eq!(one::<i64>("SELECT count(*) FROM todo.claim_batch(3)"), Some(3));
     let claimed = fences();
     let (done, fenced) = (&ids[..3], claimed.split(',').take(3).collect::<Vec<_>>().join(","));
     let list = |ids: &[i64]| ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-    let finish = |ids: &str, fences: &str| format!("SELECT todo.finish_batch('{{{ids}}}', '{{{fences}}}', outcome => 'ok')");
+    let finish =
+        |ids: &str, fences: &str| format!("SELECT todo.finish_batch('{{{ids}}}', '{{{fences}}}', outcome => 'ok')");
     // refused: another agent's fence for the third (a stale one) finishes none of the three
     let stale = format!("{},{},0", fenced.split(',').next().unwrap(), fenced.split(',').nth(1).unwrap());
     assert!(error_of(&finish(&list(done), &stale)).is_some_and(|e| e.starts_with("55000: ")), "a stale fence");
@@ -486,7 +488,8 @@ fn a_batch_finish_is_one_statement_and_a_refusal_in_it_finishes_none() {
     assert_eq!(one::<i64>(&finish(&list(done), &fenced)), Some(3));
     assert_eq!(statements_run() - before, 1, "one UPDATE finishes the batch");
     assert_eq!(
-        one::<String>("SELECT string_agg(status || ' ' || coalesce(outcome, '-'), ',' ORDER BY id) FROM todo.todos").as_deref(),
+        one::<String>("SELECT string_agg(status || ' ' || coalesce(outcome, '-'), ',' ORDER BY id) FROM todo.todos")
+            .as_deref(),
         Some("completed ok,completed ok,completed ok,pending -")
     );
     let logged = "SELECT count(*) FROM todo.events WHERE old_status = 'in_progress' AND new_status = 'completed'";

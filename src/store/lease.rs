@@ -42,10 +42,13 @@ const CLAIM_RETURNING: &str = "RETURNING u.id, u.subject, u.fence, u.lease_expir
 
 /// How many ready todos a claim of `want` todos considers at first, and then (when too many
 /// of them were locked by other claimers) at most, before it considers them all: 16 and 256
-/// for one todo, as many times more for a batch (rounded up to a power of two, so that few
-/// statements are planned).
+/// for one todo; for a batch twice as many as it wants (rounded up to a power of two, so that
+/// few statements are planned), then 16 times that. Each candidate is read twice (found, then
+/// locked and rechecked): a batch of 10 that considered 256 spent two thirds of its statement
+/// on them.
 fn candidates(want: i64) -> [Option<i64>; 3] {
-    let first = (u64::try_from(want.max(1)).unwrap_or(1).next_power_of_two() as i64).saturating_mul(16);
+    let twice = u64::try_from(want.max(1)).unwrap_or(1).saturating_mul(2).next_power_of_two();
+    let first = i64::try_from(twice).unwrap_or(i64::MAX).max(16);
     [Some(first), Some(first.saturating_mul(16)), None]
 }
 
@@ -68,14 +71,12 @@ pub fn claim_next(tenant: &str, conversation: Option<&str>, agent: &str, lease_s
 /// to the tenant's worker; it plans no FOR UPDATE inside a CTE or a subquery of an UPDATE).
 pub fn claim_ready(tenant: &str, conversation: Option<&str>, agent: &str, lease_s: i64, want: i64) -> Vec<Granted> {
     let distributed = super::distribution::distributed();
+    let who = Claimant { tenant, conversation, agent, lease_s };
     let mut got: Vec<Granted> = Vec::new();
     for limit in candidates(want) {
         let rest = want - got.len() as i64;
-        let (mut granted, candidates) = if distributed {
-            claim_distributed(tenant, conversation, agent, lease_s, limit, rest)
-        } else {
-            claim_in_one_statement(tenant, conversation, agent, lease_s, limit, rest)
-        };
+        let (mut granted, candidates) =
+            if distributed { claim_distributed(&who, limit, rest) } else { claim_in_one_statement(&who, limit, rest) };
         got.append(&mut granted);
         match limit {
             _ if got.len() as i64 >= want => break,
@@ -87,17 +88,26 @@ pub fn claim_ready(tenant: &str, conversation: Option<&str>, agent: &str, lease_
     got
 }
 
+/// Who claims what: the tenant, the list in scope (None: the pool alone), the agent and the
+/// lease in seconds.
+struct Claimant<'a> {
+    tenant: &'a str,
+    conversation: Option<&'a str>,
+    agent: &'a str,
+    lease_s: i64,
+}
+
+impl Claimant<'_> {
+    /// `$1` to `$4` of a claim statement: tenant, list, agent, lease.
+    fn args(&self) -> [DatumWithOid<'_>; 4] {
+        [self.tenant.into(), self.conversation.into(), self.agent.into(), (self.lease_s as f64).into()]
+    }
+}
+
 /// One try of `claim_ready` on one server: up to `rest` of the first `limit` ready todos,
 /// locked and claimed in one statement, in claim order; and how many candidates there were.
-fn claim_in_one_statement(
-    tenant: &str,
-    conversation: Option<&str>,
-    agent: &str,
-    lease_s: i64,
-    limit: Option<i64>,
-    rest: i64,
-) -> (Vec<Granted>, i64) {
-    let (flags, candidates) = ready_candidates(tenant, limit);
+fn claim_in_one_statement(who: &Claimant<'_>, limit: Option<i64>, rest: i64) -> (Vec<Granted>, i64) {
+    let (flags, candidates) = ready_candidates(who.tenant, limit);
     let sql = format!(
         "WITH {flags} c AS MATERIALIZED (SELECT {candidates} AS ids),
               g AS (UPDATE todo.todos u {CLAIM_SET}
@@ -108,7 +118,8 @@ fn claim_in_one_statement(
                      {CLAIM_RETURNING})
          SELECT g.*, cardinality(c.ids)::bigint, array_position(c.ids, g.id)::bigint FROM c LEFT JOIN g ON true"
     );
-    let args = [tenant.into(), conversation.into(), agent.into(), (lease_s as f64).into(), rest.into()];
+    let [a, b, c, d] = who.args();
+    let args = [a, b, c, d, rest.into()];
     let mut candidates = 0;
     let mut granted: Vec<(i64, Granted)> = with_plan(&sql, &args, true, |n| {
         super::rows(n, |r| {
@@ -126,14 +137,8 @@ fn claim_in_one_statement(
 /// One try of `claim_ready` on a distributed store: the first `limit` ready todos, then up
 /// to `rest` of them locked (SKIP LOCKED) and claimed one by one, in claim order; and how
 /// many candidates there were.
-fn claim_distributed(
-    tenant: &str,
-    conversation: Option<&str>,
-    agent: &str,
-    lease_s: i64,
-    limit: Option<i64>,
-    rest: i64,
-) -> (Vec<Granted>, i64) {
+fn claim_distributed(who: &Claimant<'_>, limit: Option<i64>, rest: i64) -> (Vec<Granted>, i64) {
+    let Claimant { tenant, conversation, agent, lease_s } = *who;
     let (flags, candidates) = ready_candidates(tenant, limit);
     let flags = flags.strip_suffix(',').map(|f| format!("WITH {f}")).unwrap_or_default();
     let ids: Vec<i64> =

@@ -49,24 +49,30 @@ fn lock_row(tenant: &str, name: &str, advisory: impl FnOnce()) {
     if !has_lock_rows() {
         return advisory();
     }
-    const LOCK: &str = "SELECT true FROM todo.locks l WHERE l.tenant_id = $1 AND l.name = $2 FOR UPDATE";
+    let _: bool =
+        locked_row(tenant, name, "SELECT true FROM todo.locks l WHERE l.tenant_id = $1 AND l.name = $2 FOR UPDATE");
+}
+
+/// Locks row `name` of the tenant's lock rows as `lock_row` does (adding it the first time)
+/// with `lock`, a SELECT of it (`$1` the tenant, `$2` the name) `FOR UPDATE`, and gives what
+/// `lock` selects. The database must have lock rows (`has_lock_rows`).
+pub(super) fn locked_row<T: FromDatum + IntoDatum>(tenant: &str, name: &str, lock: &str) -> T {
     super::roles::as_owner(|| {
-        let args = [tenant.into(), name.into()];
-        if one::<bool>(LOCK, &args, true).is_some() {
-            return;
+        if let Some(found) = one::<T>(lock, &[tenant.into(), name.into()], true) {
+            return found;
         }
-        let added = exec(
+        exec(
             "INSERT INTO todo.locks (tenant_id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING true",
             &[tenant.into(), name.into()],
         );
-        if added == 0 && one::<bool>(LOCK, &[tenant.into(), name.into()], true).is_none() {
+        one::<T>(lock, &[tenant.into(), name.into()], true).unwrap_or_else(|| {
             crate::errors::raise(
                 PgSqlErrorCode::ERRCODE_T_R_SERIALIZATION_FAILURE,
                 format!("could not take the lock \"{name}\" of tenant \"{tenant}\""),
                 "retry the transaction",
-            );
-        }
-    });
+            )
+        })
+    })
 }
 
 /// Whether the database has `todo.locks` (a database not yet updated to 0.9.0 has not).

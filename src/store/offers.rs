@@ -5,7 +5,7 @@
 use pgrx::JsonB;
 use serde_json::Value;
 
-use super::{exec, one};
+use super::exec;
 
 /// The lock row's name of the offers of list `conversation` (None: the pool).
 fn row_name(conversation: Option<&str>) -> String {
@@ -13,26 +13,17 @@ fn row_name(conversation: Option<&str>) -> String {
 }
 
 /// Locks the offers of list `conversation` of `tenant` until the transaction ends (adding the
-/// row the first time) and reads them: a JSON object (`offers`). None when the transaction
+/// row the first time, `locks::locked_row`) and reads them: a JSON object (`offers`). None when the transaction
 /// may not write (read only) or the database has no lock rows yet: then no offer is made.
 pub fn lock(tenant: &str, conversation: Option<&str>) -> Option<Value> {
     // SAFETY: reads whether the current transaction is read only.
     if unsafe { pgrx::pg_sys::XactReadOnly } || !super::locks::has_lock_rows() {
         return None;
     }
-    const LOCK: &str =
-        "SELECT coalesce(l.properties, '{}') FROM todo.locks l WHERE l.tenant_id = $1 AND l.name = $2 FOR UPDATE";
     let name = row_name(conversation);
-    super::roles::as_owner(|| {
-        if let Some(found) = one::<JsonB>(LOCK, &[tenant.into(), name.as_str().into()], true) {
-            return Some(found.0);
-        }
-        exec(
-            "INSERT INTO todo.locks (tenant_id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING true",
-            &[tenant.into(), name.as_str().into()],
-        );
-        one::<JsonB>(LOCK, &[tenant.into(), name.as_str().into()], true).map(|j| j.0)
-    })
+    let lock =
+        "SELECT coalesce(l.properties, '{}') FROM todo.locks l WHERE l.tenant_id = $1 AND l.name = $2 FOR UPDATE";
+    Some(super::locks::locked_row::<JsonB>(tenant, &name, lock).0)
 }
 
 /// Writes the offers of list `conversation` of `tenant` (locked by `lock`).

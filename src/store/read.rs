@@ -483,9 +483,16 @@ pub fn exists(tenant: &str, id: i64) -> bool {
 /// statement that reads `first_ready`, so that each is asked once per statement.
 macro_rules! block_flags {
     () => {
-        "flags AS MATERIALIZED (
-    SELECT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1) AS dependencies,
-           EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL) AS subtasks)"
+        concat!("flags AS MATERIALIZED (SELECT ", waiting_kinds!(), ")")
+    };
+}
+
+/// The select list of whether tenant `$1` has any dependency (`dependencies`) and any subtask
+/// (`subtasks`): two index probes.
+macro_rules! waiting_kinds {
+    () => {
+        "EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1) AS dependencies,
+         EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL) AS subtasks"
     };
 }
 
@@ -566,8 +573,7 @@ const BLOCK_FLAGS_THEN: &str = concat!(block_flags!(), ",");
 /// commits after this probe is as one added just after the claim.)
 fn waits_for_nothing(tenant: &str) -> bool {
     one::<bool>(
-        "SELECT NOT EXISTS (SELECT 1 FROM todo.dependencies x WHERE x.tenant_id = $1)
-            AND NOT EXISTS (SELECT 1 FROM todo.todos x WHERE x.tenant_id = $1 AND x.parent_id IS NOT NULL)",
+        concat!("SELECT NOT (f.dependencies OR f.subtasks) FROM (SELECT ", waiting_kinds!(), ") f"),
         &[tenant.into()],
         false,
     )

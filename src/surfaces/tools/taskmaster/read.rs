@@ -106,7 +106,8 @@ pub(super) fn next_task(scope: &Scope, args: &Value) -> Answer {
         let ids = next_candidates(&tasks, scope.agent.as_deref()).iter().map(|(t, _)| t.id).collect();
         (tasks, ids)
     });
-    match next_candidates(&tasks, scope.agent.as_deref()).into_iter().find(|(t, _)| Some(t.id) == offered) {
+    // a candidate: a subtask of an in-progress task, with its task, or a top-level task
+    match offered.and_then(|id| tasks.by_id(id)).map(|t| (t, tasks.parent(t))) {
         Some((s, Some(parent))) => {
             let deps: Vec<Value> = tasks
                 .dependencies(s, false)
