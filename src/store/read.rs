@@ -692,6 +692,45 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
 /// in position order; and how many todos of the list that read leaves out (not locked, never
 /// changed by the replace). The read's cut is not noted for the call's answer.
 pub fn lock_shown(tenant: &str, conversation: &str) -> (Vec<Todo>, u64) {
+    if super::distribution::distributed() {
+        return read_then_lock_shown(tenant, conversation);
+    }
+    let max = crate::limits::get(Setting::ReadTodos).max(1);
+    let budget = crate::limits::get(Setting::OutputSize);
+    // one statement: the first `max` + 1 todos of the list in position order (`bounded`'s
+    // rows, before its cut by size), locked and read in ascending id order
+    let list = "t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL";
+    let sql = format!(
+        "SELECT {columns} FROM todo.todos t WHERE {list}
+            AND t.id = ANY(ARRAY(SELECT t.id FROM todo.todos t WHERE {list} ORDER BY t.position, t.id LIMIT $3))
+          ORDER BY t.id FOR UPDATE",
+        columns = todo_columns()
+    );
+    let args = [tenant.into(), conversation.into(), (max as i64 + 1).into()];
+    let mut locked: Vec<Todo> = with_plan(&sql, &args, true, |n| super::rows(n, todo_at));
+    locked.sort_by_key(|t| (t.position, t.id));
+    // `bounded`'s cut: at most `max`, and no more once their text passes the budget (at least one)
+    let mut bytes = 0;
+    let shown = locked
+        .iter()
+        .take_while(|t| {
+            let room = bytes < budget || bytes == 0;
+            bytes += todo_size(t);
+            room
+        })
+        .take(max)
+        .count();
+    if shown == locked.len() {
+        return (locked, 0);
+    }
+    locked.truncate(shown);
+    let all = one::<i64>(&format!("SELECT count(*) FROM todo.todos t WHERE {list}"), &args[..2], false);
+    (locked, (all.unwrap_or(0) as usize).saturating_sub(shown) as u64)
+}
+
+/// `lock_shown` in two statements, on a distributed store: the list as a read shows it, then
+/// those todos locked by id.
+fn read_then_lock_shown(tenant: &str, conversation: &str) -> (Vec<Todo>, u64) {
     let (shown, omitted) = crate::session::unnoted(|| todos(tenant, Find::Conversation(conversation)));
     let ids: Vec<i64> = shown.iter().map(|t| t.id).collect();
     let mut locked: Vec<Todo> = if ids.is_empty() {
