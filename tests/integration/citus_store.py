@@ -1,7 +1,8 @@
 """The Citus tier's multi-session checks, through the coordinator of a distributed store
-(test_citus.py prepares it): tenants on both workers, concurrent claims (every todo completed
-exactly once, no claim held twice), a transaction writing two tenants on two workers, LISTEN on
-the coordinator, tenant isolation as a plain role, and todo.distribute()'s refusal.
+(test_citus.py prepares it): tenants on both workers, concurrent claims one by one and by
+batches (every todo completed exactly once, no claim held twice), a transaction writing two
+tenants on two workers, LISTEN on the coordinator, tenant isolation as a plain role, and
+todo.distribute()'s refusal.
 `run(db)` makes the checks (libpq's environment: the coordinator's)."""
 import threading
 from collections import Counter
@@ -19,19 +20,29 @@ def connect(user="agent_login", autocommit=False):
     return psycopg.connect(dbname=DB, user=user, autocommit=autocommit)
 
 
-def agent(tenant, name):
+def agent(tenant, name, batch):
+    """Claims and finishes until nothing is ready: one todo at a time, or `batch` at a time
+    (todo.claim_batch, todo.finish_batch) when it is given."""
+    claim = "SELECT id, fence FROM todo.claim(lease_seconds => 60)"
+    if batch:
+        claim = f"SELECT id, fence FROM todo.claim_batch({batch}, 60)"
     try:
         with connect() as c:
             while True:
                 with c.transaction():
                     c.execute("SELECT todo.set_context(%s, NULL, %s)", (tenant, name))
-                    row = c.execute("SELECT id, fence FROM todo.claim(lease_seconds => 60)").fetchone()
-                if row is None or row[0] is None:
+                    rows = [r for r in c.execute(claim).fetchall() if r[0] is not None]
+                if not rows:
                     return
                 with c.transaction():
                     c.execute("SELECT todo.set_context(%s, NULL, %s)", (tenant, name))
-                    c.execute("SELECT todo.finish(%s, %s, outcome => %s)", (row[0], row[1], name))
-                done[(tenant, row[0])] += 1
+                    if batch:
+                        c.execute("SELECT todo.finish_batch(%s, %s, outcome => %s)",
+                                  ([r[0] for r in rows], [r[1] for r in rows], name))
+                    else:
+                        c.execute("SELECT todo.finish(%s, %s, outcome => %s)", (rows[0][0], rows[0][1], name))
+                for r in rows:
+                    done[(tenant, r[0])] += 1
     except Exception as e:  # reported below
         errors.append(f"{tenant}/{name}: {e}")
 
@@ -51,12 +62,15 @@ def run(db):
             c.execute("SELECT todo.set_context(%s, NULL, 'planner')", (t,))
             c.execute("SELECT todo.todo_writ(%s)", ("\n".join(f"/todo add task {n}" for n in range(PER_TENANT)),))
     done, errors = Counter(), []
-    threads = [threading.Thread(target=agent, args=(t, f"agent-{t}-{k}")) for t in tenants for k in range(AGENTS)]
+    # half the agents one todo at a time, half by batches of 5
+    threads = [threading.Thread(target=agent, args=(t, f"agent-{t}-{k}", 5 if k % 2 else None))
+               for t in tenants for k in range(AGENTS)]
     for th in threads:
         th.start()
     for th in threads:
         th.join()
-    check("agents of both tenants claim and finish without an error", not errors, "; ".join(errors[:3]))
+    check("agents of both tenants claim and finish, one by one and by batches, without an error",
+          not errors, "; ".join(errors[:3]))
     for t in tenants:
         with connect() as c:
             c.execute("SELECT todo.set_context(%s)", (t,))
