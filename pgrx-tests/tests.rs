@@ -497,4 +497,8 @@ fn a_batch_finish_is_one_statement_and_a_refusal_in_it_finishes_none() {
     // finished already, or open and unclaimed: the long way, with finish's own errors
     assert!(error_of(&finish(&list(&ids[..1]), "")).is_some_and(|e| e.starts_with("55000: ")), "finished");
     assert_eq!(one::<i64>(&format!("SELECT todo.finish_batch('{{{}}}')", ids[3])), Some(1), "an unclaimed todo");
+    // a batch is at most todo.max_read_todos todos, as docs/coordination.md says
+    run("SET todo.max_read_todos = 2");
+    let over = error_of(&finish(&list(&[ids[0] + 100, ids[0] + 101, ids[0] + 102]), ""));
+    assert!(over.as_deref().is_some_and(|e| e.starts_with("22023: ") && e.contains("todo.max_read_todos")), "{over:?}");
 }

@@ -183,6 +183,10 @@ pub fn finish_batch(
             ids.len()
         )));
     }
+    let max = crate::limits::get(pg_todos_core::limits::Setting::ReadTodos);
+    if ids.len() > max {
+        return Err(Error::Invalid(format!("{} todos in one batch: at most {max} (todo.max_read_todos)", ids.len())));
+    }
     let mut seen = std::collections::HashSet::new();
     if let Some(twice) = ids.iter().find(|id| !seen.insert(**id)) {
         return Err(Error::Invalid(format!("todo {twice} is named twice: name each todo once")));

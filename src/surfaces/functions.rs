@@ -136,8 +136,8 @@ fn finish(
 /// nothing: the first todo refused is the error, and none is finished. Returns how many it
 /// finished.
 ///
-/// Errors: as `todo.finish`, naming the todo refused; 22023 a todo named twice, or more
-/// fences than todos; 22004 todo_ids, an id or status NULL.
+/// Errors: as `todo.finish`, naming the todo refused; 22023 a todo named twice, more fences
+/// than todos, or more todos than `todo.max_read_todos`; 22004 todo_ids, an id or status NULL.
 #[pg_extern(volatile, parallel_unsafe, security_definer)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn finish_batch(
@@ -220,7 +220,7 @@ COMMENT ON FUNCTION todo.finish(bigint, bigint, text, text) IS
 COMMENT ON FUNCTION todo.claim_batch(integer, integer) IS
     'Claims up to quantity ready todos at once for the agent in context, in claim order, each with the same lease: (id, subject, fence, lease_expires_at) for each; fewer rows when fewer are ready. Concurrent batches never share a todo. Errors: 22004 a NULL quantity; 22023 no tenant or no agent in context, a lease out of range, or a quantity below 1 or over todo.max_read_todos; 42501 a role bound to another tenant; 42704 tenant not registered.';
 COMMENT ON FUNCTION todo.finish_batch(bigint[], bigint[], text, text) IS
-    'Completes or cancels several todos at once, each as todo.finish would (fences[k]: the claim todo_ids[k] must be under; NULL: none); all or nothing: the first refusal is the error and none is finished. Returns how many it finished. Errors: 22004 a NULL todo_ids, id or status; 22023 no tenant in context, a status other than completed or canceled, a todo named twice, or more fences than todos; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 a todo not in scope; 55006 another agent holds one; 55000 a stale claim, or one finished already (each message names its todo).';
+    'Completes or cancels several todos at once, each as todo.finish would (fences[k]: the claim todo_ids[k] must be under; NULL: none); all or nothing: the first refusal is the error and none is finished. Returns how many it finished. Errors: 22004 a NULL todo_ids, id or status; 22023 no tenant in context, a status other than completed or canceled, a todo named twice, more fences than todos, or more todos than todo.max_read_todos; 42501 a role bound to another tenant; 42704 tenant not registered; P0002 a todo not in scope; 55006 another agent holds one; 55000 a stale claim, or one finished already (each message names its todo).';
 COMMENT ON FUNCTION todo.block(bigint, bigint) IS
     'Makes the first todo wait for the second while it is open; false when it waited already. Errors: 22004 a NULL todo_id or on_id; 22023 no tenant in context, a todo waiting for itself, or an edge that would close a cycle (the message shows the path); 42501 a role bound to another tenant; 42704 tenant not registered; P0002 either todo not in scope; 0A000 in a REPEATABLE READ transaction.';
 COMMENT ON FUNCTION todo.unblock(bigint, bigint) IS
