@@ -320,7 +320,8 @@ def run(d, server):
         i = state["sql"]
         sel = f'.todo[data-todo-id="{i}"] [data-role=updated]'
         wait_for("by person:Ada", lambda: text_of(d, sel + " [data-role=agent]").endswith("by person:Ada"))
-        title = d.find_element(By.CSS_SELECTOR, sel).get_attribute("title")
+        # looked up within wait_for: a live refresh re-renders the card (a stale element)
+        title = wait_for("the hover", lambda: d.find_element(By.CSS_SELECTOR, sel).get_attribute("title"))
         local = d.execute_script("const s = arguments[0]; return new Date(s).toLocaleString(undefined, {year: 'numeric', "
                                  "month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', "
                                  "timeZoneName: 'short'})",
