@@ -167,8 +167,9 @@ pub fn finish(scope: &Scope, id: i64, fence: Option<i64>, to: Status, outcome: O
 /// Finishes each of `ids` as `finish` does, with the fence at the same place in `fences`
 /// (None, or a shorter list: no fence), in one all-or-nothing call: the first refusal is the
 /// error and nothing is written. One statement finishes them all (each vetted by the row
-/// trigger as `finish`'s own statement is); only a todo it leaves takes `finish`'s way. The subjects, in order. Errors: as `finish`; `Invalid` when
-/// an id is named twice or the fences outnumber the ids.
+/// trigger as `finish`'s own statement is); only a todo it leaves takes `finish`'s way. The
+/// subjects, in order. Errors: as `finish`; `Invalid` when an id is named twice, the fences
+/// outnumber the ids, or the ids outnumber `todo.max_read_todos`.
 pub fn finish_batch(
     scope: &Scope,
     ids: &[i64],
