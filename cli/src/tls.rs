@@ -179,33 +179,39 @@ fn percent_decoded(v: &str) -> String {
 /// Takes the TLS keys out of a URL (`postgres://…?sslmode=…`) or a `key=value` string.
 /// Errors: a quoted value that does not end.
 fn split(connection: &str) -> Result<Split, String> {
-    let mut out = Split::default();
     if connection.starts_with("postgres://") || connection.starts_with("postgresql://") {
-        let Some((base, query)) = connection.split_once('?') else {
-            out.rest = connection.to_string();
-            return Ok(out);
-        };
-        let kept: Vec<&str> = query
-            .split('&')
-            .filter(|pair| {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                !out.take(&percent_decoded(k), percent_decoded(v))
-            })
-            .collect();
-        out.rest = if kept.is_empty() { base.to_string() } else { format!("{base}?{}", kept.join("&")) };
-        return Ok(out);
+        Ok(split_url(connection))
+    } else {
+        split_pairs(connection)
     }
-    // key = value pairs; a value is a word or a quoted string with \' and \\ escapes
+}
+
+/// `split` of a URL: the TLS parameters of its query string taken out.
+fn split_url(connection: &str) -> Split {
+    let mut out = Split::default();
+    let Some((base, query)) = connection.split_once('?') else {
+        out.rest = connection.to_string();
+        return out;
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            !out.take(&percent_decoded(k), percent_decoded(v))
+        })
+        .collect();
+    out.rest = if kept.is_empty() { base.to_string() } else { format!("{base}?{}", kept.join("&")) };
+    out
+}
+
+/// `split` of `key = value` pairs; a value is a word or a quoted string with \' and \\ escapes.
+fn split_pairs(connection: &str) -> Result<Split, String> {
+    let mut out = Split::default();
     let chars: Vec<char> = connection.chars().collect();
     let mut kept = Vec::new();
     let mut i = 0;
-    let skip_space = |i: &mut usize| {
-        while *i < chars.len() && chars[*i].is_whitespace() {
-            *i += 1;
-        }
-    };
     loop {
-        skip_space(&mut i);
+        skip_space(&chars, &mut i);
         if i >= chars.len() {
             break;
         }
@@ -214,51 +220,61 @@ fn split(connection: &str) -> Result<Split, String> {
             i += 1;
         }
         let key: String = chars[start..i].iter().collect();
-        skip_space(&mut i);
+        skip_space(&chars, &mut i);
         if i >= chars.len() || chars[i] != '=' {
             // not ours to judge: tokio-postgres says what is wrong with it
             kept.push(chars[start..].iter().collect::<String>());
             break;
         }
         i += 1;
-        skip_space(&mut i);
+        skip_space(&chars, &mut i);
         let value_start = i;
-        let mut value = String::new();
-        if i < chars.len() && chars[i] == '\'' {
-            i += 1;
-            let mut closed = false;
-            while i < chars.len() {
-                match chars[i] {
-                    '\\' if i + 1 < chars.len() => {
-                        value.push(chars[i + 1]);
-                        i += 2;
-                    }
-                    '\'' => {
-                        closed = true;
-                        i += 1;
-                        break;
-                    }
-                    c => {
-                        value.push(c);
-                        i += 1;
-                    }
-                }
-            }
-            if !closed {
-                return Err(format!("the connection string's value of {key} has no closing quote"));
-            }
-        } else {
-            while i < chars.len() && !chars[i].is_whitespace() {
-                value.push(chars[i]);
-                i += 1;
-            }
-        }
+        let value = value_at(&chars, &mut i)
+            .ok_or_else(|| format!("the connection string's value of {key} has no closing quote"))?;
         if !out.take(&key, value) {
             kept.push(format!("{key}={}", chars[value_start..i].iter().collect::<String>()));
         }
     }
     out.rest = kept.join(" ");
     Ok(out)
+}
+
+/// Moves `i` past the white space at it.
+fn skip_space(chars: &[char], i: &mut usize) {
+    while *i < chars.len() && chars[*i].is_whitespace() {
+        *i += 1;
+    }
+}
+
+/// The value at `i` of a `key = value` pair, `i` moved past it: a word, or a quoted string
+/// with \' and \\ escapes (None: its quote is not closed).
+fn value_at(chars: &[char], i: &mut usize) -> Option<String> {
+    let mut value = String::new();
+    if *i >= chars.len() || chars[*i] != '\'' {
+        while *i < chars.len() && !chars[*i].is_whitespace() {
+            value.push(chars[*i]);
+            *i += 1;
+        }
+        return Some(value);
+    }
+    *i += 1;
+    while *i < chars.len() {
+        match chars[*i] {
+            '\\' if *i + 1 < chars.len() => {
+                value.push(chars[*i + 1]);
+                *i += 2;
+            }
+            '\'' => {
+                *i += 1;
+                return Some(value);
+            }
+            c => {
+                value.push(c);
+                *i += 1;
+            }
+        }
+    }
+    None
 }
 
 /// libpq's default file under `~/.postgresql`, when it exists.

@@ -130,51 +130,77 @@ pub fn scope_rows(tenant: &str, conversation: Option<&str>, all: bool) -> Vec<Ro
 /// statement); a longer list's ids, in that order, then its rows a page at a time.
 const PAGE: usize = 64;
 
-/// A list read that never builds a row it will not return, nor reads more than a page of
-/// rows at a time: the rows of `todo.todos t` where `t.tenant_id = $1 AND condition`
-/// (arguments `args()`, the tenant first; `columns` may use `$1`), in position order (then
-/// id), converted by `convert`, at most `todo.max_read_todos` of them, and no more once the
-/// `size`s of those converted pass `todo.max_output_size` (at least one). When it stops
-/// short it notes how many it left out (`session::note_omitted`), counted by one more
-/// statement.
-fn bounded<'a, T>(
-    tenant: &'a str,
-    condition: &str,
-    args: impl Fn() -> Vec<DatumWithOid<'a>>,
-    columns: &str,
-    mut convert: impl FnMut(&Tuple<'_>) -> T,
-    size: impl Fn(&T) -> usize,
-) -> Vec<T> {
-    let max = crate::limits::get(Setting::ReadTodos).max(1);
-    let budget = crate::limits::get(Setting::OutputSize);
-    let from = format!("FROM todo.todos t WHERE t.tenant_id = $1 AND {condition}");
-    let mut out: Vec<T> = Vec::new();
-    let mut bytes = 0usize;
-    // builds the rows at `at` of the statement just run, in that order, while there is room;
-    // true once full
-    let mut page = |at: &mut dyn Iterator<Item = usize>, out: &mut Vec<T>| -> bool {
+/// The cut of every bounded read: at most `todo.max_read_todos` rows, and no more once the
+/// sizes of the rows taken pass `todo.max_output_size` (at least one row).
+struct Cut {
+    max: usize,
+    budget: usize,
+    taken: usize,
+    bytes: usize,
+}
+
+impl Cut {
+    fn new() -> Cut {
+        Cut {
+            max: crate::limits::get(Setting::ReadTodos).max(1),
+            budget: crate::limits::get(Setting::OutputSize),
+            taken: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Whether the read is full: no row more is taken.
+    fn full(&self) -> bool {
+        self.taken >= self.max || (self.taken > 0 && self.bytes >= self.budget)
+    }
+
+    /// Counts a row taken, of `size` bytes.
+    fn count(&mut self, size: usize) {
+        self.taken += 1;
+        self.bytes += size;
+    }
+}
+
+/// How many todos `FROM todo.todos t WHERE …` (`from`) finds: what a cut read counts to note
+/// how many it left out.
+fn count_of(from: &str, args: &[DatumWithOid<'_>]) -> usize {
+    one::<i64>(&format!("SELECT count(*) {from}"), args, false).unwrap_or(0) as usize
+}
+
+/// The rows a bounded read builds: each converted by `convert` while `cut` has room (a row
+/// is never built once the read is full), counted by its `size`.
+struct Taking<T, C, S> {
+    cut: Cut,
+    convert: C,
+    size: S,
+    out: Vec<T>,
+}
+
+impl<T, C: FnMut(&Tuple<'_>) -> T, S: Fn(&T) -> usize> Taking<T, C, S> {
+    /// Builds the rows at `at` of the statement just run, in that order, while there is room;
+    /// true once full.
+    fn page(&mut self, at: &mut dyn Iterator<Item = usize>) -> bool {
         let mut full = false;
         super::rows_at(at, |r| {
-            if out.len() >= max || (!out.is_empty() && bytes >= budget) {
+            if self.cut.full() {
                 full = true;
                 return;
             }
-            let row = convert(r);
-            bytes += size(&row);
-            out.push(row);
+            let row = (self.convert)(r);
+            self.cut.count((self.size)(&row));
+            self.out.push(row);
         });
         full
-    };
-    // The first page: the list's rows in any order, the statement stopped after one more than
-    // a page, so that no sort node runs and no row past it is produced. A list of up to a
-    // page, nearly every list, is then read whole in one statement: its rows are built in
-    // position order (the two last columns, sorted here) while there is room.
-    let first = with_plan_limited(
-        &format!("SELECT {columns}, t.position, t.id {from}"),
-        &args(),
-        false,
-        (PAGE + 1) as i64,
-        |n| {
+    }
+
+    /// The first page of `select` (`SELECT columns, t.position, t.id FROM …`): the list's rows
+    /// in any order, the statement stopped after one more than a page, so that no sort node
+    /// runs and no row past it is produced. A list of up to a page, nearly every list, is then
+    /// read whole in one statement: its rows are built in position order (the two last
+    /// columns, sorted here) while there is room. Returns how many rows the list has; None
+    /// when it is longer than a page (no row taken).
+    fn first_page(&mut self, select: &str, args: &[DatumWithOid<'_>]) -> Option<usize> {
+        with_plan_limited(select, args, false, (PAGE + 1) as i64, |n| {
             if n > PAGE {
                 return None;
             }
@@ -185,48 +211,63 @@ fn bounded<'a, T>(
                 (r.int(w - 1).unwrap_or_default(), r.int(w).unwrap_or_default(), k - 1)
             });
             keys.sort_unstable();
-            Some(page(&mut keys.into_iter().map(|(_, _, k)| k), &mut out))
-        },
-    );
-    let full = match first {
-        Some(false) => return out,
-        Some(true) => true,
-        None => false,
-    };
-    // a long list: its ids in order (one more than the most returned, to know there are
-    // more), then its rows a page at a time
-    let mut listed = 0;
-    if !full {
-        let mut more_args = args();
-        let n = more_args.len() + 1;
-        more_args.push(((max + 1) as i64).into());
+            self.page(&mut keys.into_iter().map(|(_, _, k)| k));
+            Some(n)
+        })
+    }
+
+    /// A list longer than a page: its ids in position order (one more than the most returned,
+    /// to know there are more), then its rows a page at a time while there is room. Returns
+    /// how many ids it listed.
+    fn later_pages(&mut self, tenant: &str, from: &str, columns: &str, mut args: Vec<DatumWithOid<'_>>) -> usize {
+        let n = args.len() + 1;
+        args.push(((self.cut.max + 1) as i64).into());
         let ids: Vec<i64> =
-            with_plan(&format!("SELECT t.id {from} ORDER BY t.position, t.id LIMIT ${n}"), &more_args, false, |k| {
+            with_plan(&format!("SELECT t.id {from} ORDER BY t.position, t.id LIMIT ${n}"), &args, false, |k| {
                 super::rows(k, |r| r.int(1).unwrap_or_default())
             });
-        listed = ids.len();
-        for chunk in ids[out.len().min(ids.len())..].chunks(PAGE) {
-            let full = with_plan(
-                &format!(
-                    "SELECT {columns} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY($2)
-                      ORDER BY pg_catalog.array_position($2, t.id)"
-                ),
-                &[tenant.into(), chunk.to_vec().into()],
-                false,
-                |k| page(&mut (0..k), &mut out),
-            );
-            if full {
+        let select = format!(
+            "SELECT {columns} FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY($2)
+              ORDER BY pg_catalog.array_position($2, t.id)"
+        );
+        for chunk in ids.chunks(PAGE) {
+            if with_plan(&select, &[tenant.into(), chunk.to_vec().into()], false, |k| self.page(&mut (0..k))) {
                 break;
             }
         }
+        ids.len()
     }
-    if full || listed > max {
-        listed = one::<i64>(&format!("SELECT count(*) {from}"), &args(), false).unwrap_or(0) as usize;
+}
+
+/// A list read that never builds a row it will not return, nor reads more than a page of
+/// rows at a time: the rows of `todo.todos t` where `t.tenant_id = $1 AND condition`
+/// (arguments `args()`, the tenant first; `columns` may use `$1`), in position order (then
+/// id), converted by `convert`, cut as every read is (`Cut`: at most `todo.max_read_todos`,
+/// no more once their `size`s pass `todo.max_output_size`). When it stops short it notes how
+/// many it left out (`session::note_omitted`): a list longer than `todo.max_read_todos` is
+/// counted by one more statement.
+fn bounded<'a, T>(
+    tenant: &'a str,
+    condition: &str,
+    args: impl Fn() -> Vec<DatumWithOid<'a>>,
+    columns: &str,
+    convert: impl FnMut(&Tuple<'_>) -> T,
+    size: impl Fn(&T) -> usize,
+) -> Vec<T> {
+    let from = format!("FROM todo.todos t WHERE t.tenant_id = $1 AND {condition}");
+    let mut taking = Taking { cut: Cut::new(), convert, size, out: Vec::new() };
+    let listed = match taking.first_page(&format!("SELECT {columns}, t.position, t.id {from}"), &args()) {
+        Some(n) => n,
+        None => match taking.later_pages(tenant, &from, columns, args()) {
+            n if n > taking.cut.max => count_of(&from, &args()),
+            n => n,
+        },
+    };
+    let shown = taking.out.len();
+    if listed > shown {
+        crate::session::note_omitted(shown, (listed - shown) as u64);
     }
-    if listed > out.len() {
-        crate::session::note_omitted(out.len(), (listed - out.len()) as u64);
-    }
-    out
+    taking.out
 }
 
 /// One todo in scope, whatever its status (without its marks).
@@ -689,43 +730,36 @@ pub fn lock(tenant: &str, find: Find<'_>, ids: &[i64], delete: bool) -> Vec<Lock
 /// read every whole-list dialect shows its list with (position order, at most
 /// `todo.max_read_todos` todos, no more once their text passes `todo.max_output_size`),
 /// locked `FOR UPDATE` in ascending id order (a whole-list replace may delete any of them),
-/// in position order; and how many todos of the list that read leaves out (not locked, never
-/// changed by the replace). The read's cut is not noted for the call's answer.
+/// in position order; and how many todos of the list that read leaves out (never changed by
+/// the replace). The read's cut is not noted for the call's answer.
 pub fn lock_shown(tenant: &str, conversation: &str) -> (Vec<Todo>, u64) {
     if super::distribution::distributed() {
         return read_then_lock_shown(tenant, conversation);
     }
-    let max = crate::limits::get(Setting::ReadTodos).max(1);
-    let budget = crate::limits::get(Setting::OutputSize);
-    // one statement: the first `max` + 1 todos of the list in position order (`bounded`'s
-    // rows, before its cut by size), locked and read in ascending id order
-    let list = "t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL";
+    let mut cut = Cut::new();
+    // one statement: the first `todo.max_read_todos` + 1 todos of the list in position order
+    // (`bounded`'s rows, before its cut by size), locked and read in ascending id order
+    let list = "FROM todo.todos t WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL";
     let sql = format!(
-        "SELECT {columns} FROM todo.todos t WHERE {list}
-            AND t.id = ANY(ARRAY(SELECT t.id FROM todo.todos t WHERE {list} ORDER BY t.position, t.id LIMIT $3))
+        "SELECT {columns} {list}
+            AND t.id = ANY(ARRAY(SELECT t.id {list} ORDER BY t.position, t.id LIMIT $3))
           ORDER BY t.id FOR UPDATE",
         columns = todo_columns()
     );
-    let args = [tenant.into(), conversation.into(), (max as i64 + 1).into()];
+    let args = [tenant.into(), conversation.into(), (cut.max as i64 + 1).into()];
     let mut locked: Vec<Todo> = with_plan(&sql, &args, true, |n| super::rows(n, todo_at));
     locked.sort_by_key(|t| (t.position, t.id));
-    // `bounded`'s cut: at most `max`, and no more once their text passes the budget (at least one)
-    let mut bytes = 0;
-    let shown = locked
-        .iter()
-        .take_while(|t| {
-            let room = bytes < budget || bytes == 0;
-            bytes += todo_size(t);
-            room
-        })
-        .take(max)
-        .count();
-    if shown == locked.len() {
-        return (locked, 0);
-    }
-    locked.truncate(shown);
-    let all = one::<i64>(&format!("SELECT count(*) FROM todo.todos t WHERE {list}"), &args[..2], false);
-    (locked, (all.unwrap_or(0) as usize).saturating_sub(shown) as u64)
+    let listed = locked.len();
+    locked.retain(|t| {
+        let room = !cut.full();
+        if room {
+            cut.count(todo_size(t));
+        }
+        room
+    });
+    let listed = if listed > cut.max { count_of(list, &args[..2]) } else { listed };
+    let omitted = listed.saturating_sub(locked.len()) as u64;
+    (locked, omitted)
 }
 
 /// `lock_shown` in two statements, on a distributed store: the list as a read shows it, then

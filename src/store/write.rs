@@ -157,9 +157,29 @@ impl Vet {
 /// trigger found of each.
 struct Vetting {
     tenant: String,
-    vets: HashMap<i64, Vet>,
+    vets: Vets,
     status_only: bool,
-    found: HashMap<i64, Vetted>,
+    found: Found,
+}
+
+/// What the row trigger found of each todo it vetted, in the order it vetted them.
+type Found = Vec<(i64, Vetted)>;
+
+/// The todos an update may write, each with what the trigger checks: one (a single todo's
+/// change builds no map), or a batch.
+enum Vets {
+    One(i64, Vet),
+    Many(HashMap<i64, Vet>),
+}
+
+impl Vets {
+    /// What the trigger checks of todo `id`; None: the update may not write it.
+    fn get(&self, id: i64) -> Option<Vet> {
+        match self {
+            Vets::One(one, vet) => (*one == id).then_some(*vet),
+            Vets::Many(vets) => vets.get(&id).copied(),
+        }
+    }
 }
 
 thread_local! {
@@ -167,9 +187,9 @@ thread_local! {
 }
 
 /// Ends the vetting when the update returns, or unwinds from an error.
-struct Vets;
+struct VettingEnds;
 
-impl Drop for Vets {
+impl Drop for VettingEnds {
     fn drop(&mut self) {
         VETTING.with(|v| v.borrow_mut().take());
     }
@@ -181,7 +201,7 @@ pub fn vetting(tenant: &str, id: i64) -> Option<(bool, Vet)> {
     VETTING.with(|v| {
         let v = v.borrow();
         let v = v.as_ref().filter(|v| v.tenant == tenant)?;
-        Some((v.status_only, *v.vets.get(&id)?))
+        Some((v.status_only, v.vets.get(id)?))
     })
 }
 
@@ -194,7 +214,7 @@ pub fn vetting_any() -> bool {
 pub fn vetted(id: i64, found: Vetted) {
     VETTING.with(|v| {
         if let Some(v) = v.borrow_mut().as_mut() {
-            v.found.insert(id, found);
+            v.found.push((id, found));
         }
     });
 }
@@ -213,8 +233,8 @@ pub fn update_vetted(
     fields: &Map<String, Value>,
     vet: Vet,
 ) -> Option<(Todo, Todo)> {
-    let (mut after, mut found) = vetted_update(tenant, find, id.into(), HashMap::from([(id, vet)]), fields)?;
-    match (after.pop(), found.remove(&id)) {
+    let (mut after, mut found) = vetted_update(tenant, find, Vets::One(id, vet), fields)?;
+    match (after.pop(), found.pop().map(|(_, f)| f)) {
         (Some(after), Some(Vetted::Before(before))) => Some((before, after)),
         (None, Some(Vetted::Unchanged(todo))) => Some((todo.clone(), todo)),
         _ => None,
@@ -231,8 +251,7 @@ pub fn update_vetted_many(
     vets: HashMap<i64, Vet>,
     fields: &Map<String, Value>,
 ) -> HashMap<i64, Todo> {
-    let ids: Vec<i64> = vets.keys().copied().collect();
-    let Some((after, found)) = vetted_update(tenant, find, ids.into(), vets, fields) else {
+    let Some((after, found)) = vetted_update(tenant, find, Vets::Many(vets), fields) else {
         return HashMap::new();
     };
     let written: std::collections::HashSet<i64> = after.iter().map(|t| t.id).collect();
@@ -246,22 +265,20 @@ pub fn update_vetted_many(
         .collect()
 }
 
-/// The statement of `update_vetted` and `update_vetted_many` (`ids`: a bigint, or a bigint[]
-/// of them): the rows written, and what the row trigger found of each todo it vetted. None
-/// when there is nothing to write, or on a distributed store.
-fn vetted_update(
-    tenant: &str,
-    find: Find<'_>,
-    ids: DatumWithOid<'_>,
-    vets: HashMap<i64, Vet>,
-    fields: &Map<String, Value>,
-) -> Option<(Vec<Todo>, HashMap<i64, Vetted>)> {
+/// The statement of `update_vetted` and `update_vetted_many`: the rows written, and what the
+/// row trigger found of each todo it vetted. None when there is nothing to write, or on a
+/// distributed store.
+fn vetted_update(tenant: &str, find: Find<'_>, vets: Vets, fields: &Map<String, Value>) -> Option<(Vec<Todo>, Found)> {
     let cols = columns(fields);
     if cols.is_empty() || super::distribution::distributed() {
         return None;
     }
     let (exprs, rest) = values(fields, &cols, 5);
-    let one = ids.oid() == pgrx::pg_sys::INT8OID;
+    // one todo: `t.id = $2`, whose plan PostgreSQL keeps (generic), as `read::lock` does
+    let (one, ids): (bool, DatumWithOid<'_>) = match &vets {
+        Vets::One(id, _) => (true, (*id).into()),
+        Vets::Many(vets) => (false, vets.keys().copied().collect::<Vec<i64>>().into()),
+    };
     let sql = format!(
         "UPDATE todo.todos t SET {} WHERE t.tenant_id = $1 AND t.id = {} AND {} RETURNING {}",
         assignments(&cols, &exprs),
@@ -273,12 +290,12 @@ fn vetted_update(
     let mut args: Vec<DatumWithOid<'_>> = vec![tenant.into(), ids, a.into(), b.into()];
     args.extend(rest);
     let status_only = cols == ["status"];
-    let vetting = Vetting { tenant: tenant.to_string(), vets, status_only, found: HashMap::new() };
+    let vetting = Vetting { tenant: tenant.to_string(), vets, status_only, found: Vec::new() };
     VETTING.with(|v| *v.borrow_mut() = Some(vetting));
-    let vets = Vets;
+    let ends = VettingEnds;
     let after = written_rows(&sql, &args);
     let found = VETTING.with(|v| v.borrow_mut().as_mut().map(|v| std::mem::take(&mut v.found)));
-    drop(vets);
+    drop(ends);
     Some((after, found.unwrap_or_default()))
 }
 

@@ -174,17 +174,7 @@ pub async fn main(args: Vec<String>) {
     let target = crate::tls::target(&config.connection, &|k| std::env::var(k).ok()).unwrap_or_else(|e| fail(e));
     let (version, db) = check(&target).await.unwrap_or_else(|e| fail(e));
     let pool = pool(&target, config.pool_size).unwrap_or_else(|e| fail(e));
-    let mut limits = config.limits.clone();
-    if let Some(files) = server::raise_file_limit() {
-        let fit = config::connections_that_fit(limits.max_connections, files, config.pool_size);
-        if fit < limits.max_connections {
-            tracing::warn!(
-                "--max-connections {} lowered to {fit}: the process may open {files} files",
-                limits.max_connections
-            );
-            limits.max_connections = fit;
-        }
-    }
+    let limits = limits_that_fit(&config);
     let socket = tokio::net::TcpListener::bind(config.listen)
         .await
         .unwrap_or_else(|e| fail(format!("cannot listen on {}: {e}", config.listen)));
@@ -228,16 +218,36 @@ pub async fn main(args: Vec<String>) {
         tokio::spawn(server::serve(socket, None, metrics::router(sources), metrics_limits, shutdown_rx.clone()));
     }
     let app = app(&config, &limits, database, hubs, streams);
-    let grace = config.shutdown_grace;
-    tokio::spawn(async move {
-        terminated().await;
-        tracing::info!("shutting down: finishing requests in flight (at most {}s)", grace.as_secs());
-        // every event stream ends; the server stops accepting and waits for the rest
-        let _ = shutdown.send(true);
-        tokio::time::sleep(grace).await;
-        tracing::error!("requests still in flight after {}s; exiting", grace.as_secs());
-        std::process::exit(1);
-    });
+    tokio::spawn(shut_down_when_terminated(shutdown, config.shutdown_grace));
     server::serve(socket, acceptor, app, limits, shutdown_rx).await;
     tracing::info!("stopped");
+}
+
+/// The service's limits, `--max-connections` lowered (with a warning) to the connections
+/// that fit in the files the process may open, once it has raised that limit.
+fn limits_that_fit(config: &config::Config) -> config::Limits {
+    let mut limits = config.limits.clone();
+    if let Some(files) = server::raise_file_limit() {
+        let fit = config::connections_that_fit(limits.max_connections, files, config.pool_size);
+        if fit < limits.max_connections {
+            tracing::warn!(
+                "--max-connections {} lowered to {fit}: the process may open {files} files",
+                limits.max_connections
+            );
+            limits.max_connections = fit;
+        }
+    }
+    limits
+}
+
+/// On SIGTERM or Ctrl-C: tells every event stream and the server to stop (`shutdown`), and
+/// exits the process if requests are still in flight after `grace`.
+async fn shut_down_when_terminated(shutdown: watch::Sender<bool>, grace: std::time::Duration) {
+    terminated().await;
+    tracing::info!("shutting down: finishing requests in flight (at most {}s)", grace.as_secs());
+    // every event stream ends; the server stops accepting and waits for the rest
+    let _ = shutdown.send(true);
+    tokio::time::sleep(grace).await;
+    tracing::error!("requests still in flight after {}s; exiting", grace.as_secs());
+    std::process::exit(1);
 }
