@@ -109,21 +109,13 @@ def pytest_runtest_call(item):
             f"{len(failed)} check(s) failed:\n  " + "\n  ".join(failed)))
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    """The test's checks counted into its report, which pytest-xdist carries from the worker
-    that ran it to the process that reports."""
-    outcome = yield
-    if call.when == "call":
-        passed = sum(1 for _, ok, _ in checks.current if ok)
-        outcome.get_result().user_properties.append(("checks", (passed, len(checks.current) - passed)))
-
-
 def pytest_runtest_logreport(report):
     r = RESULTS.setdefault(report.nodeid, [0, 0, None])
     if report.when == "call":
-        passed, failed = dict(report.user_properties).get("checks", (0, 0))
-        if passed + failed == 0:
+        made = list(checks.current)
+        passed = sum(1 for _, ok, _ in made if ok)
+        failed = len(made) - passed
+        if not made:
             passed, failed = (1, 0) if report.passed else (0, 1)
         elif report.failed and failed == 0:
             failed = 1  # it raised after its checks passed
