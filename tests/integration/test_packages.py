@@ -23,7 +23,8 @@ and 18 and of the command into this run's directory; the clean systems run 15's 
 (Debian 12 has no postgresql-18 nor 17: PGDG has).
 The packages are debug builds (`bin/package --debug`), which reuse the builds bin/test's tiers
 made (its tiers of 18 and 17 run before this one): release builds cost 15 minutes more on a
-fresh machine, for the same files. PGTODOS_PACKAGE_RELEASE=1 builds and tests release ones.
+fresh machine, and differ only in an optimized library. PGTODOS_PACKAGE_RELEASE=1 builds and
+tests release ones.
 """
 import json
 import os
