@@ -54,44 +54,114 @@ impl Obj {
 /// and a whole number held as a float is written as an integer (JavaScript has one number
 /// type: `50.0` is `50`).
 pub fn to_js_pretty(j: &Json) -> String {
-    let mut out = String::new();
-    pretty(&mut out, j, 0);
-    out
+    let mut out = Vec::new();
+    pretty(&mut out, Node::Ordered(j), 0);
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-fn pretty(out: &mut String, j: &Json, indent: usize) {
-    let entries: Vec<(Option<&str>, Json)> = match j {
-        Json::Value(Value::Object(m)) => m.iter().map(|(k, v)| (Some(k.as_str()), Json::Value(v.clone()))).collect(),
-        Json::Value(Value::Array(a)) => a.iter().map(|v| (None, Json::Value(v.clone()))).collect(),
-        Json::Value(Value::Number(n)) => {
-            return match n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 1e21) {
-                Some(whole) => out.push_str(&format!("{}", whole as i64)),
-                None => out.push_str(&n.to_string()),
+/// A value `pretty` writes, borrowed: a `Json`, or a plain `Value` inside one.
+#[derive(Clone, Copy)]
+enum Node<'a> {
+    Ordered(&'a Json),
+    Plain(&'a Value),
+}
+
+/// Writes `node` at `indent` spaces, borrowing every member: nothing is copied, so a
+/// document costs its size, whatever its depth.
+fn pretty(out: &mut Vec<u8>, node: Node<'_>, indent: usize) {
+    let mut write = |out: &mut Vec<u8>, node, indent| pretty(out, node, indent);
+    match node {
+        Node::Ordered(Json::Value(v)) => pretty(out, Node::Plain(v), indent),
+        Node::Ordered(Json::Object(kv)) => {
+            members(out, ('{', '}'), kv.iter().map(|(k, v)| (Some(k.as_str()), Node::Ordered(v))), indent, &mut write)
+        }
+        Node::Ordered(Json::Array(a)) => {
+            members(out, ('[', ']'), a.iter().map(|v| (None, Node::Ordered(v))), indent, &mut write)
+        }
+        Node::Plain(Value::Object(m)) => {
+            members(out, ('{', '}'), m.iter().map(|(k, v)| (Some(k.as_str()), Node::Plain(v))), indent, &mut write)
+        }
+        Node::Plain(Value::Array(a)) => {
+            members(out, ('[', ']'), a.iter().map(|v| (None, Node::Plain(v))), indent, &mut write)
+        }
+        Node::Plain(Value::Number(n)) => {
+            match n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 1e21) {
+                Some(whole) => out.extend_from_slice((whole as i64).to_string().as_bytes()),
+                None => out.extend_from_slice(n.to_string().as_bytes()),
             }
         }
-        Json::Value(v) => return out.push_str(&v.to_string()),
-        Json::Object(kv) => kv.iter().map(|(k, v)| (Some(k.as_str()), v.clone())).collect(),
-        Json::Array(a) => a.iter().map(|v| (None, v.clone())).collect(),
-    };
-    let is_object = matches!(j, Json::Object(_) | Json::Value(Value::Object(_)));
-    let (open, close) = if is_object { ('{', '}') } else { ('[', ']') };
-    out.push(open);
-    if entries.is_empty() {
-        out.push(close);
-        return;
+        Node::Plain(v) => scalar(out, v),
     }
-    for (i, (key, value)) in entries.iter().enumerate() {
-        out.push_str(if i == 0 { "\n" } else { ",\n" });
-        out.push_str(&" ".repeat(indent + 2));
+}
+
+/// An object's or array's members, a line each, `"key": value` for an object's, each value
+/// written by `write` (at its indent).
+fn members<'a, V>(
+    out: &mut Vec<u8>,
+    (open, close): (char, char),
+    entries: impl Iterator<Item = (Option<&'a str>, V)>,
+    indent: usize,
+    write: &mut dyn FnMut(&mut Vec<u8>, V, usize),
+) {
+    out.push(open as u8);
+    let mut any = false;
+    for (key, value) in entries {
+        out.extend_from_slice(if any { b",\n" } else { b"\n" });
+        any = true;
+        out.extend(std::iter::repeat_n(b' ', indent + 2));
         if let Some(key) = key {
-            out.push_str(&Value::String(key.to_string()).to_string());
-            out.push_str(": ");
+            self::key(out, key);
+            out.extend_from_slice(b": ");
         }
-        pretty(out, value, indent + 2);
+        write(out, value, indent + 2);
     }
-    out.push('\n');
-    out.push_str(&" ".repeat(indent));
-    out.push(close);
+    if any {
+        out.push(b'\n');
+        out.extend(std::iter::repeat_n(b' ', indent));
+    }
+    out.push(close as u8);
+}
+
+/// The order of an object's keys in a document `to_js_pretty_ordered` writes: given the
+/// members the object is nested under (outermost first; "" for an array's item) and the
+/// object, its keys in the order to write them.
+pub type KeyOrder<'v> = dyn Fn(&[&'v str], &'v serde_json::Map<String, Value>) -> Vec<&'v str> + 'v;
+
+/// `to_js_pretty` of a plain `Value` whose objects' keys are written in the order `order`
+/// gives, borrowing the value (nothing is copied): a runtime's answer built as a `Value`.
+pub fn to_js_pretty_ordered<'v>(v: &'v Value, order: &KeyOrder<'v>) -> String {
+    let mut out = Vec::new();
+    in_order(&mut out, v, order, &mut Vec::new(), 0);
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// A member `in_order` writes: its key (None in an array), and the name it is nested under
+/// ("" in an array) with its value.
+type Member<'v> = (Option<&'v str>, (&'v str, &'v Value));
+
+fn in_order<'v>(out: &mut Vec<u8>, v: &'v Value, order: &KeyOrder<'v>, within: &mut Vec<&'v str>, indent: usize) {
+    let (brackets, entries): (_, Vec<Member<'v>>) = match v {
+        Value::Object(m) => (('{', '}'), order(within, m).into_iter().map(|k| (Some(k), (k, &m[k]))).collect()),
+        Value::Array(a) => (('[', ']'), a.iter().map(|v| (None, ("", v))).collect()),
+        other => return pretty(out, Node::Plain(other), indent),
+    };
+    let mut write = |out: &mut Vec<u8>, (name, v): (&'v str, &'v Value), indent| {
+        within.push(name);
+        in_order(out, v, order, within, indent);
+        within.pop();
+    };
+    members(out, brackets, entries.into_iter(), indent, &mut write)
+}
+
+/// A string, boolean or null as serde_json writes it (a string escaped as JavaScript's
+/// `JSON.stringify` escapes it).
+fn scalar(out: &mut Vec<u8>, v: &Value) {
+    serde_json::to_writer(out, v).expect("a scalar is written to memory");
+}
+
+/// A member's key, as a JSON string.
+fn key(out: &mut Vec<u8>, k: &str) {
+    serde_json::to_writer(out, k).expect("a string is written to memory");
 }
 
 /// Go's `json.Marshal`: compact, and HTML-safe as Go escapes by default (`<`, `>`, `&`,
@@ -263,5 +333,22 @@ mod tests {
             "{\n  \"z\": 1,\n  \"a\": [],\n  \"m\": {\n    \"a\": \"<&>\\n\",\n    \"b\": [\n      1,\n      {}\n    ]\n  }\n}"
         );
         assert_eq!(to_go_compact(&j), r#"{"z":1,"a":[],"m":{"a":"\u003c\u0026\u003e\n","b":[1,{}]}}"#);
+    }
+
+    #[test]
+    fn the_pretty_writer_writes_every_kind_of_member_as_javascript_does() {
+        let mut inner = Obj::default();
+        inner.put("say \"hi\"", json!(50.0));
+        inner.put("half", json!(1.5));
+        inner.put("none", json!({}));
+        let j = Json::Array(vec![
+            inner.done(),
+            Json::Array(vec![json!(null).into(), json!(true).into(), "\u{1}\t".into()]),
+            json!([[-3, 1e21]]).into(),
+        ]);
+        assert_eq!(
+            to_js_pretty(&j),
+            "[\n  {\n    \"say \\\"hi\\\"\": 50,\n    \"half\": 1.5,\n    \"none\": {}\n  },\n  [\n    null,\n    true,\n    \"\\u0001\\t\"\n  ],\n  [\n    [\n      -3,\n      1e+21\n    ]\n  ]\n]"
+        );
     }
 }

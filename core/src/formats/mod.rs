@@ -16,5 +16,5 @@ pub mod json;
 pub mod taskmaster;
 pub mod trackers;
 
-pub use json::{to_js_pretty, Json};
+pub use json::{to_js_pretty, to_js_pretty_ordered, Json, KeyOrder};
 pub use trackers::{format_names, tracker_format, FileLayout, TrackerFormat, TRACKER_FORMATS};

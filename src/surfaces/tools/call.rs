@@ -183,7 +183,9 @@ const KEPT_KEY: &str = "pg_todos/kept";
 /// still parses; None for any other text.
 fn noted_json(text: &str, key: &str, note: &str) -> Option<String> {
     let body = text.trim_end();
-    if !serde_json::from_str::<Value>(body).ok()?.is_object() {
+    // an object: its text starts with `{` and parses (checked without building it: a list's
+    // answer can be a megabyte)
+    if !body.trim_start().starts_with('{') || serde_json::from_str::<serde::de::IgnoredAny>(body).is_err() {
         return None;
     }
     let head = body.strip_suffix('}')?.trim_end();

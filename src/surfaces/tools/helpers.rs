@@ -226,46 +226,16 @@ pub type JsModel = (&'static str, &'static [&'static str]);
 /// answer; the writer is `formats::to_js_pretty`, the trackers' files'), each object's keys in
 /// the order of the first of `models` that applies where it is nested and names them all
 /// (none does: sorted), as the runtime's objects were built.
-pub fn js_pretty(v: &Value, models: &[JsModel]) -> String {
-    crate::formats::to_js_pretty(&js_ordered(v, models, &mut Vec::new()))
-}
-
-/// `v` with its objects' keys in their models' order (`within`: the members it is nested
-/// under, "" for an array's item).
-fn js_ordered<'v>(v: &'v Value, models: &[JsModel], within: &mut Vec<&'v str>) -> crate::formats::Json {
-    use crate::formats::Json;
-    match v {
-        Value::Object(o) => {
-            let mut keys: Vec<&String> = o.keys().collect();
-            let applies = |m: &&JsModel| {
-                (m.0.is_empty() || within.contains(&m.0)) && keys.iter().all(|k| m.1.contains(&k.as_str()))
-            };
-            if let Some((_, model)) = models.iter().find(applies) {
-                keys.sort_by_key(|k| model.iter().position(|m| m == k));
-            }
-            Json::Object(
-                keys.into_iter()
-                    .map(|k| {
-                        within.push(k.as_str());
-                        let member = js_ordered(&o[k.as_str()], models, within);
-                        within.pop();
-                        (k.clone(), member)
-                    })
-                    .collect(),
-            )
+pub fn js_pretty<'v>(v: &'v Value, models: &'v [JsModel]) -> String {
+    let order: &crate::formats::KeyOrder<'v> = &|within, object| {
+        let mut keys: Vec<&str> = object.keys().map(String::as_str).collect();
+        let applies = |m: &&JsModel| (m.0.is_empty() || within.contains(&m.0)) && keys.iter().all(|k| m.1.contains(k));
+        if let Some((_, model)) = models.iter().find(applies) {
+            keys.sort_by_key(|k| model.iter().position(|m| m == k));
         }
-        Value::Array(a) => Json::Array(
-            a.iter()
-                .map(|item| {
-                    within.push("");
-                    let member = js_ordered(item, models, within);
-                    within.pop();
-                    member
-                })
-                .collect(),
-        ),
-        other => Json::Value(other.clone()),
-    }
+        keys
+    };
+    crate::formats::to_js_pretty_ordered(v, order)
 }
 
 /// A runtime's tools as its server lists them: (name, description, input schema as JSON

@@ -48,7 +48,9 @@ pub(super) fn get_tasks(scope: &Scope, args: &Value) -> Answer {
             "cancelled": count(&subs, "cancelled"), "completionPercentage": percent(count(&subs, "done"), subs.len())
         }
     });
-    ok(json!({"tasks": list, "filter": filter.unwrap_or("all"), "stats": stats}), &p.tag)
+    let mut data = json!({"filter": filter.unwrap_or("all"), "stats": stats});
+    data["tasks"] = Value::Array(list); // moved, not copied as `json!` would
+    ok(data, &p.tag)
 }
 
 pub(super) fn get_task(scope: &Scope, args: &Value) -> Answer {

@@ -109,7 +109,10 @@ pub(super) const MODELS: &[super::super::helpers::JsModel] = &[
 
 /// A result: Task Master's envelope around `data`.
 pub(super) fn ok(data: Value, tag: &str) -> Answer {
-    Ok(json!({"data": data, "version": {"version": VERSION, "name": NAME}, "tag": tag}))
+    // `data` moved in, not copied as `json!` would copy it: a tag's tasks can be a megabyte
+    let mut envelope = json!({"version": {"version": VERSION, "name": NAME}, "tag": tag});
+    envelope["data"] = data;
+    Ok(envelope)
 }
 
 /// A refusal as Task Master words it (`Error: …`, its version and name, and the tag when
