@@ -26,6 +26,7 @@ static CONVERSATION: GucSetting<Option<CString>> = GucSetting::<Option<CString>>
 static AGENT: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static TURN: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static VIA: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static LIST_BOUND: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static LEASE_DEFAULT: GucSetting<i32> = GucSetting::<i32>::new(300);
 static LEASE_MAX: GucSetting<i32> = GucSetting::<i32>::new(3600);
 static ATTENTION_IDLE: GucSetting<i32> = GucSetting::<i32>::new(900);
@@ -62,6 +63,11 @@ pub fn init() {
         c"todo.via",
         c"How the request came: empty for SQL, http for pg_todos serve (errors then say how to fix them over HTTP).",
         &VIA,
+    );
+    define(
+        c"todo.list_bound",
+        c"on: the list in context is the one the connection is bound to, and wins over a tool's own project argument (Task Master's projectRoot, beads' workspace_root).",
+        &LIST_BOUND,
     );
     let seconds = |name, short, long, setting, context| {
         GucRegistry::define_int_guc(name, short, long, setting, 1, 7 * 24 * 3600, context, GucFlags::UNIT_S)
@@ -232,6 +238,17 @@ pub fn turn() -> Option<String> {
 /// by `?list=`) rather than in SQL (`todo.conversation`). It changes only the words of errors.
 pub fn via_http() -> bool {
     read_set(c"todo.via", &VIA).is_some_and(|v| v.trim().eq_ignore_ascii_case("http"))
+}
+
+/// The list this transaction's connection is bound to: the conversation in context, when
+/// `todo.list_bound` is `on` in this transaction (set by `pg_todos mcp` and `/mcp` when the list
+/// comes from `--conversation`, `?list=`, `X-Todo-List` or the token's default list). A tool
+/// whose arguments name a project (Task Master's `projectRoot`, beads' `workspace_root`) works
+/// on this list instead, so that an agent's argument cannot move its work to another list.
+pub fn bound_list() -> Option<String> {
+    let on = read_set(c"todo.list_bound", &LIST_BOUND)
+        .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "on" | "true" | "1" | "yes"));
+    on.then(conversation).flatten()
 }
 
 /// Sets one setting for the rest of the current transaction, as `SET LOCAL` (and

@@ -47,6 +47,9 @@ pub struct Act {
     pub conversation: Option<String>,
     pub agent: Option<String>,
     pub turn: Option<String>,
+    /// the conversation is the list the connection is bound to (`todo.list_bound`): a tool's
+    /// own project argument does not move the work to another list
+    pub bound: bool,
 }
 
 /// `in_context` for the tenant's pool (no conversation, no turn): what the REST routes run.
@@ -63,7 +66,8 @@ pub async fn one<T: FromSqlOwned>(
 
 /// The first column of the one row `sql` returns, run, once the tenant has a place in its
 /// share of the pool, on a pooled connection in its own transaction: `lock_timeout` 10 s,
-/// `statement_timeout` 30 s, `todo.via` (`Db::via`), `todo.set_context` of `act`, the
+/// `statement_timeout` 30 s, `todo.via` (`Db::via`), `todo.list_bound` (`Act::bound`),
+/// `todo.set_context` of `act`, the
 /// statement, COMMIT. A
 /// serialization failure (40001) or deadlock (40P01) runs the whole transaction again, up to
 /// 5 more times, after a short pause. Errors: no place in the tenant's share in time (503), no
@@ -100,10 +104,12 @@ pub async fn rows(database: &Db, act: &Act, statements: &[Statement<'_>]) -> Res
             let setup = tx
                 .prepare_cached(
                     "SELECT set_config('lock_timeout', '10s', true), set_config('statement_timeout', '30s', true), \
-                     set_config('todo.via', $5, true), todo.set_context($1, $2, $3, $4)",
+                     set_config('todo.via', $5, true), set_config('todo.list_bound', $6, true), \
+                     todo.set_context($1, $2, $3, $4)",
                 )
                 .await?;
-            tx.execute(&setup, &[&tenant, &act.conversation, &act.agent, &act.turn, &database.via]).await?;
+            let bound = if act.bound && act.conversation.is_some() { "on" } else { "" };
+            tx.execute(&setup, &[&tenant, &act.conversation, &act.agent, &act.turn, &database.via, &bound]).await?;
             let mut rows = Vec::with_capacity(statements.len());
             for (sql, params) in statements {
                 let statement = tx.prepare_cached(sql).await?;

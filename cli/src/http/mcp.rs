@@ -152,10 +152,13 @@ pub fn scope(identity: Identity, agent: String, headers: &HeaderMap, uri: &Uri) 
         None => None,
         Some(list) => dialects(&list).map_err(|e| ApiError::BadRequest(format!("tools: {e}")))?,
     };
+    // a list the URL, a header or the token names binds the connection to it
+    let conversation = pick(&query, headers, "list", "x-todo-list")?.or(identity.default_list);
     Ok(Scope {
         act: Act {
             tenant: identity.tenant,
-            conversation: pick(&query, headers, "list", "x-todo-list")?.or(identity.default_list),
+            bound: conversation.is_some(),
+            conversation,
             agent: Some(agent),
             turn: pick(&query, headers, "turn", "x-todo-turn")?,
         },

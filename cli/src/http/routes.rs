@@ -285,6 +285,7 @@ async fn rest(
         conversation: identity.default_list.clone(),
         agent: Some(agent),
         turn: None,
+        bound: false,
     };
     let answer: Value =
         work::in_context(&state.db, &act, "SELECT todo.rest($1, $2, $3)", &[&method.as_str(), &target, &body]).await?;

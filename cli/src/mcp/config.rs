@@ -109,6 +109,11 @@ pub struct Config {
     pub tenant: String,
     /// The list the calls work on; None: one new list per server process (`--session-list`).
     pub conversation: Option<String>,
+    /// whether the list was named (`--conversation`, `--session-list`, their variables,
+    /// `CLAUDE_CODE_TASK_LIST_ID`) rather than the project's by default: the connection is then
+    /// bound to it, and a tool's own project argument (Task Master's `projectRoot`, beads'
+    /// `workspace_root`) does not move the work to another list (`todo.list_bound`)
+    pub bound: bool,
     pub agent: Option<String>,
     pub turn: Option<String>,
     /// None: every dialect
@@ -131,35 +136,36 @@ fn env_bool(env: &dyn Fn(&str) -> Option<String>, var: &str) -> Result<bool, Str
     }
 }
 
-/// The list, by the order in the module's docs. `cwd` is the canonical absolute working
+/// The list, by the order in the module's docs, and whether it was named (1 to 3: the
+/// connection is bound to it, `Config::bound`). `cwd` is the canonical absolute working
 /// directory, or why it could not be had; only the project default needs it.
 fn conversation(
     flags: &Flags,
     env: &dyn Fn(&str) -> Option<String>,
     cwd: Result<&Path, &str>,
-) -> Result<Option<String>, String> {
+) -> Result<(Option<String>, bool), String> {
     let named = |c: String| match c.trim().is_empty() {
         true => Err("--conversation needs a value (or --session-list for a new list per session)".to_string()),
-        false => Ok(Some(c)),
+        false => Ok((Some(c), true)),
     };
     // the flags
     match (flags.conversation.clone(), flags.session_list) {
         (Some(_), true) => return Err("--conversation and --session-list: pass one or the other".into()),
         (Some(c), false) => return named(c),
-        (None, true) => return Ok(None),
+        (None, true) => return Ok((None, true)),
         (None, false) => {}
     }
     // pg_todos' own variables
     let var = env("PG_TODOS_CONVERSATION").filter(|s| !s.trim().is_empty());
     match (var, env_bool(env, "PG_TODOS_SESSION_LIST")?) {
         (Some(_), true) => return Err("PG_TODOS_CONVERSATION and PG_TODOS_SESSION_LIST=1: set one or the other".into()),
-        (Some(c), false) => return Ok(Some(c)),
-        (None, true) => return Ok(None),
+        (Some(c), false) => return Ok((Some(c), true)),
+        (None, true) => return Ok((None, true)),
         (None, false) => {}
     }
     // Claude Code's name for a shared task list
     if let Some(c) = env("CLAUDE_CODE_TASK_LIST_ID").filter(|s| !s.trim().is_empty()) {
-        return Ok(Some(c));
+        return Ok((Some(c), true));
     }
     // the project
     let dir = cwd.map_err(|why| {
@@ -173,7 +179,7 @@ fn conversation(
             "no list: the working directory {path:?} is not an absolute path; pass --conversation <id>"
         ));
     }
-    Ok(Some(format!("{PROJECT_PREFIX}{path}")))
+    Ok((Some(format!("{PROJECT_PREFIX}{path}")), false))
 }
 
 /// The dialects a `--tools` value names: None for `all`, else the names, as given (checked
@@ -237,9 +243,11 @@ pub fn parse(
         None => None,
         Some(list) => self::dialects(&list).map_err(|e| format!("--tools: {e}"))?,
     };
+    let (conversation, bound) = conversation(&flags, env, cwd)?;
     Ok(Command::Serve(Box::new(Config {
         tenant,
-        conversation: conversation(&flags, env, cwd)?,
+        conversation,
+        bound,
         agent: pick(&flags.agent, env, &["PG_TODOS_AGENT"]),
         turn: pick(&flags.turn, env, &["PG_TODOS_TURN"]),
         dialects,
@@ -287,6 +295,23 @@ mod tests {
         assert_eq!(c.agent.as_deref(), Some("env-agent"));
         assert_eq!(c.dialects, None);
         assert_eq!(c.connection, "host='/tmp/sock' dbname='db' application_name='pg_todos_mcp'");
+    }
+
+    #[test]
+    fn a_named_list_binds_the_connection_and_the_projects_default_does_not() {
+        let bound = |argv: &[&str], vars: &'static [(&'static str, &'static str)]| {
+            let c = parse(&args(argv), &env_of(vars), app()).unwrap();
+            (c.conversation, c.bound)
+        };
+        assert_eq!(bound(&["--tenant", "t"], &[]), (Some("project:/home/me/app".into()), false));
+        assert_eq!(bound(&["--tenant", "t", "--conversation", "dropin"], &[]), (Some("dropin".into()), true));
+        assert_eq!(bound(&["--tenant", "t", "--session-list"], &[]), (None, true));
+        assert_eq!(bound(&["--tenant", "t"], &[("PG_TODOS_CONVERSATION", "team")]), (Some("team".into()), true));
+        assert_eq!(bound(&["--tenant", "t"], &[("PG_TODOS_SESSION_LIST", "1")]), (None, true));
+        assert_eq!(bound(&["--tenant", "t"], &[("CLAUDE_CODE_TASK_LIST_ID", "cc")]), (Some("cc".into()), true));
+        // named as the project's own list is still named
+        let project = &["--tenant", "t", "--conversation", "project:/home/me/app"];
+        assert_eq!(bound(project, &[]), (Some("project:/home/me/app".into()), true));
     }
 
     #[test]

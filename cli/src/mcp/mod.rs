@@ -491,6 +491,7 @@ pub async fn main(args: Vec<String>) {
         act: Act {
             tenant: config.tenant.clone(),
             conversation: Some(config.conversation.clone().unwrap_or_else(|| session.clone())),
+            bound: config.bound,
             agent: config.agent.clone(),
             turn: Some(config.turn.clone().unwrap_or_else(|| session.clone())),
         },

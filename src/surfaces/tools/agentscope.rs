@@ -13,7 +13,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{failed, item_turn, rooted, Rooted};
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::{Find, Scope};
@@ -79,7 +79,8 @@ static CREATE_PLAN: Tool = Tool {
     },
     precheck: None,
     run: create_plan,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: None,
     accepts: Some(|| {
         json!({
@@ -107,7 +108,8 @@ static VIEW_SUBTASKS: Tool = Tool {
     },
     precheck: None,
     run: view_subtasks,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: None,
     accepts: None,
 };
@@ -127,7 +129,8 @@ static UPDATE_SUBTASK_STATE: Tool = Tool {
     },
     precheck: None,
     run: update_subtask_state,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: None,
     accepts: None,
 };
@@ -144,7 +147,8 @@ static FINISH_SUBTASK: Tool = Tool {
     },
     precheck: None,
     run: finish_subtask,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: None,
     accepts: None,
 };
@@ -166,7 +170,8 @@ static REVISE_CURRENT_PLAN: Tool = Tool {
     },
     precheck: None,
     run: revise_current_plan,
-    writes: true,
+    effect: Effect::Changes,
+    output_schema: None,
     text: None,
     accepts: Some(|| {
         json!({
@@ -196,7 +201,8 @@ static FINISH_PLAN: Tool = Tool {
     },
     precheck: None,
     run: finish_plan,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: None,
     accepts: None,
 };
@@ -207,7 +213,8 @@ static VIEW_HISTORICAL_PLANS: Tool = Tool {
     input_schema: || json!({"properties": {}, "type": "object"}),
     precheck: None,
     run: view_historical_plans,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: None,
     accepts: None,
 };
@@ -224,7 +231,8 @@ static RECOVER_HISTORICAL_PLAN: Tool = Tool {
     },
     precheck: None,
     run: recover_historical_plan,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: None,
     accepts: None,
 };

@@ -274,7 +274,7 @@ fn answer(tool: Option<&'static Tool>, name: &str, args: &Value) -> Value {
         if let Err(why) = schema::validate(accepted(tool), args) {
             return error("invalid_arguments", format!("{name}: {why}"));
         }
-        let answer = if tool.writes {
+        let answer = if tool.writes() {
             runner::attempt(|| (tool.run)(&scope, args).map_err(Refused)).map_err(|r| r.0)
         } else {
             (tool.run)(&scope, args)

@@ -30,21 +30,28 @@ pub fn find(name: &str) -> Option<&'static Tool> {
     }
 }
 
-/// Every tool as `{"name", "description", "inputSchema", "_meta": {"pg_todos/dialect"}}`
-/// (MCP's tool shape; the dialect's name, for servers that expose some dialects only), in
-/// catalog order: the dialects in `todo.dialects()`'s order, each dialect's tools in its
-/// own. Raises nothing.
+/// Every tool as MCP lists it: `{"name", "description", "inputSchema", "outputSchema"?,
+/// "annotations", "_meta": {"pg_todos/dialect"}}` (the dialect's name, for servers that
+/// expose some dialects only), in catalog order: the dialects in `todo.dialects()`'s order,
+/// each dialect's tools in its own. `annotations` are MCP's hints (`readOnlyHint`,
+/// `destructiveHint`, `idempotentHint`, `openWorldHint`: `Effect::annotations`);
+/// `outputSchema` is there for the tools whose result is JSON of one known shape. Raises
+/// nothing.
 #[pg_extern(immutable, parallel_safe)]
 #[search_path(pg_catalog, todo, pg_temp)]
 fn tools() -> Jsonb {
-    Jsonb(Value::Array(
-        catalog()
-            .map(|(dialect, t)| {
-                json!({ "name": t.name, "description": t.description, "inputSchema": (t.input_schema)(),
-                        "_meta": { "pg_todos/dialect": dialect } })
-            })
-            .collect(),
-    ))
+    Jsonb(Value::Array(catalog().map(|(dialect, t)| listed(dialect, t)).collect()))
+}
+
+/// One tool as `todo.tools()` lists it.
+fn listed(dialect: &str, t: &Tool) -> Value {
+    let mut tool = json!({ "name": t.name, "description": t.description, "inputSchema": (t.input_schema)() });
+    if let Some(schema) = t.output_schema {
+        tool["outputSchema"] = schema();
+    }
+    tool["annotations"] = t.effect.annotations();
+    tool["_meta"] = json!({ "pg_todos/dialect": dialect });
+    tool
 }
 
 /// Every dialect, one row each in catalog order: its name (what `pg_todos mcp --tools`,

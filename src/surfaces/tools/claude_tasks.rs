@@ -8,7 +8,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{claude_status_name, error, error_message, failed, metadata, parse_string_id, session, str_arg};
 use crate::error::Error;
 use crate::ops::single::{self, Change, NewTodo};
@@ -36,7 +36,8 @@ static CREATE: Tool = Tool {
     },
     precheck: None,
     run: create,
-    writes: true,
+    effect: Effect::Adds,
+    output_schema: None,
     text: Some(create_text),
     accepts: None,
 };
@@ -54,7 +55,8 @@ static GET: Tool = Tool {
     },
     precheck: None,
     run: get,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(get_text),
     accepts: None,
 };
@@ -65,7 +67,8 @@ static LIST: Tool = Tool {
     input_schema: || json!({"type": "object", "additionalProperties": false, "properties": {}}),
     precheck: None,
     run: list,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(list_text),
     accepts: None,
 };
@@ -93,7 +96,8 @@ static UPDATE: Tool = Tool {
     },
     precheck: None,
     run: update,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(update_text),
     accepts: None,
 };

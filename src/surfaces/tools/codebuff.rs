@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{error, failed, session, str_arg};
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
@@ -42,7 +42,8 @@ static WRITE_TODOS: Tool = Tool {
     },
     precheck: None,
     run: write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: None,
     accepts: None,
 };

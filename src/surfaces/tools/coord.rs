@@ -8,8 +8,8 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, Tool};
-use super::helpers::{failed, str_arg};
+use super::dialect::{Answer, Dialect, Effect, Tool};
+use super::helpers::{array_of, failed, output_schema, str_arg};
 use crate::ops::single::{self, NewTodo};
 use crate::ops::{self, claiming, dependencies, Scope};
 use crate::status::Status;
@@ -34,7 +34,8 @@ static CLAIM: Tool = Tool {
     },
     precheck: None,
     run: claim,
-    writes: true,
+    effect: Effect::Adds,
+    output_schema: Some(|| output_schema(json!({"claimed": {"type": "boolean"}, "id": {"type": "integer"}, "subject": {"type": "string"}, "fence": {"type": "integer"}, "lease_expires_at": {"type": "string"}}), &["claimed"])),
     text: None,
     accepts: None,
 };
@@ -52,7 +53,8 @@ static HEARTBEAT: Tool = Tool {
     },
     precheck: None,
     run: heartbeat,
-    writes: true,
+    effect: Effect::Marks,
+    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "fence": {"type": "integer"}, "lease_expires_at": {"type": "string"}}), &["id", "fence", "lease_expires_at"])),
     text: None,
     accepts: None,
 };
@@ -70,7 +72,8 @@ static RELEASE: Tool = Tool {
     },
     precheck: None,
     run: release,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "status": {"type": "string"}}), &["id", "status"])),
     text: None,
     accepts: None,
 };
@@ -93,7 +96,8 @@ static FINISH: Tool = Tool {
     },
     precheck: None,
     run: finish,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "status": {"type": "string"}}), &["id", "status"])),
     text: None,
     accepts: None,
 };
@@ -114,7 +118,8 @@ static BLOCK: Tool = Tool {
     input_schema: edge_schema,
     precheck: None,
     run: block,
-    writes: true,
+    effect: Effect::Marks,
+    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "on": {"type": "integer"}, "added": {"type": "boolean"}}), &["id", "on", "added"])),
     text: None,
     accepts: None,
 };
@@ -125,7 +130,8 @@ static UNBLOCK: Tool = Tool {
     input_schema: edge_schema,
     precheck: None,
     run: unblock,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "on": {"type": "integer"}, "removed": {"type": "boolean"}}), &["id", "on", "removed"])),
     text: None,
     accepts: None,
 };
@@ -143,7 +149,8 @@ static READY: Tool = Tool {
     },
     precheck: None,
     run: ready,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: Some(|| output_schema(json!({"todos": array_of(json!({"id": {"type": "integer"}, "subject": {"type": "string"}, "status": {"type": "string"}, "tenant_wide": {"type": "boolean"}}))}), &["todos"])),
     text: None,
     accepts: None,
 };
@@ -165,7 +172,8 @@ static SUBTASK: Tool = Tool {
     },
     precheck: None,
     run: subtask,
-    writes: true,
+    effect: Effect::Adds,
+    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "parent": {"type": "integer"}}), &["id", "parent"])),
     text: None,
     accepts: None,
 };

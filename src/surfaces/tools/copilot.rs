@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{caller_id, error_message, failed, session, str_arg, CallerIds};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
@@ -47,7 +47,8 @@ static MANAGE_TODO_LIST: Tool = Tool {
     },
     precheck: Some(check),
     run: write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };

@@ -9,7 +9,7 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{claude_status_name, error, error_message, failed, list_items, session, str_arg, CLAUDE_STATUSES};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
@@ -44,7 +44,8 @@ static TODOS: Tool = Tool {
     },
     precheck: Some(check),
     run: write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{
     caller_id, cancelled_status_name, error, failed, session, str_arg, CallerIds, CANCELLED_STATUSES,
 };
@@ -50,7 +50,8 @@ static TODO_WRITE: Tool = Tool {
     },
     precheck: None,
     run: write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: None,
     // what the description promises: with merge, unchanged properties may be left out; one
     // todo is as welcome as two

@@ -19,14 +19,62 @@ pub struct Tool {
     pub input_schema: fn() -> Value,
     pub precheck: Option<fn(&Value) -> Option<Value>>,
     pub run: fn(&Scope, &Value) -> Answer,
-    /// whether it may write (then it runs through `runner::attempt`)
-    pub writes: bool,
+    /// what it does to the store: whether it may write (then it runs through
+    /// `runner::attempt`), and MCP's annotations (`Effect::annotations`)
+    pub effect: Effect,
+    /// the JSON Schema of its output object, for the tools whose result is JSON of one known
+    /// shape (MCP's `outputSchema`; a client checks each result that is no error against it)
+    pub output_schema: Option<fn() -> Value>,
     /// the text the model reads for an output (or error) object, for the runtimes whose
     /// tools show the model words rather than the object; None: the object's JSON text
     pub text: Option<fn(&Value) -> String>,
     /// the schema arguments are checked against when it differs from the one listed (a
     /// runtime whose listed schema is stricter than what it accepts)
     pub accepts: Option<fn() -> Value>,
+}
+
+impl Tool {
+    /// Whether it may write.
+    pub fn writes(&self) -> bool {
+        !matches!(self.effect, Effect::Reads)
+    }
+}
+
+/// What a tool does to the store, as MCP's tool annotations say it to a host (which may ask a
+/// person before a destructive call, or retry an idempotent one): `readOnlyHint`,
+/// `destructiveHint`, `idempotentHint`; `openWorldHint` is false for every tool (each acts on
+/// the store alone). A tool that does several things by a `command` argument has the effect of
+/// its most far-reaching one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// reads only
+    Reads,
+    /// adds (a todo, a subtask, a note) or takes the next ready todo: each call does it again,
+    /// and nothing there is overwritten
+    Adds,
+    /// sets a mark a repeat leaves as it is, overwriting nothing: a claim of a named todo, a
+    /// dependency, a lease renewed, the current tag
+    Marks,
+    /// overwrites or removes what is there, the same way again on a repeat: a whole-list
+    /// write, a status or a field set, a todo removed, a claim released
+    Replaces,
+    /// overwrites or removes, and a repeat changes more (commands that add and remove)
+    Changes,
+}
+
+impl Effect {
+    /// MCP's `annotations` object of a tool with this effect.
+    pub fn annotations(self) -> Value {
+        let (read_only, destructive, idempotent) = match self {
+            Effect::Reads => (true, false, true),
+            Effect::Adds => (false, false, false),
+            Effect::Marks => (false, false, true),
+            Effect::Replaces => (false, true, true),
+            Effect::Changes => (false, true, false),
+        };
+        serde_json::json!({"readOnlyHint": read_only, "destructiveHint": destructive,
+                           "idempotentHint": idempotent, "openWorldHint": false})
+    }
 }
 
 /// A dialect: one runtime's or tracker's tools, declared once, at the end of its file, and

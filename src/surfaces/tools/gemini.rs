@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{error, error_message, failed, list_items, session, str_arg};
 use crate::ops::whole_list::{self, Dropped, Kept, Rules};
 use crate::ops::Scope;
@@ -43,7 +43,8 @@ static WRITE_TODOS: Tool = Tool {
     },
     precheck: Some(check),
     run: write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };

@@ -9,7 +9,7 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{session, str_arg};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
@@ -29,7 +29,8 @@ static TODO_WRITE: Tool = Tool {
     },
     precheck: Some(check),
     run: write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: None,
     accepts: None,
 };

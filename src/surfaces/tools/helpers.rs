@@ -312,9 +312,9 @@ pub fn js_type(v: &Value) -> &'static str {
 
 /// The statics of the tools a module lists in its `LISTED` table (their descriptions and
 /// input schemas), each written with the module's `text`, checked first by `$check(name,
-/// args)`, taking what `$accepts` says. Backlog.md's tools are made the same way.
+/// args)`, taking what `$accepts` says, with its `Effect` (by the variant's name). Backlog.md's tools are made the same way.
 macro_rules! listed_tools {
-    (precheck: $check:ident, accepts: $accepts:expr; $($static:ident $name:literal $run:ident $writes:literal),* $(,)?) => {
+    (precheck: $check:ident, accepts: $accepts:expr; $($static:ident $name:literal $run:ident $effect:ident),* $(,)?) => {
         $(
             static $static: Tool = Tool {
                 name: $name,
@@ -322,7 +322,8 @@ macro_rules! listed_tools {
                 input_schema: || super::helpers::listed_schema(LISTED, $name),
                 precheck: Some(|args| $check($name, args)),
                 run: $run,
-                writes: $writes,
+                effect: super::dialect::Effect::$effect,
+                output_schema: None,
                 text: Some(text),
                 accepts: $accepts,
             };
@@ -330,3 +331,16 @@ macro_rules! listed_tools {
     };
 }
 pub(crate) use listed_tools;
+
+/// A tool's output schema (MCP's `outputSchema`): an object with these `properties`, the
+/// `required` ones in every answer that is no error. Other keys are allowed: a read cut at its
+/// limits says so in one of its own (`pg_todos/omitted`).
+pub fn output_schema(properties: Value, required: &[&str]) -> Value {
+    json!({ "type": "object", "properties": properties, "required": required })
+}
+
+/// The schema of an array of objects with these `properties`, each of them there.
+pub fn array_of(properties: Value) -> Value {
+    let required: Vec<&String> = properties.as_object().map(|p| p.keys().collect()).unwrap_or_default();
+    json!({ "type": "array", "items": { "type": "object", "properties": properties, "required": required } })
+}

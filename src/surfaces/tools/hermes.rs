@@ -12,7 +12,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{caller_id, cancelled_status_name, error_message, failed, session, CallerIds, CANCELLED_STATUSES};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
@@ -53,7 +53,8 @@ static TODO: Tool = Tool {
     },
     precheck: None,
     run: todo,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     // lenient as Hermes: items of any shape, null for either field
     accepts: Some(|| {

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{error, error_message, failed, session, str_arg};
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
@@ -38,7 +38,8 @@ static SET_TODO_LIST: Tool = Tool {
     },
     precheck: None,
     run: set_todo_list,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };

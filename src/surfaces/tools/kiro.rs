@@ -12,7 +12,7 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{
     error, error_message, failed, item_turn, meta_text, metadata, ordered_json, rooted, session, str_arg, strings,
     Rooted,
@@ -54,7 +54,8 @@ static TODO_LIST: Tool = Tool {
     },
     precheck: Some(parse_check),
     run: todo_list,
-    writes: true,
+    effect: Effect::Changes,
+    output_schema: None,
     text: Some(text),
     // Kiro reads its arguments leniently (serde): nulls for the optional fields, anything
     // for the fields a command does not use; `parse_check` and the commands check the rest

@@ -11,7 +11,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{
     caller_id, claude_status_name, error, error_message, failed, ordered_json, str_arg, CallerIds, CLAUDE_STATUSES,
 };
@@ -56,7 +56,8 @@ static TASK_WRITE: Tool = Tool {
     },
     precheck: None,
     run: task_write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -79,7 +80,8 @@ static TASK_UPDATE: Tool = Tool {
     },
     precheck: None,
     run: task_update,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -97,7 +99,8 @@ static TASK_COMPLETE: Tool = Tool {
     },
     precheck: None,
     run: task_complete,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -108,7 +111,8 @@ static TASK_CHECK: Tool = Tool {
     input_schema: || json!({"type": "object", "properties": {}, "additionalProperties": false}),
     precheck: None,
     run: task_check,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };

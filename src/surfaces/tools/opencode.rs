@@ -10,8 +10,8 @@ use pgrx::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
-use super::helpers::{cancelled_status_name, error, failed, parse_string_id, session, str_arg};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
+use super::helpers::{cancelled_status_name, error, failed, output_schema, parse_string_id, session, str_arg};
 use crate::jsonb::Jsonb;
 use crate::ops::whole_list::{self, Item, Kept, Rules};
 use crate::ops::Scope;
@@ -46,7 +46,8 @@ static WRITE: Tool = Tool {
     },
     precheck: None,
     run: write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: Some(|| output_schema(json!({"title": {"type": "string"}, "output": {"type": "string"}, "metadata": {"type": "object", "properties": {"todos": {"type": "array"}}, "required": ["todos"]}}), &["title", "output", "metadata"])),
     text: None,
     accepts: None,
 };
@@ -57,7 +58,8 @@ static READ: Tool = Tool {
     input_schema: || json!({"type": "object", "additionalProperties": false, "properties": {}}),
     precheck: None,
     run: read,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: Some(|| output_schema(json!({"title": {"type": "string"}, "output": {"type": "string"}, "metadata": {"type": "object", "properties": {"todos": {"type": "array"}}, "required": ["todos"]}}), &["title", "output", "metadata"])),
     text: None,
     accepts: None,
 };

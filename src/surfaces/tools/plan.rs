@@ -6,8 +6,8 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, Tool};
-use super::helpers::{cancelled_status_name, error, failed, parse_string_id, str_arg};
+use super::dialect::{Answer, Dialect, Effect, Tool};
+use super::helpers::{array_of, cancelled_status_name, error, failed, output_schema, parse_string_id, str_arg};
 use crate::error::Error;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
 use crate::ops::{Find, Scope};
@@ -45,7 +45,8 @@ static CREATE: Tool = Tool {
     },
     precheck: None,
     run: create,
-    writes: true,
+    effect: Effect::Adds,
+    output_schema: Some(|| output_schema(json!({"created": array_of(json!({"id": {"type": "string"}, "title": {"type": "string"}, "order": {"type": "integer"}})), "totalPending": {"type": "integer"}}), &["created", "totalPending"])),
     text: None,
     accepts: None,
 };
@@ -64,7 +65,10 @@ static LIST: Tool = Tool {
     },
     precheck: None,
     run: list,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: Some(|| {
+        output_schema(json!({"items": {"type": "array", "items": item_schema()}, "summary": summary_schema()}), &["items", "summary"])
+    }),
     text: None,
     accepts: None,
 };
@@ -86,7 +90,8 @@ static COMPLETE: Tool = Tool {
     },
     precheck: None,
     run: complete,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: Some(|| output_schema(json!({"id": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "string"}, "outcome": {"type": ["string", "null"]}, "completedAt": {"type": ["string", "null"]}, "remaining": {"type": "integer"}}), &["id", "title", "status", "remaining"])),
     text: None,
     accepts: None,
 };
@@ -97,6 +102,16 @@ fn turn<'a>(scope: &'a Scope, tool: &str) -> Result<&'a str, Value> {
 
 fn opt_str(v: Option<&str>) -> Value {
     v.map_or(Value::Null, |s| json!(s))
+}
+
+/// The schema of a listed item (`item`).
+fn item_schema() -> Value {
+    let (s, i, ns) = (json!({"type": "string"}), json!({"type": "integer"}), json!({"type": ["string", "null"]}));
+    json!({"type": "object",
+           "required": ["id", "title", "context", "completionCriteria", "agentType", "status", "priority", "outcome",
+                        "createdAt", "startedAt", "completedAt"],
+           "properties": {"id": s, "title": s, "context": s, "completionCriteria": s, "agentType": ns, "status": s,
+                          "priority": i, "outcome": ns, "createdAt": s, "startedAt": ns, "completedAt": ns}})
 }
 
 fn item(t: &Todo, priority: usize) -> Value {
@@ -152,6 +167,13 @@ fn create(scope: &Scope, args: &Value) -> Answer {
         "created": created.iter().map(|t| json!({"id": t.id.to_string(), "title": t.subject, "order": place(t.id)})).collect::<Vec<_>>(),
         "totalPending": count(&rows, Status::Pending),
     }))
+}
+
+/// The schema of a `summary`.
+fn summary_schema() -> Value {
+    let i = json!({"type": "integer"});
+    output_schema(json!({"total": i, "pending": i, "inProgress": i, "completed": i, "cancelled": i}),
+                  &["total", "pending", "inProgress", "completed", "cancelled"])
 }
 
 fn summary(rows: &[Todo]) -> Value {

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{claude_status_name, error, failed, list_items, sentence, session, str_arg};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
@@ -43,7 +43,8 @@ static WRITE_TODOS: Tool = Tool {
     },
     precheck: None,
     run: write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(sentence),
     accepts: None,
 };
@@ -54,7 +55,8 @@ static READ_TODOS: Tool = Tool {
     input_schema: || json!({"type": "object", "additionalProperties": false, "properties": {}}),
     precheck: None,
     run: read,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(sentence),
     accepts: None,
 };

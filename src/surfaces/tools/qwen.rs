@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{
     caller_id, claude_status_name, error, error_message, failed, session, str_arg, CallerIds, CLAUDE_STATUSES,
 };
@@ -59,7 +59,8 @@ static TODO_WRITE: Tool = Tool {
     },
     precheck: Some(check),
     run: write,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{error, failed, sentence, session, str_arg};
 use crate::checklist::parse_checklist;
 use crate::error::Error;
@@ -30,7 +30,8 @@ static UPDATE_TODO_LIST: Tool = Tool {
     },
     precheck: None,
     run: update,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(sentence),
     accepts: None,
 };

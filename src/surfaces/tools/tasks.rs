@@ -8,8 +8,8 @@ use pgrx::JsonB;
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, Tool};
-use super::helpers::{failed, notice_kept, notice_omitted, parse_string_id, str_arg};
+use super::dialect::{Answer, Dialect, Effect, Tool};
+use super::helpers::{failed, notice_kept, notice_omitted, output_schema, parse_string_id, str_arg};
 use crate::error::Error;
 use crate::jsonb::Jsonb;
 use crate::ops::single::{self, json_fields, Change, NewTodo};
@@ -36,7 +36,8 @@ static LIST: Tool = Tool {
     input_schema: || json!({"type": "object", "additionalProperties": false, "properties": {}}),
     precheck: None,
     run: list,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: Some(|| output_schema(json!({"tasks": {"type": "array", "items": task_schema()}}), &["tasks"])),
     text: None,
     accepts: None,
 };
@@ -57,7 +58,8 @@ static ADD: Tool = Tool {
     },
     precheck: None,
     run: add,
-    writes: true,
+    effect: Effect::Adds,
+    output_schema: Some(|| task_schema()),
     text: None,
     accepts: None,
 };
@@ -68,7 +70,8 @@ static COMPLETE: Tool = Tool {
     input_schema: task_id_schema,
     precheck: None,
     run: complete,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: Some(|| output_schema(json!({"ok": {"type": "boolean"}, "task": task_schema()}), &["ok", "task"])),
     text: None,
     accepts: None,
 };
@@ -79,7 +82,8 @@ static UNCOMPLETE: Tool = Tool {
     input_schema: task_id_schema,
     precheck: None,
     run: uncomplete,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: Some(|| output_schema(json!({"ok": {"type": "boolean"}, "task": task_schema()}), &["ok", "task"])),
     text: None,
     accepts: None,
 };
@@ -90,10 +94,17 @@ static DELETE: Tool = Tool {
     input_schema: task_id_schema,
     precheck: None,
     run: delete,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: Some(|| output_schema(json!({"ok": {"type": "boolean"}}), &["ok"])),
     text: None,
     accepts: None,
 };
+
+/// The schema of a task (`task`).
+fn task_schema() -> Value {
+    let (s, b) = (json!({"type": "string"}), json!({"type": "boolean"}));
+    output_schema(json!({"id": s, "title": s, "description": s, "done": b}), &["id", "title", "description", "done"])
+}
 
 fn task(t: &Todo) -> Value {
     json!({

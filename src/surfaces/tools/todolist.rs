@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, Tool};
-use super::helpers::{error, failed, list_items, session, CLAUDE_STATUSES};
+use super::dialect::{Answer, Dialect, Effect, Tool};
+use super::helpers::{array_of, error, failed, list_items, output_schema, session, CLAUDE_STATUSES};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
 use crate::status::Status;
@@ -17,7 +17,8 @@ static GET: Tool = Tool {
     input_schema: || json!({"type": "object", "additionalProperties": false, "properties": {}}),
     precheck: None,
     run: get,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: Some(|| output_schema(json!({"todos": array_of(json!({"content": {"type": "string"}, "status": {"type": "string"}, "activeForm": {"type": "string"}})), "summary": summary_schema()}), &["todos", "summary"])),
     text: None,
     accepts: None,
 };
@@ -49,7 +50,8 @@ static SET: Tool = Tool {
     },
     precheck: Some(check),
     run: set,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: Some(|| output_schema(json!({"summary": summary_schema()}), &["summary"])),
     text: None,
     accepts: None,
 };
@@ -97,6 +99,13 @@ fn status_name(s: Status) -> &'static str {
         Status::Canceled => "canceled",
         s => s.three_state().as_str(),
     }
+}
+
+/// The schema of a `summary`.
+fn summary_schema() -> Value {
+    let i = json!({"type": "integer"});
+    output_schema(json!({"total": i, "pending": i, "in_progress": i, "completed": i}),
+                  &["total", "pending", "in_progress", "completed"])
 }
 
 fn summary(statuses: &[Status]) -> Value {

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{
     caller_id, cancelled_status_name, error, error_message, failed, session, str_arg, CallerIds, CANCELLED_STATUSES,
 };
@@ -54,7 +54,8 @@ static TODO: Tool = Tool {
     },
     precheck: Some(check),
     run: todo,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::dialect::{Answer, Dialect, ListAs, Tool};
+use super::dialect::{Answer, Dialect, Effect, ListAs, Tool};
 use super::helpers::{error, failed, list_items, sentence, session};
 use crate::ops::whole_list::{self, Kept, Rules};
 use crate::ops::Scope;
@@ -39,7 +39,8 @@ static UPDATE_PLAN: Tool = Tool {
     },
     precheck: None,
     run: update_plan,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(sentence),
     accepts: None,
 };

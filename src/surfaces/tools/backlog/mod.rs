@@ -36,13 +36,13 @@ use write::{task_archive, task_complete, task_create};
 
 listed_tools! {
     precheck: precheck, accepts: Some(|| json!({"type": "object"}));
-    TASK_CREATE "task_create" task_create true,
-    TASK_LIST "task_list" task_list false,
-    TASK_SEARCH "task_search" task_search false,
-    TASK_EDIT "task_edit" task_edit true,
-    TASK_VIEW "task_view" task_view false,
-    TASK_ARCHIVE "task_archive" task_archive true,
-    TASK_COMPLETE "task_complete" task_complete true,
+    TASK_CREATE "task_create" task_create Adds,
+    TASK_LIST "task_list" task_list Reads,
+    TASK_SEARCH "task_search" task_search Reads,
+    TASK_EDIT "task_edit" task_edit Changes,
+    TASK_VIEW "task_view" task_view Reads,
+    TASK_ARCHIVE "task_archive" task_archive Replaces,
+    TASK_COMPLETE "task_complete" task_complete Replaces,
 }
 
 /// A project's tasks as task_view prints each, in list order (`todo.list_as`).

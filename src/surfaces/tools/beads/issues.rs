@@ -114,12 +114,15 @@ pub(super) const LINKS: &str = "beads_links";
 pub(super) const BLOCKING: &[&str] = &["blocks", "conditional-blocks", "waits-for"];
 pub(super) const NO_WORKSPACE: &str = "No beads workspace found. Either:\n  1. Call context(workspace_root=\"/path/to/project\"), OR\n  2. Run from a directory containing .beads/, OR\n  3. Set BEADS_WORKING_DIR environment variable";
 
-/// The list the call works on, as a scope: `workspace_root`'s project list, else the
-/// conversation in context.
+/// The list the call works on, as a scope: the list the connection is bound to
+/// (`session::bound_list`), else `workspace_root`'s project list, else the conversation in
+/// context.
 pub(super) fn workspace(scope: &Scope, tool: &str, args: &Value) -> Result<Scope, Value> {
-    let conversation = match args.get("workspace_root").and_then(Value::as_str).filter(|r| !r.trim().is_empty()) {
-        Some(root) => format!("project:{}", root.trim_end_matches('/')),
-        None => scope.conv().ok_or_else(|| refused(tool, NO_WORKSPACE))?.to_string(),
+    let root = args.get("workspace_root").and_then(Value::as_str).filter(|r| !r.trim().is_empty());
+    let conversation = match (crate::session::bound_list(), root) {
+        (Some(bound), _) => bound,
+        (None, Some(root)) => format!("project:{}", root.trim_end_matches('/')),
+        (None, None) => scope.conv().ok_or_else(|| refused(tool, NO_WORKSPACE))?.to_string(),
     };
     Ok(Scope { conversation: Some(conversation), ..scope.clone() })
 }

@@ -39,10 +39,15 @@ pub(super) fn context_tool(scope: &Scope, args: &Value) -> Answer {
     });
     let text = match (action.as_str(), root) {
         ("set", None) => "Error: workspace_root is required for 'set' action".to_string(),
-        ("set" | "init", Some(root)) => format!(
-            "Context set successfully:\n  Workspace root: {root}\n  Database: pg_todos, the list project:{}\n  (each call names it with workspace_root; without it a call works on the server's list)",
-            root.trim_end_matches('/')
-        ),
+        ("set" | "init", Some(root)) => match crate::session::bound_list() {
+            Some(bound) => format!(
+                "Context set successfully:\n  Workspace root: {root}\n  Database: pg_todos, the list {bound}\n  (this server is bound to that list: every call works on it, whatever workspace_root says)"
+            ),
+            None => format!(
+                "Context set successfully:\n  Workspace root: {root}\n  Database: pg_todos, the list project:{}\n  (each call names it with workspace_root; without it a call works on the server's list)",
+                root.trim_end_matches('/')
+            ),
+        },
         ("init", None) => "Error: Context must be set before init.\nUse context(action='set', workspace_root='/path/to/project') first.".to_string(),
         ("show", _) => format!(
             "Workspace root: {}\nDatabase: pg_todos\nActor: {}",

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::super::dialect::Tool;
+use super::super::dialect::{Effect, Tool};
 use super::issues::text;
 use super::read::{
     blocked_tool, context_tool, discover_tools, get_tool_info, list_tool, ready_tool, show_tool, stats_tool,
@@ -17,7 +17,8 @@ pub(super) static DISCOVER_TOOLS: Tool = Tool {
     input_schema: || json!({"additionalProperties": false, "properties": {}, "type": "object"}),
     precheck: None,
     run: discover_tools,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -28,7 +29,8 @@ pub(super) static GET_TOOL_INFO: Tool = Tool {
     input_schema: || json!({"additionalProperties": false, "properties": {"tool_name": {"type": "string", "description": "Name of the tool to get info for"}}, "required": ["tool_name"], "type": "object"}),
     precheck: None,
     run: get_tool_info,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -39,7 +41,8 @@ pub(super) static CONTEXT: Tool = Tool {
     input_schema: || serde_json::from_str(CONTEXT_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: context_tool,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -53,7 +56,8 @@ pub(super) static READY: Tool = Tool {
     input_schema: || serde_json::from_str(READY_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: ready_tool,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -67,7 +71,8 @@ pub(super) static LIST: Tool = Tool {
     input_schema: || serde_json::from_str(LIST_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: list_tool,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -80,7 +85,8 @@ pub(super) static SHOW: Tool = Tool {
     input_schema: || serde_json::from_str(SHOW_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: show_tool,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -93,7 +99,8 @@ pub(super) static CREATE: Tool = Tool {
     input_schema: || serde_json::from_str(CREATE_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: create_tool,
-    writes: true,
+    effect: Effect::Adds,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -106,7 +113,8 @@ pub(super) static CLAIM: Tool = Tool {
     input_schema: || serde_json::from_str(CLAIM_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: claim_tool,
-    writes: true,
+    effect: Effect::Marks,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -119,7 +127,8 @@ pub(super) static UPDATE: Tool = Tool {
     input_schema: || serde_json::from_str(UPDATE_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: update_tool,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -132,7 +141,8 @@ pub(super) static CLOSE: Tool = Tool {
     input_schema: || serde_json::from_str(CLOSE_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: close_tool,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -145,7 +155,8 @@ pub(super) static REOPEN: Tool = Tool {
     input_schema: || serde_json::from_str(REOPEN_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: reopen_tool,
-    writes: true,
+    effect: Effect::Replaces,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -158,7 +169,8 @@ pub(super) static DEP: Tool = Tool {
     input_schema: || serde_json::from_str(DEP_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: dep_tool,
-    writes: true,
+    effect: Effect::Marks,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -171,7 +183,8 @@ pub(super) static STATS: Tool = Tool {
     input_schema: || serde_json::from_str(STATS_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: stats_tool,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };
@@ -184,7 +197,8 @@ pub(super) static BLOCKED: Tool = Tool {
     input_schema: || serde_json::from_str(BLOCKED_SCHEMA).expect("beads-mcp's schema is JSON"),
     precheck: None,
     run: blocked_tool,
-    writes: false,
+    effect: Effect::Reads,
+    output_schema: None,
     text: Some(text),
     accepts: None,
 };

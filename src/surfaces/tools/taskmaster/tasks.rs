@@ -138,12 +138,15 @@ pub(super) struct Project {
     pub(super) scope: Scope,
 }
 
-/// The list of a project's tag.
+/// The list of a project's tag: the `master` tag's is the project's list, `project:<root>`
+/// (the list the connection is bound to instead, when it is bound: `session::bound_list`),
+/// another tag's that list's name and `#<tag>`.
 pub(super) fn list_name(root: &str, tag: &str) -> String {
+    let project = crate::session::bound_list().unwrap_or_else(|| format!("project:{root}"));
     if tag == "master" {
-        format!("project:{root}")
+        project
     } else {
-        format!("project:{root}#{tag}")
+        format!("{project}#{tag}")
     }
 }
 
