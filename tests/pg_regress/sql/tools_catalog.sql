@@ -37,6 +37,14 @@ SELECT todo.call('kimi/SetTodoList', '{}') AS kimi, todo.call('003/todolist__get
        todo.call('nope/SetTodoList', '{}') -> 'error' ->> 'code' AS unknown;
 -- nothing but MCP's tool fields
 SELECT DISTINCT k FROM jsonb_array_elements(todo.tools()) t, jsonb_object_keys(t) k ORDER BY 1;
+-- MCP's hints: every tool has one of five sets (dialect.rs, Effect); the read-only tools
+SELECT t->'annotations' AS hints, count(*) FROM jsonb_array_elements(todo.tools()) t GROUP BY 1 ORDER BY 1;
+SELECT t->'_meta'->>'pg_todos/dialect' AS dialect, string_agg(t->>'name', ', ' ORDER BY n) AS read_only
+  FROM jsonb_array_elements(todo.tools()) WITH ORDINALITY x(t, n) WHERE (t->'annotations'->>'readOnlyHint')::boolean
+ GROUP BY 1 ORDER BY min(n);
+-- the tools whose result is JSON of one known shape, and what that shape requires
+SELECT t->>'name' AS tool, t->'outputSchema'->'required' AS required
+  FROM jsonb_array_elements(todo.tools()) WITH ORDINALITY x(t, n) WHERE t ? 'outputSchema' ORDER BY n;
 -- every tool's schema is an object schema; every call by name reaches that tool
 SELECT count(*) FILTER (WHERE t->'inputSchema'->>'type' = 'object') = count(*) AS all_object_schemas
   FROM jsonb_array_elements(todo.tools()) t;
