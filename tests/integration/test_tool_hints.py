@@ -16,7 +16,6 @@ the tool does, as the plain role agent_login:
 """
 import asyncio
 import json
-import os
 import tempfile
 
 import jsonschema

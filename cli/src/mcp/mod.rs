@@ -59,6 +59,7 @@ pub struct Scope {
 
 /// Where a call's scope comes from.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per server, behind an Arc
 pub enum Origin {
     /// `pg_todos mcp` over stdio: the configuration's, one for the process; the agent, when
     /// not configured, is the client's name and `session` (this process's id). `unchecked`:

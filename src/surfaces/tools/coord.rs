@@ -54,7 +54,12 @@ static HEARTBEAT: Tool = Tool {
     precheck: None,
     run: heartbeat,
     effect: Effect::Marks,
-    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "fence": {"type": "integer"}, "lease_expires_at": {"type": "string"}}), &["id", "fence", "lease_expires_at"])),
+    output_schema: Some(|| {
+        output_schema(
+            json!({"id": {"type": "integer"}, "fence": {"type": "integer"}, "lease_expires_at": {"type": "string"}}),
+            &["id", "fence", "lease_expires_at"],
+        )
+    }),
     text: None,
     accepts: None,
 };
@@ -73,7 +78,9 @@ static RELEASE: Tool = Tool {
     precheck: None,
     run: release,
     effect: Effect::Replaces,
-    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "status": {"type": "string"}}), &["id", "status"])),
+    output_schema: Some(|| {
+        output_schema(json!({"id": {"type": "integer"}, "status": {"type": "string"}}), &["id", "status"])
+    }),
     text: None,
     accepts: None,
 };
@@ -119,7 +126,12 @@ static BLOCK: Tool = Tool {
     precheck: None,
     run: block,
     effect: Effect::Marks,
-    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "on": {"type": "integer"}, "added": {"type": "boolean"}}), &["id", "on", "added"])),
+    output_schema: Some(|| {
+        output_schema(
+            json!({"id": {"type": "integer"}, "on": {"type": "integer"}, "added": {"type": "boolean"}}),
+            &["id", "on", "added"],
+        )
+    }),
     text: None,
     accepts: None,
 };
@@ -131,7 +143,12 @@ static UNBLOCK: Tool = Tool {
     precheck: None,
     run: unblock,
     effect: Effect::Replaces,
-    output_schema: Some(|| output_schema(json!({"id": {"type": "integer"}, "on": {"type": "integer"}, "removed": {"type": "boolean"}}), &["id", "on", "removed"])),
+    output_schema: Some(|| {
+        output_schema(
+            json!({"id": {"type": "integer"}, "on": {"type": "integer"}, "removed": {"type": "boolean"}}),
+            &["id", "on", "removed"],
+        )
+    }),
     text: None,
     accepts: None,
 };
@@ -150,7 +167,12 @@ static READY: Tool = Tool {
     precheck: None,
     run: ready,
     effect: Effect::Reads,
-    output_schema: Some(|| output_schema(json!({"todos": array_of(json!({"id": {"type": "integer"}, "subject": {"type": "string"}, "status": {"type": "string"}, "tenant_wide": {"type": "boolean"}}))}), &["todos"])),
+    output_schema: Some(|| {
+        output_schema(
+            json!({"todos": array_of(json!({"id": {"type": "integer"}, "subject": {"type": "string"}, "status": {"type": "string"}, "tenant_wide": {"type": "boolean"}}))}),
+            &["todos"],
+        )
+    }),
     text: None,
     accepts: None,
 };

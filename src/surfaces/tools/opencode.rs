@@ -59,7 +59,12 @@ static READ: Tool = Tool {
     precheck: None,
     run: read,
     effect: Effect::Reads,
-    output_schema: Some(|| output_schema(json!({"title": {"type": "string"}, "output": {"type": "string"}, "metadata": {"type": "object", "properties": {"todos": {"type": "array"}}, "required": ["todos"]}}), &["title", "output", "metadata"])),
+    output_schema: Some(|| {
+        output_schema(
+            json!({"title": {"type": "string"}, "output": {"type": "string"}, "metadata": {"type": "object", "properties": {"todos": {"type": "array"}}, "required": ["todos"]}}),
+            &["title", "output", "metadata"],
+        )
+    }),
     text: None,
     accepts: None,
 };

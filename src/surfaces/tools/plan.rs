@@ -172,8 +172,10 @@ fn create(scope: &Scope, args: &Value) -> Answer {
 /// The schema of a `summary`.
 fn summary_schema() -> Value {
     let i = json!({"type": "integer"});
-    output_schema(json!({"total": i, "pending": i, "inProgress": i, "completed": i, "cancelled": i}),
-                  &["total", "pending", "inProgress", "completed", "cancelled"])
+    output_schema(
+        json!({"total": i, "pending": i, "inProgress": i, "completed": i, "cancelled": i}),
+        &["total", "pending", "inProgress", "completed", "cancelled"],
+    )
 }
 
 fn summary(rows: &[Todo]) -> Value {

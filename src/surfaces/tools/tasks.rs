@@ -59,7 +59,7 @@ static ADD: Tool = Tool {
     precheck: None,
     run: add,
     effect: Effect::Adds,
-    output_schema: Some(|| task_schema()),
+    output_schema: Some(task_schema),
     text: None,
     accepts: None,
 };

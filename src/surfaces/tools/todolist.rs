@@ -18,7 +18,12 @@ static GET: Tool = Tool {
     precheck: None,
     run: get,
     effect: Effect::Reads,
-    output_schema: Some(|| output_schema(json!({"todos": array_of(json!({"content": {"type": "string"}, "status": {"type": "string"}, "activeForm": {"type": "string"}})), "summary": summary_schema()}), &["todos", "summary"])),
+    output_schema: Some(|| {
+        output_schema(
+            json!({"todos": array_of(json!({"content": {"type": "string"}, "status": {"type": "string"}, "activeForm": {"type": "string"}})), "summary": summary_schema()}),
+            &["todos", "summary"],
+        )
+    }),
     text: None,
     accepts: None,
 };
@@ -104,8 +109,10 @@ fn status_name(s: Status) -> &'static str {
 /// The schema of a `summary`.
 fn summary_schema() -> Value {
     let i = json!({"type": "integer"});
-    output_schema(json!({"total": i, "pending": i, "in_progress": i, "completed": i}),
-                  &["total", "pending", "in_progress", "completed"])
+    output_schema(
+        json!({"total": i, "pending": i, "in_progress": i, "completed": i}),
+        &["total", "pending", "in_progress", "completed"],
+    )
 }
 
 fn summary(statuses: &[Status]) -> Value {
