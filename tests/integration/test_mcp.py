@@ -20,9 +20,11 @@ agent_login:
   - a missing database, extension or tenant, conflicting list flags: a clear message and
     exit status 2;
   - started while PostgreSQL is down (a cluster of the test's own, stopped): the server starts,
-    initialize answers, tools/list answers no tools, a call is a tool error naming the
+    initialize answers, tools/list answers the catalog the server was built with (of --tools:
+    not checked against the database's dialects yet), a call is a tool error naming the
     database; once it is started, the same session lists the tools of --tools (checked then)
-    and the same call succeeds.
+    and the same call succeeds; the catalog built in is what the extension of this checkout
+    answers (bin/catalog writes it).
 Every server runs in a directory of its test's own (cwd=), under a fresh temporary directory,
 so no two tests share a project's list by accident. Seed 003 is read from fixtures/.
 And the examples: a supervisor, two sub-agents and a listener that follows the change feed
@@ -422,7 +424,8 @@ async def a_database_away_at_start(db, cwd):
     async with Session("--tenant", "acme", "--conversation", "down-list", "--tools", "todolist", cwd=cwd) as s:
         check("the database down at start: initialize answered", True)
         names = await s.names()
-        check("the database down: tools/list answers no tools", names == [], names)
+        check("the database down: tools/list answers the built-in catalog's tools of --tools",
+              sorted(names) == ["todolist__get", "todolist__set"], names)
         write = {"todos": [{"content": "while down", "status": "pending", "activeForm": "x"}]}
         _, err, text = await s.call("todolist__set", write)
         check("the database down: a call is a tool error naming the database",
@@ -433,6 +436,23 @@ async def a_database_away_at_start(db, cwd):
               names)
         _, err, text = await s.call("todolist__set", write)
         check("the database back: the same call succeeds", not err, text)
+
+
+def test_the_built_in_catalog_is_the_extensions():
+    """The catalog `pg_todos mcp` lists while the database is away (cli/src/mcp/catalog.json)
+    is what the extension of this checkout answers (cli/src/mcp/catalog.sql); bin/catalog
+    writes it again."""
+    with open(os.path.join(pg.REPO, "cli/src/mcp/catalog.sql")) as f:
+        sql = f.read()
+    with psycopg.connect(dbname=DB, user="postgres", autocommit=True) as c:
+        cur = c.execute(sql)
+        while cur.description is None and cur.nextset():
+            pass  # the CREATE EXTENSION's result, then the catalog's
+        answered = cur.fetchone()[0] + "\n"  # as psql -At prints it
+    with open(os.path.join(pg.REPO, "cli/src/mcp/catalog.json")) as f:
+        built_in = f.read()
+    check("the built-in catalog is todo.tools() and todo.dialects() (else run bin/catalog)", answered == built_in,
+          f"{len(answered)} bytes answered, {len(built_in)} built in")
 
 
 def test_a_server_started_while_the_database_is_down(new_cluster):

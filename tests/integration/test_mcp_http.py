@@ -20,7 +20,9 @@ plain role agent_login behind the service, checked against the database:
      and a list, a refusal, another tenant, a bogus token;
   9. the database stopped and started again under an MCP HTTP session, a `pg_todos mcp`
      stdio session, REST and an open event stream: while it is down a tool call is isError
-     and REST 503, each within seconds; once it is back the first call of each succeeds,
+     naming the database and REST 503, each within seconds, a new MCP session initializes and
+     lists the catalog the service was built with (of its ?tools=), and a request with no token
+     is still 401; once it is back the first call of each succeeds,
      nothing is committed twice, and the event stream delivers the change made after it
      (pg_ctl -m fast stop, then start: the module has a cluster of its own).
 """
@@ -259,6 +261,9 @@ def Stdio():
                              cwd="/tmp")
 
 
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
 def items(*names):
     return {"todos": [{"content": n, "status": "pending", "activeForm": n} for n in names]}
 
@@ -275,8 +280,19 @@ async def database_restart(srv, acme):
         cluster("stop")
         try:
             (_, err, text), took = await atimed(c.call_or_error("todolist__get", {}))
-            check("restart: while the database is down an MCP HTTP call is refused within 15 s (503: the token "
-                  "cannot be looked up)", err and took < 15, (err, text, round(took, 1)))
+            check("restart: while the database is down an MCP HTTP call is a tool error naming the database within "
+                  "15 s (the token cannot be looked up)", err and "database unavailable" in text and took < 15,
+                  (err, text, round(took, 1)))
+            async with Client(url(srv.port, tools="todolist,coord"), acme, name="starting-while-down") as fresh:
+                names = await fresh.names()
+            check("restart: while the database is down a new MCP HTTP session initializes and lists the built-in "
+                  "catalog's tools of ?tools=", sorted(names) == sorted(
+                      ["todolist__get", "todolist__set", "claim_todo", "heartbeat_todo", "release_todo", "finish_todo",
+                       "block_todo", "unblock_todo", "ready_todos", "add_subtask"]), names)
+            (status, _, body, _) = request("POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                           port=srv.port, headers=MCP_HEADERS)
+            check("restart: while the database is down a request with no token is still 401", status == 401,
+                  (status, body))
             (_, err, text), took = await atimed(s.call("todolist__get", {}))
             check("restart: while the database is down a stdio call is isError within 15 s, and the server lives on",
                   err and took < 15, (err, text, round(took, 1)))

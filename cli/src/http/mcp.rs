@@ -32,6 +32,7 @@ use serde_json::{json, Value};
 use super::auth::Identity;
 use crate::db::errors::{holds_nul, ApiError, NUL_REFUSED};
 use crate::db::work::{self, Act, Db};
+use crate::mcp::built_in;
 use crate::mcp::config::{self, dialects};
 use crate::mcp::{Origin, Scope, Tools, INTERNAL};
 
@@ -163,7 +164,25 @@ pub fn scope(identity: Identity, agent: String, headers: &HeaderMap, uri: &Uri) 
             turn: pick(&query, headers, "turn", "x-todo-turn")?,
         },
         dialects,
+        away: false,
     })
+}
+
+/// The scope of a request that came while the database was away (its token could not be
+/// looked up): no tenant, and the dialects of its URL or headers (`scope`'s) that the built-in
+/// catalog knows (`built_in::known`). The MCP server answers it from the built-in catalog, and
+/// each of its calls says the database is away (`Scope::away`), so that a client starting
+/// meanwhile lists the tools rather than meeting a 503 it may never retry. Errors: 400 as
+/// `scope`'s.
+pub fn away(headers: &HeaderMap, uri: &Uri) -> Result<Scope, ApiError> {
+    let query: HashMap<String, String> = Query::try_from_uri(uri)
+        .map(|Query(q)| q)
+        .map_err(|e| ApiError::BadRequest(format!("malformed query: {e}")))?;
+    let dialects = match pick(&query, headers, "tools", "x-todo-tools")? {
+        None => None,
+        Some(list) => dialects(&list).map_err(|e| ApiError::BadRequest(format!("tools: {e}")))?.map(|n| built_in::known(&n)),
+    };
+    Ok(Scope { act: Act::default(), dialects, away: true })
 }
 
 /// The dialects there are (`config::KNOWN_DIALECTS`), as last read, and when.
@@ -174,10 +193,14 @@ static KNOWN: Mutex<Option<(Instant, Arc<Value>)>> = Mutex::new(None);
 const KNOWN_FOR: Duration = Duration::from_secs(10);
 
 /// `scope` with its dialects by their names (an alias made the name), checked against the
-/// dialects there are (read once, and again for an unknown name at most every 10 s).
+/// dialects there are (a scope of a request that came while the database was away, `away`,
+/// as it is) (read once, and again for an unknown name at most every 10 s).
 /// Errors: 400 for an unknown dialect, naming it and the dialects there are; the database's
 /// (503) when the list cannot be read.
 pub async fn resolve(db: &Db, mut scope: Scope) -> Result<Scope, ApiError> {
+    if scope.away {
+        return Ok(scope);
+    }
     let Some(names) = scope.dialects.take() else {
         return Ok(scope);
     };

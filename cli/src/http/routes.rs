@@ -443,6 +443,12 @@ async fn mcp(State(state): State<AppState>, request: Request) -> Response {
     let client = parts.extensions.get::<ClientAddr>().copied();
     let scoped = match caller(&state, &parts.headers, client).await {
         Ok((identity, agent)) => super::mcp::scope(identity, agent, &parts.headers, &parts.uri),
+        // the database is away, so the token cannot be looked up: the MCP server still
+        // answers, from the catalog it was built with, and each call says the database is away
+        Err(ApiError::Unavailable(why)) => {
+            tracing::warn!("/mcp while the database is away ({why}): the built-in catalog answers");
+            super::mcp::away(&parts.headers, &parts.uri)
+        }
         Err(e) => Err(e),
     };
     let scope = match scoped {

@@ -24,10 +24,13 @@
 //!   failures and deadlocks are retried.
 //! - Over stdio the server starts whatever the database's state: the check (the extension, the
 //!   tenant, `--tools`) runs beside the handshake on the one pooled connection, which the calls
-//!   then use; a configuration error exits 2; a database away makes `tools/list` empty (and
-//!   `notifications/tools/list_changed` follows once it answers) and each call a tool error
-//!   naming it.
+//!   then use; a configuration error exits 2; a database away makes `tools/list` the catalog
+//!   the server was built with (`built_in`; `notifications/tools/list_changed` follows once it
+//!   answers, and the database's own is listed then) and each call a tool error naming it.
+//!   Over HTTP, a request that came while the database was away (its token could not be looked
+//!   up) is answered the same way (`Scope::away`).
 
+pub mod built_in;
 pub mod config;
 
 use std::collections::BTreeSet;
@@ -55,6 +58,10 @@ pub struct Scope {
     pub act: Act,
     /// None: every dialect
     pub dialects: Option<BTreeSet<String>>,
+    /// the database was away when the request came (`/mcp`: its token could not be looked
+    /// up): `tools/list` answers the built-in catalog (`built_in`) and each call says the
+    /// database is away, without trying it
+    pub away: bool,
 }
 
 /// Where a call's scope comes from.
@@ -160,7 +167,7 @@ impl Tools {
         Ok(Scope { dialects: Some(resolved), ..scope })
     }
 
-    /// After a tools/list answered empty because the database was away (stdio): one task at
+    /// After a tools/list answered the built-in catalog because the database was away (stdio): one task at
     /// a time tries it every 2 s and, once it answers, sends `notifications/tools/list_changed`
     /// (the client then lists the tools again).
     fn watch_for_database(&self, peer: rmcp::Peer<RoleServer>) {
@@ -179,6 +186,18 @@ impl Tools {
             }
             watching.store(false, std::sync::atomic::Ordering::SeqCst);
         });
+    }
+
+    /// The built-in catalog (`built_in`) kept to the request's dialects: those of `--tools`
+    /// the catalog knows when they could not be checked against the database's yet.
+    fn built_in(&self, context: &RequestContext<RoleServer>) -> Result<Vec<Value>, McpError> {
+        let mut scope = self.scope(context)?;
+        if let Origin::Process { unchecked, .. } = self.origin.as_ref() {
+            if let Some(names) = locked(unchecked).as_ref() {
+                scope.dialects = Some(built_in::known(names));
+            }
+        }
+        Ok(kept(&scope, &built_in::tools()).into_iter().cloned().collect())
     }
 
     /// Whether the database cannot be reached now (no connection from the pool).
@@ -243,6 +262,9 @@ impl Tools {
     }
 }
 
+/// What a call is told when the request came while the database was away (`Scope::away`).
+pub const AWAY: &str = "database unavailable: the service cannot reach the database now; try again in a few seconds";
+
 /// What an HTTP client is told of a failure that is not its data; the cause is logged.
 pub const INTERNAL: &str = "internal error (the service's log has the cause)";
 
@@ -300,7 +322,8 @@ fn result(out: Value) -> CallToolResult {
 
 impl ServerHandler for Tools {
     fn get_info(&self) -> ServerConfig {
-        // over stdio the tools can change: listed empty while the database was away
+        // over stdio the tools can change: the built-in catalog was listed while the database
+        // was away, the database's is listed once it answers
         let capabilities = match self.origin.as_ref() {
             Origin::Process { .. } => ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build(),
             Origin::Request => ServerCapabilities::builder().enable_tools().build(),
@@ -322,17 +345,22 @@ impl ServerHandler for Tools {
     ) -> Result<ListToolsResult, McpError> {
         // the errors of `checked_scope` and `catalog` are already in words for the client
         let listed = match self.checked_scope(&context).await {
+            Ok(scope) if scope.away => Err("the database is away".to_string()),
             Ok(scope) => self.catalog(&scope).await,
             Err(e) => Err(e),
         };
         let catalog = match listed {
             Ok(catalog) => catalog,
-            // over stdio, a database away answers no tools, and the client is told when they
-            // are back (the server keeps running: its calls are tool errors meanwhile)
-            Err(e) if matches!(self.origin.as_ref(), Origin::Process { .. }) && self.db_away().await => {
-                tracing::warn!("tools/list answered no tools: {e}; they are listed once the database answers");
-                self.watch_for_database(context.peer.clone());
-                Vec::new()
+            // a database away answers the catalog this server was built with (a client that
+            // meets an empty or failed list at start may never list again), and a stdio client
+            // is told when the database's own is there (the server keeps running: its calls
+            // are tool errors meanwhile)
+            Err(e) if self.db_away().await => {
+                tracing::warn!("tools/list answered the built-in catalog: {e}");
+                if matches!(self.origin.as_ref(), Origin::Process { .. }) {
+                    self.watch_for_database(context.peer.clone());
+                }
+                self.built_in(&context)?
             }
             Err(e) => return Err(McpError::internal_error(e, None)),
         };
@@ -350,6 +378,10 @@ impl ServerHandler for Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let scope = match self.checked_scope(&context).await {
+            Ok(scope) if scope.away => Err(AWAY.to_string()),
+            other => other,
+        };
+        let scope = match scope {
             Ok(scope) => scope,
             Err(e) => return Ok(CallToolResult::error(vec![ContentBlock::text(format!("database error: {e}"))]).into()),
         };
@@ -467,8 +499,8 @@ enum Checked {
 /// closes stdin; exits with status 2 and a message on a configuration error, or a database
 /// that answers and lacks the extension, the tenant or a dialect of `--tools`. A database
 /// that cannot be reached, at start or later, makes each call a tool error naming it until it
-/// is back (tools/list answers no tools meanwhile, and the client is told when they are
-/// back: `notifications/tools/list_changed`).
+/// is back (tools/list answers the built-in catalog meanwhile, and the client is told when
+/// the database's is there: `notifications/tools/list_changed`).
 pub async fn main(args: Vec<String>) {
     crate::log::init();
     // the project's list is named from the canonical working directory (symlinks resolved)
@@ -497,6 +529,7 @@ pub async fn main(args: Vec<String>) {
             turn: Some(config.turn.clone().unwrap_or_else(|| session.clone())),
         },
         dialects: None,
+        away: false,
     };
     // the names of --tools are checked by `start`, or by the first call once the database answers
     let origin = Origin::Process { scope: Mutex::new(scope), session, unchecked: Mutex::new(config.dialects.clone()) };
