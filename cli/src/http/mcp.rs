@@ -180,7 +180,9 @@ pub fn away(headers: &HeaderMap, uri: &Uri) -> Result<Scope, ApiError> {
         .map_err(|e| ApiError::BadRequest(format!("malformed query: {e}")))?;
     let dialects = match pick(&query, headers, "tools", "x-todo-tools")? {
         None => None,
-        Some(list) => dialects(&list).map_err(|e| ApiError::BadRequest(format!("tools: {e}")))?.map(|n| built_in::known(&n)),
+        Some(list) => {
+            dialects(&list).map_err(|e| ApiError::BadRequest(format!("tools: {e}")))?.map(|n| built_in::known(&n))
+        }
     };
     Ok(Scope { act: Act::default(), dialects, away: true })
 }

@@ -41,11 +41,7 @@ pub fn dialects() -> &'static Value {
 /// name); a name it does not know is left out (a dialect of a newer extension: the database's
 /// catalog, once it answers, says whether it is there).
 pub fn known(names: &BTreeSet<String>) -> BTreeSet<String> {
-    names
-        .iter()
-        .filter_map(|n| config::resolve(&BTreeSet::from([n.clone()]), dialects()).ok())
-        .flatten()
-        .collect()
+    names.iter().filter_map(|n| config::resolve(&BTreeSet::from([n.clone()]), dialects()).ok()).flatten().collect()
 }
 
 #[cfg(test)]
