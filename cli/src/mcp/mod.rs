@@ -32,14 +32,16 @@
 
 pub mod built_in;
 pub mod config;
+pub mod prompts;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, Implementation, ListPromptsResult, ListToolsResult, PaginatedRequestParams, PromptMessage,
+    ResultType, Role, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -241,6 +243,20 @@ impl Tools {
         Ok(dialect_of(scope, &self.read_catalog(scope).await?, name))
     }
 
+    /// What a prompt reads of the scope's list (`prompts::Read`), in words for the client when
+    /// it cannot (the database away).
+    async fn read_list(&self, scope: &Scope, what: prompts::Read) -> Result<Value, String> {
+        if scope.away {
+            return Err(AWAY.to_string());
+        }
+        let list = &scope.act.conversation;
+        let sql = match what {
+            prompts::Read::Tasks => "SELECT todo.list_as('claude-tasks', $1)",
+            prompts::Read::OpenBlock => "SELECT to_jsonb(todo.todo_open_block($1))",
+        };
+        work::in_context(&self.db, &scope.act, sql, &[list]).await.map_err(|f| format!("database error: {}", failure(f, &self.origin)))
+    }
+
     /// Runs one tool (`name` or `dialect/name`) through `todo.call_mcp` in the scope's
     /// context. The answer is MCP's CallToolResult as JSON.
     async fn call(&self, scope: &Scope, name: &str, args: &Value) -> Result<Value, String> {
@@ -325,8 +341,10 @@ impl ServerHandler for Tools {
         // over stdio the tools can change: the built-in catalog was listed while the database
         // was away, the database's is listed once it answers
         let capabilities = match self.origin.as_ref() {
-            Origin::Process { .. } => ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build(),
-            Origin::Request => ServerCapabilities::builder().enable_tools().build(),
+            Origin::Process { .. } => {
+                ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_prompts().build()
+            }
+            Origin::Request => ServerCapabilities::builder().enable_tools().enable_prompts().build(),
         };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("pg_todos_mcp", env!("CARGO_PKG_VERSION")))
@@ -370,6 +388,36 @@ impl ServerHandler for Tools {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.internal(format!("todo.tools(): {e}")))?;
         Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompts::listed()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let name = request.name;
+        let Some(p) = prompts::find(&name) else {
+            let message = format!("unknown prompt {name:?}; prompts/list lists the prompts");
+            return Err(McpError::invalid_params(message, Some(json!({ "name": name }))));
+        };
+        let args = prompts::checked(p, &request.arguments.unwrap_or_default())
+            .map_err(|e| McpError::invalid_params(e, Some(json!({ "name": name }))))?;
+        let scope = self.checked_scope(&context).await.map_err(|e| McpError::internal_error(e, None))?;
+        let read = match p.reads {
+            None => Value::Null,
+            Some(what) => self.read_list(&scope, what).await.map_err(|e| McpError::internal_error(e, None))?,
+        };
+        let text = prompts::render(p, &args, scope.act.conversation.as_deref(), &read);
+        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).with_description(p.description);
+        Ok(result.into())
     }
 
     async fn call_tool(
