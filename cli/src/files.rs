@@ -22,6 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::command::{db_message, flags, list_of, say, shown_path, tenant_of};
 use pg_todos_core::file_names;
 use pg_todos_core::formats::{format_names, tracker_format, FileLayout};
 use serde_json::{Map, Value};
@@ -75,32 +76,18 @@ struct ExportFlags {
     database_url: Option<String>,
 }
 
-/// A line on standard output; a reader that went away (`| head`) does not stop the work.
-fn say(line: String) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stdout(), "{line}");
-}
-
 fn fail(message: impl std::fmt::Display) -> ! {
     eprintln!("{message}");
     std::process::exit(1)
 }
 
-/// Flags read by clap; help and version printed (exit 0), errors exit 2.
-fn flags<F: clap::Parser>(name: &str, args: Vec<String>) -> F {
-    match F::try_parse_from(std::iter::once(name.to_string()).chain(args)) {
-        Ok(f) => f,
-        Err(e) => e.exit(),
-    }
+fn db_fail(what: &str, e: &tokio_postgres::Error) -> ! {
+    fail(db_message(what, e))
 }
 
-fn env(k: &str) -> Option<String> {
-    std::env::var(k).ok().filter(|v| !v.trim().is_empty())
-}
-
-/// A path as a terminal should show it (`file_names::shown`: no raw control character).
-fn shown_path(p: &Path) -> String {
-    file_names::shown(&p.display().to_string())
+/// A connection, or exit 1 saying why not.
+async fn connect(database_url: &Option<String>) -> tokio_postgres::Client {
+    crate::command::connect(database_url).await.unwrap_or_else(|e| fail(e))
 }
 
 /// The directory nothing is read outside of: PATH when it is a directory, else PATH's, with
@@ -234,47 +221,9 @@ fn outside_project(format: &str) -> bool {
     tracker_format(format).is_some_and(|t| t.outside_project)
 }
 
-/// The list: the flag, the variable, else the project's list of `dir`.
-fn list_of(flag: &Option<String>, dir: &Path) -> Result<String, String> {
-    if let Some(l) = flag.clone().or_else(|| env("PG_TODOS_CONVERSATION")) {
-        return Ok(l);
-    }
-    let dir = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", shown_path(dir)))?;
-    Ok(format!("project:{}", dir.display()))
-}
-
-/// A connection, its task spawned; the extension's errors as `SQLSTATE: message` and hint.
-async fn connect(database_url: &Option<String>) -> tokio_postgres::Client {
-    let connection = database_url
-        .clone()
-        .or_else(|| env("PG_TODOS_DATABASE_URL"))
-        .or_else(|| env("DATABASE_URL"))
-        .unwrap_or_else(|| crate::db::libpq_env(&|k| std::env::var(k).ok(), "pg_todos"));
-    let target = crate::tls::target(&connection, &|k| std::env::var(k).ok()).unwrap_or_else(|e| fail(e));
-    let (client, conn) = target.connect().await.unwrap_or_else(|e| fail(crate::tls::connect_error(&e)));
-    tokio::spawn(conn);
-    client
-}
-
-fn db_fail(what: &str, e: &tokio_postgres::Error) -> ! {
-    match e.as_db_error() {
-        Some(d) => fail(format!(
-            "pg_todos {what}: {}: {}{}",
-            d.code().code(),
-            file_names::shown(d.message()),
-            d.hint().map(|h| format!("\nhint: {}", file_names::shown(h))).unwrap_or_default()
-        )),
-        None => fail(format!("pg_todos {what}: {}", file_names::shown(&e.to_string()))),
-    }
-}
-
 pub async fn import(args: Vec<String>) {
     let f: ImportFlags = flags("pg_todos import", args);
-    let tenant = f
-        .tenant
-        .clone()
-        .or_else(|| env("PG_TODOS_TENANT"))
-        .unwrap_or_else(|| fail("pg_todos import: no tenant: pass --tenant <id> or set PG_TODOS_TENANT"));
+    let tenant = tenant_of(&f.tenant, "import").unwrap_or_else(|e| fail(e));
     let files = read_files(&f.format, &f.path).unwrap_or_else(|e| fail(format!("pg_todos import: {e}")));
     let project = if outside_project(&f.format) { PathBuf::from(".") } else { f.path.clone() };
     let project =
@@ -324,11 +273,7 @@ pub async fn import(args: Vec<String>) {
 
 pub async fn export(args: Vec<String>) {
     let f: ExportFlags = flags("pg_todos export", args);
-    let tenant = f
-        .tenant
-        .clone()
-        .or_else(|| env("PG_TODOS_TENANT"))
-        .unwrap_or_else(|| fail("pg_todos export: no tenant: pass --tenant <id> or set PG_TODOS_TENANT"));
+    let tenant = tenant_of(&f.tenant, "export").unwrap_or_else(|e| fail(e));
     std::fs::create_dir_all(&f.dir).unwrap_or_else(|e| fail(format!("pg_todos export: {}: {e}", shown_path(&f.dir))));
     let project = if outside_project(&f.format) { PathBuf::from(".") } else { f.dir.clone() };
     let list = list_of(&f.list, &project).unwrap_or_else(|e| fail(format!("pg_todos export: {e}")));

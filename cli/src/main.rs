@@ -1,5 +1,6 @@
 //! `pg_todos mcp …` runs the MCP server over stdio; `pg_todos serve …` the HTTP service;
-//! `pg_todos import …` and `pg_todos export …` move a tracker's files into a list and back.
+//! `pg_todos import …` and `pg_todos export …` move a tracker's files into a list and back;
+//! `pg_todos writ …` runs `/todo` lines on a list.
 
 const USAGE: &str = "usage: pg_todos <command> [options]
 
@@ -8,6 +9,7 @@ commands:
   serve   the HTTP service: /v1/todos, /v1/events, /mcp and the board (pg_todos serve --help)
   import  a tracker's files into a list: Task Master, beads, Backlog.md, Claude Code (pg_todos import --help)
   export  a list as a tracker's files (pg_todos export --help)
+  writ    run /todo lines on the project's list and print the framed answer (pg_todos writ --help)
 
   -V, --version  print the version";
 
@@ -19,6 +21,7 @@ async fn main() {
         Some("serve") => pg_todos_cli::http::main(args.collect()).await,
         Some("import") => pg_todos_cli::files::import(args.collect()).await,
         Some("export") => pg_todos_cli::files::export(args.collect()).await,
+        Some("writ") => pg_todos_cli::writ::main(args.collect()).await,
         Some("-h" | "--help" | "help") => println!("{USAGE}"),
         Some("-V" | "--version") => println!("pg_todos {}", env!("CARGO_PKG_VERSION")),
         Some(other) => {

@@ -135,7 +135,7 @@ pub async fn rows(database: &Db, act: &Act, statements: &[Statement<'_>]) -> Res
 
 /// The pause before the `n`th retry: 10 ms doubling, plus up to as much again of jitter (from
 /// the clock's nanoseconds) so that two transactions that failed each other do not meet again.
-fn pause(n: u32) -> Duration {
+pub fn pause(n: u32) -> Duration {
     let base = 10u64 << n.min(6);
     let jitter =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| u64::from(d.subsec_nanos()))
