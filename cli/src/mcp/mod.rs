@@ -254,7 +254,9 @@ impl Tools {
             prompts::Read::Tasks => "SELECT todo.list_as('claude-tasks', $1)",
             prompts::Read::OpenBlock => "SELECT to_jsonb(todo.todo_open_block($1))",
         };
-        work::in_context(&self.db, &scope.act, sql, &[list]).await.map_err(|f| format!("database error: {}", failure(f, &self.origin)))
+        work::in_context(&self.db, &scope.act, sql, &[list])
+            .await
+            .map_err(|f| format!("database error: {}", failure(f, &self.origin)))
     }
 
     /// Runs one tool (`name` or `dialect/name`) through `todo.call_mcp` in the scope's
@@ -416,7 +418,8 @@ impl ServerHandler for Tools {
             Some(what) => self.read_list(&scope, what).await.map_err(|e| McpError::internal_error(e, None))?,
         };
         let text = prompts::render(p, &args, scope.act.conversation.as_deref(), &read);
-        let result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).with_description(p.description);
+        let result =
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).with_description(p.description);
         Ok(result.into())
     }
 

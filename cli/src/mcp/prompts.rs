@@ -122,7 +122,8 @@ pub fn render(p: &Declared, args: &Map<String, Value>, list: Option<&str>, read:
 fn standup(list: &str, read: &Value) -> String {
     let tasks = read["tasks"].as_array().map(Vec::as_slice).unwrap_or_default();
     let line = |t: &Value| {
-        let mut s = format!("- #{} {}", t["id"].as_str().unwrap_or_default(), t["subject"].as_str().unwrap_or_default());
+        let mut s =
+            format!("- #{} {}", t["id"].as_str().unwrap_or_default(), t["subject"].as_str().unwrap_or_default());
         if let Some(owner) = t["owner"].as_str() {
             s.push_str(&format!(" ({owner})"));
         }
@@ -185,12 +186,17 @@ mod tests {
     fn arguments_are_checked_against_the_prompts() {
         let plan = find("plan").unwrap();
         assert_eq!(checked(plan, &args(json!({}))).unwrap_err(), "prompt \"plan\" needs the argument \"task\"");
-        assert_eq!(checked(plan, &args(json!({"task": "  "}))).unwrap_err(), "prompt \"plan\" needs the argument \"task\"");
+        assert_eq!(
+            checked(plan, &args(json!({"task": "  "}))).unwrap_err(),
+            "prompt \"plan\" needs the argument \"task\""
+        );
         assert_eq!(
             checked(plan, &args(json!({"task": "x", "steps": "3"}))).unwrap_err(),
             "prompt \"plan\" has no argument \"steps\" (its arguments: task)"
         );
-        assert!(checked(find("handoff").unwrap(), &args(json!({"agent": 3}))).unwrap_err().contains("must be a string"));
+        assert!(checked(find("handoff").unwrap(), &args(json!({"agent": 3})))
+            .unwrap_err()
+            .contains("must be a string"));
         assert!(checked(find("standup").unwrap(), &args(json!({}))).is_ok());
         assert!(find("nope").is_none());
     }
