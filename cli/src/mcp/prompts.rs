@@ -76,7 +76,7 @@ pub fn listed() -> Vec<Prompt> {
 
 /// The arguments, checked against the prompt's: each a string, the required ones given and not
 /// blank, no other. Errors, in words for the client (MCP's -32602): what to fix.
-pub fn checked<'a>(p: &Declared, given: &'a Map<String, Value>) -> Result<Map<String, Value>, String> {
+pub fn checked(p: &Declared, given: &Map<String, Value>) -> Result<Map<String, Value>, String> {
     if let Some(other) = given.keys().find(|k| !p.arguments.iter().any(|(name, ..)| name == k)) {
         let known: Vec<&str> = p.arguments.iter().map(|(name, ..)| *name).collect();
         return Err(format!("prompt {:?} has no argument {other:?} (its arguments: {})", p.name, list_or_none(&known)));
