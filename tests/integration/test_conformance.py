@@ -12,6 +12,9 @@ machine reaches the service with that name in Host and its origin in Origin.
      scenario against /mcp. The suite takes a URL and no token: a small proxy of the test's own
      forwards its requests to the service as they are (Host and Origin included), adding the
      bearer token.
+  3. Every other server scenario of the suite that applies to a product server passes:
+     server-initialize, ping, tools-list, tools-call-error, prompts-list, resources-list,
+     completion-complete (docs/mcp.md, "Conformance", says why the others do not apply).
 PGTODOS_CONFORMANCE_SCENARIOS=a,b,… runs those server scenarios of the suite too (one line each
 printed, not checked: the suite's other scenarios need tools, prompts and resources of a test
 server of its own).
@@ -150,8 +153,15 @@ def suite(url, scenario):
     return p.returncode, p.stdout + p.stderr
 
 
+# the suite's other server scenarios that apply to a product server: they need none of the
+# tools, prompts and resources of the suite's own test server (docs/mcp.md, "Conformance")
+PRODUCT_SCENARIOS = ["server-initialize", "ping", "tools-list", "tools-call-error", "prompts-list", "resources-list",
+                     "completion-complete"]
+
+
 def test_conformance_suite(cluster, serve):
-    """2. The suite's dns-rebinding-protection scenario, through the token-adding proxy."""
+    """2. The suite's dns-rebinding-protection scenario and every other that applies to a
+    product server (PRODUCT_SCENARIOS), through the token-adding proxy."""
     need(os.path.exists(NODE) and os.path.exists(SUITE),
          "@modelcontextprotocol/conformance and Node 22 in tests/mcp_ts/node_modules: run bin/setup (npm ci there)")
     cluster.database(DB, tenants=["acme"])
@@ -164,6 +174,10 @@ def test_conformance_suite(cluster, serve):
         print(out)
         check("conformance: dns-rebinding-protection passes (a foreign Host/Origin 4xx, localhost's 2xx)",
               code == 0, out[-2000:])
+        for scenario in PRODUCT_SCENARIOS:
+            code, out = suite(url, scenario)
+            last = out.strip().splitlines()[-1] if out.strip() else ""
+            check(f"conformance: {scenario} passes", code == 0 and "0 failed" in last, out[-1500:])
         for scenario in filter(None, os.environ.get("PGTODOS_CONFORMANCE_SCENARIOS", "").split(",")):
             code, out = suite(url, scenario.strip())
             print(f"conformance {scenario.strip()}: exit {code}: {out.strip().splitlines()[-1] if out.strip() else ''}")
