@@ -6,6 +6,8 @@ calls:
   call(name, args)   (structured content, is the result an error, the text the model reads)
   answer(name, args) (structured content or else the text, is error)
   raw(name, args)    the whole CallToolResult
+`on_message` (an async function of each message the server sends unasked: notifications)
+goes to the SDK's ClientSession as its message handler.
 """
 import httpx2
 from mcp import ClientSession, StdioServerParameters
@@ -25,13 +27,15 @@ def text(result):
 class Session:
     """What both transports share; a subclass opens `self._transport` in `_open`."""
 
-    def __init__(self, client):
+    def __init__(self, client, on_message=None):
         self.client = client
+        self.on_message = on_message
         self._closers = []
 
     async def __aenter__(self):
         read, write = await self._open()
-        self._session = ClientSession(read, write, client_info=Implementation(name=self.client, version="1.0"))
+        extra = {"message_handler": self.on_message} if self.on_message else {}
+        self._session = ClientSession(read, write, client_info=Implementation(name=self.client, version="1.0"), **extra)
         self.session = await self._session.__aenter__()
         self._closers.insert(0, self._session)
         await self.session.initialize()
@@ -74,8 +78,8 @@ class Stdio(Session):
     """A `binary mcp ARGS` process on database `db` as `user`, started in directory `cwd`
     (its project), with extra environment variables `env`."""
 
-    def __init__(self, binary, db, *args, cwd, client="mcp-test-client", user="agent_login", **env):
-        super().__init__(client)
+    def __init__(self, binary, db, *args, cwd, client="mcp-test-client", user="agent_login", on_message=None, **env):
+        super().__init__(client, on_message)
         self.params = StdioServerParameters(command=binary, args=["mcp", *args], env=libpq_env(db, user, **env), cwd=cwd)
 
     async def _open(self):

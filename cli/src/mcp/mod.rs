@@ -32,16 +32,20 @@
 
 pub mod built_in;
 pub mod config;
+mod follow;
 pub mod prompts;
+pub mod resources;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, Implementation, ListPromptsResult, ListToolsResult, PaginatedRequestParams, PromptMessage,
-    ResultType, Role, ServerCapabilities, ServerConfig, Tool,
+    GetPromptResult, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ResultType, Role, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -98,6 +102,11 @@ pub struct Tools {
     /// `todo.tools()` as read at start (stdio), for the first tools/list: read while the
     /// client's handshake runs, so that the first list does not wait for a read of its own
     first: Arc<Mutex<Option<Arc<Vec<Value>>>>>,
+    /// the resources the client subscribed to (stdio), by URI, with the list each names (None:
+    /// the pool)
+    subscriptions: Arc<Mutex<BTreeMap<String, Option<String>>>>,
+    /// a task follows the change feed for the subscriptions (`follow`)
+    following: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A lock's value even when a thread panicked holding it.
@@ -126,7 +135,15 @@ fn dialect_of(scope: &Scope, catalog: &[Value], name: &str) -> Option<String> {
 
 impl Tools {
     pub fn new(db: Db, origin: Origin) -> Tools {
-        Tools { db, origin: Arc::new(origin), known: Arc::default(), watching: Arc::default(), first: Arc::default() }
+        Tools {
+            db,
+            origin: Arc::new(origin),
+            known: Arc::default(),
+            watching: Arc::default(),
+            first: Arc::default(),
+            subscriptions: Arc::default(),
+            following: Arc::default(),
+        }
     }
 
     /// The scope of a request. Errors: an HTTP request that reached the handler without one
@@ -243,6 +260,24 @@ impl Tools {
         Ok(dialect_of(scope, &self.read_catalog(scope).await?, name))
     }
 
+    /// The scope of a request for the resource `uri` and the list it names (None: the pool).
+    /// Errors: -32602 with `data.uri` for a URI of no list, or of a list this connection may not
+    /// read (`resources::reachable`); the database away.
+    async fn resource(
+        &self,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(Scope, Option<String>), McpError> {
+        let refused = |e: String| McpError::invalid_params(e, Some(json!({ "uri": uri })));
+        let list = resources::list_of(uri).map_err(refused)?;
+        let scope = self.checked_scope(context).await.map_err(|e| McpError::internal_error(e, None))?;
+        resources::reachable(scope.act.conversation.as_deref(), scope.act.bound, list.as_deref()).map_err(refused)?;
+        if scope.away {
+            return Err(McpError::internal_error(format!("database error: {AWAY}"), None));
+        }
+        Ok((scope, list))
+    }
+
     /// What a prompt reads of the scope's list (`prompts::Read`), in words for the client when
     /// it cannot (the database away).
     async fn read_list(&self, scope: &Scope, what: prompts::Read) -> Result<Value, String> {
@@ -279,6 +314,9 @@ impl Tools {
         }
     }
 }
+
+/// Why `/mcp` takes no subscription.
+const NO_SESSION: &str = "resources/subscribe needs a session, and /mcp keeps none: subscribe over stdio (pg_todos mcp), or follow GET /v1/events";
 
 /// What a call is told when the request came while the database was away (`Scope::away`).
 pub const AWAY: &str = "database unavailable: the service cannot reach the database now; try again in a few seconds";
@@ -343,10 +381,15 @@ impl ServerHandler for Tools {
         // over stdio the tools can change: the built-in catalog was listed while the database
         // was away, the database's is listed once it answers
         let capabilities = match self.origin.as_ref() {
-            Origin::Process { .. } => {
-                ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_prompts().build()
-            }
-            Origin::Request => ServerCapabilities::builder().enable_tools().enable_prompts().build(),
+            Origin::Process { .. } => ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_prompts()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .build(),
+            // no session is kept over HTTP: nothing to subscribe with
+            Origin::Request => ServerCapabilities::builder().enable_tools().enable_prompts().enable_resources().build(),
         };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("pg_todos_mcp", env!("CARGO_PKG_VERSION")))
@@ -390,6 +433,69 @@ impl ServerHandler for Tools {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.internal(format!("todo.tools(): {e}")))?;
         Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let scope = self.scope(&context)?;
+        Ok(ListResourcesResult::with_all_items(resources::listed(scope.act.conversation.as_deref())))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let (scope, list) = self.resource(&request.uri, &context).await?;
+        let act = Act { conversation: list.clone(), ..scope.act };
+        let path = resources::rest_path(list.as_deref());
+        let statements: [work::Statement; 2] =
+            [("SELECT todo.todo_writ('/todo list')", &[]), ("SELECT todo.rest('GET', $1, NULL)->'body'", &[&path])];
+        let rows = work::rows(&self.db, &act, &statements)
+            .await
+            .map_err(|f| McpError::internal_error(format!("database error: {}", failure(f, &self.origin)), None))?;
+        let text: String = rows[0].try_get(0).map_err(|e| self.internal(format!("todo.todo_writ: {e}")))?;
+        let json: Value = rows[1].try_get(0).map_err(|e| self.internal(format!("todo.rest: {e}")))?;
+        let uri = request.uri;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(text, uri.clone()).with_mime_type("text/plain"),
+            ResourceContents::text(json.to_string(), uri).with_mime_type("application/json"),
+        ])
+        .into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if matches!(self.origin.as_ref(), Origin::Request) {
+            return Err(McpError::invalid_request(NO_SESSION, None));
+        }
+        let (scope, list) = self.resource(&request.uri, &context).await?;
+        self.subscribe_to(&scope, request.uri, list, context.peer.clone())
+            .await
+            .map_err(|e| McpError::internal_error(format!("database error: {e}"), None))
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        locked(&self.subscriptions).remove(&request.uri);
+        Ok(())
     }
 
     async fn list_prompts(

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""resources: lists as MCP resources (docs/mcp.md, "Lists as resources"), through the official
+MCP Python SDK, as the plain role agent_login:
+  - over stdio, a server on the project's list: resources/list gives that list
+    (`todo://list/project%3A…`) and the pool (`todo://pool`); resources/templates/list the
+    template `todo://list/{list}`; reading the list gives it as the writ shows it (text/plain)
+    and as the REST API answers it (application/json), with what a tool wrote; another list of
+    the tenant is read by the template; a URI of no list is -32602 with `data.uri`;
+  - a subscriber hears a plain-SQL write: subscribed to its list, a write by another session
+    (psycopg, `todo.todo_writ`) brings `notifications/resources/updated` for that URI within
+    1.5 s (the feed is read every 0.5 s); a write to another list brings none for it; a write
+    to the pool brings one (every list shows the pool); after resources/unsubscribe, none;
+  - over HTTP, bound by `?list=`: resources/list gives that list and the pool; reading it
+    works; reading another list is -32602 naming both; resources/subscribe is refused (no
+    session is kept over HTTP).
+"""
+import asyncio
+import json
+import os
+import tempfile
+import time
+
+import psycopg
+import pytest
+from mcp.shared.exceptions import MCPError
+
+import mcp_session
+import web
+from checks import check
+
+DB = "resources"
+SERVER = SRV = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def resources_service(cluster, cli):
+    global SERVER, SRV
+    SERVER = cli
+    cluster.database(DB, tenants=["acme"])
+    SRV = web.Server(cli, DB)
+    yield
+    SRV.stop()
+
+
+def writ(list_id, message):
+    """A plain-SQL write by another session: the writ, in list `list_id` (None: the pool)."""
+    with psycopg.connect(dbname=DB, user="agent_login", autocommit=True) as c, c.transaction():
+        c.execute("SELECT todo.set_context('acme', %s, 'sql-writer')", (list_id,))
+        return c.execute("SELECT todo.todo_writ(%s)", (message,)).fetchone()[0]
+
+
+def pool_add(subject):
+    with psycopg.connect(dbname=DB, user="agent_login", autocommit=True) as c, c.transaction():
+        c.execute("SELECT todo.set_context('acme', NULL, 'sql-writer')")
+        c.execute("SELECT todo.rest('POST', '/v1/todos', %s::jsonb)", (json.dumps({"subject": subject}),))
+
+
+async def error_of(coro):
+    try:
+        await coro
+        return None
+    except MCPError as e:
+        return e.error.code, e.error.message, e.error.data
+
+
+class Heard:
+    """The URIs of `notifications/resources/updated` the client received, with when."""
+
+    def __init__(self):
+        self.updated = []
+
+    async def __call__(self, message):
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/resources/updated":
+            self.updated.append((root.params.uri, time.monotonic()))
+
+    async def wait(self, uri, since, seconds):
+        """Seconds until `uri` was heard after `since`, or None within `seconds`."""
+        while time.monotonic() < since + seconds:
+            hit = [t for u, t in self.updated if u == uri and t >= since]
+            if hit:
+                return hit[0] - since
+            await asyncio.sleep(0.05)
+        return None
+
+
+async def over_stdio():
+    heard = Heard()
+    cwd = os.path.realpath(tempfile.mkdtemp(prefix="pg_todos_resources_"))
+    own = f"project:{cwd}"
+    async with mcp_session.Stdio(SERVER, DB, "--tenant", "acme", "--tools", "claude-tasks", cwd=cwd,
+                                 on_message=heard) as s:
+        listed = [(r.uri, r.name) for r in (await s.session.list_resources()).resources]
+        own_uri = "todo://list/" + "".join(ch if ch.isalnum() or ch in "-._~" else
+                                           "".join(f"%{b:02X}" for b in ch.encode()) for ch in own)
+        check("stdio: resources/list gives the project's list and the pool",
+              listed == [(own_uri, own), ("todo://pool", "pool")], listed)
+        templates = [t.uri_template for t in (await s.session.list_resource_templates()).resource_templates]
+        check("stdio: the template of a list", templates == ["todo://list/{list}"], templates)
+        await s.call("TaskCreate", {"subject": "Write the migration", "description": "d"})
+        read = (await s.session.read_resource(own_uri)).contents
+        kinds = [(c.mime_type, c.text) for c in read]
+        body = json.loads(kinds[1][1]) if len(kinds) == 2 else {}
+        check("stdio: a read gives the list as the writ shows it and as the REST API answers it",
+              [k for k, _ in kinds] == ["text/plain", "application/json"] and kinds[0][1].startswith("[/todo list]")
+              and "Write the migration" in kinds[0][1]
+              and [t["subject"] for t in body.get("todos", [])] == ["Write the migration"], kinds)
+        writ("elsewhere", "/todo add on another list")
+        other = (await s.session.read_resource("todo://list/elsewhere")).contents
+        check("stdio: another list of the tenant is read by the template", "on another list" in other[0].text,
+              other[0].text)
+        err = await error_of(s.session.read_resource("todo://lists/nope"))
+        check("stdio: a URI of no list is -32602 with data.uri",
+              err and err[0] == -32602 and err[2] == {"uri": "todo://lists/nope"} and "todo://list/{list}" in err[1],
+              err)
+        await s.session.subscribe_resource(own_uri)
+        t = time.monotonic()
+        writ(own, "/todo add heard from SQL")
+        took = await heard.wait(own_uri, t, 5)
+        check("stdio: a plain-SQL write to the subscribed list is heard within 1.5 s",
+              took is not None and took < 1.5, took)
+        t = time.monotonic()
+        writ("elsewhere", "/todo add not ours")
+        check("stdio: a write to another list is not heard for ours", await heard.wait(own_uri, t, 1.5) is None,
+              heard.updated[-3:])
+        t = time.monotonic()
+        pool_add("for every list")
+        took = await heard.wait(own_uri, t, 5)
+        check("stdio: a write to the pool is heard (every list shows it)", took is not None and took < 1.5, took)
+        await s.session.unsubscribe_resource(own_uri)
+        await asyncio.sleep(0.6)
+        t = time.monotonic()
+        writ(own, "/todo add after unsubscribing")
+        check("stdio: after resources/unsubscribe, nothing is heard", await heard.wait(own_uri, t, 1.5) is None)
+
+
+async def over_http():
+    _, tok = web.token(DB, "acme", "resources")
+    async with mcp_session.Http(f"http://{web.HOST}:{SRV.port}/mcp?list=bound&tools=claude-tasks", tok) as s:
+        listed = [r.uri for r in (await s.session.list_resources()).resources]
+        check("http: resources/list gives the bound list and the pool", listed == ["todo://list/bound", "todo://pool"],
+              listed)
+        await s.call("TaskCreate", {"subject": "bound work", "description": "d"})
+        read = (await s.session.read_resource("todo://list/bound")).contents
+        check("http: the bound list is read", "bound work" in read[0].text, read[0].text)
+        err = await error_of(s.session.read_resource("todo://list/elsewhere"))
+        check("http: another list is -32602 naming both", err and err[0] == -32602 and '"bound"' in err[1]
+              and '"elsewhere"' in err[1] and err[2] == {"uri": "todo://list/elsewhere"}, err)
+        err = await error_of(s.session.subscribe_resource("todo://list/bound"))
+        check("http: resources/subscribe is refused, saying why", err and "needs a session" in err[1], err)
+
+
+def test_resources():
+    asyncio.run(over_stdio())
+    asyncio.run(over_http())
