@@ -107,10 +107,9 @@ impl Tools {
             };
             cursor = next;
             for (uri, list) in wanted {
-                if changed.contains(&list) || changed.contains(&None) {
-                    if peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await.is_err() {
-                        return; // the client is gone
-                    }
+                let touched = changed.contains(&list) || changed.contains(&None);
+                if touched && peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await.is_err() {
+                    return; // the client is gone
                 }
             }
         }
