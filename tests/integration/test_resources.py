@@ -9,7 +9,8 @@ MCP Python SDK, as the plain role agent_login:
   - a subscriber hears a plain-SQL write: subscribed to its list, a write by another session
     (psycopg, `todo.todo_writ`) brings `notifications/resources/updated` for that URI within
     1.5 s (the feed is read every 0.5 s); a write to another list brings none for it; a write
-    to the pool brings one (every list shows the pool); after resources/unsubscribe, none;
+    to the pool brings one (every list shows the pool); after resources/unsubscribe, none; a
+    client holds at most 100 subscriptions (the 101st is -32602 naming the limit);
   - over HTTP, bound by `?list=`: resources/list gives that list and the pool; reading it
     works; reading another list is -32602 naming both; resources/subscribe is refused (no
     session is kept over HTTP).
@@ -132,6 +133,11 @@ async def over_stdio():
         t = time.monotonic()
         writ(own, "/todo add after unsubscribing")
         check("stdio: after resources/unsubscribe, nothing is heard", await heard.wait(own_uri, t, 1.5) is None)
+        for i in range(100):
+            await s.session.subscribe_resource(f"todo://list/l{i}")
+        err = await error_of(s.session.subscribe_resource("todo://list/l100"))
+        check("stdio: past 100 subscriptions at once, -32602 naming the limit", err and err[0] == -32602
+              and "at most 100 resources" in err[1] and err[2] == {"uri": "todo://list/l100"}, err)
 
 
 async def over_http():

@@ -19,18 +19,27 @@ use crate::db::work::{self, Act};
 const TICK: Duration = Duration::from_millis(500);
 /// The most lists one read of the feed gives (`todo.changes_since`'s page).
 const PAGE: i32 = 1000;
+/// The most resources one client may be subscribed to at once.
+pub const MAX_SUBSCRIPTIONS: usize = 100;
 
 impl Tools {
     /// Subscribes the client to `uri`, the resource of `list` (None: the pool), and starts the
     /// follower when none runs: the feed's cursor is taken first, so every change committed
-    /// after this call is heard. Errors, in words for the client: the database's.
+    /// after this call is heard. Errors, in words for the client: past `MAX_SUBSCRIPTIONS`
+    /// (`Ok(Err)`: the client's to fix, -32602), the database's (`Err`).
     pub(super) async fn subscribe_to(
         &self,
         scope: &Scope,
         uri: String,
         list: Option<String>,
         peer: Peer<RoleServer>,
-    ) -> Result<(), String> {
+    ) -> Result<Result<(), String>, String> {
+        let held = locked(&self.subscriptions).len();
+        if held >= MAX_SUBSCRIPTIONS && !locked(&self.subscriptions).contains_key(&uri) {
+            return Ok(Err(format!(
+                "at most {MAX_SUBSCRIPTIONS} resources may be subscribed to at once, and this client has {held}: resources/unsubscribe one first"
+            )));
+        }
         let act = Act { conversation: None, turn: None, ..scope.act.clone() };
         let start = if self.following.swap(true, std::sync::atomic::Ordering::SeqCst) {
             None
@@ -48,7 +57,7 @@ impl Tools {
             let tools = self.clone();
             tokio::spawn(async move { tools.follow(act, cursor, peer).await });
         }
-        Ok(())
+        Ok(Ok(()))
     }
 
     /// The feed's cursor now (`todo.changes_since(NULL)`).

@@ -484,9 +484,11 @@ impl ServerHandler for Tools {
             return Err(McpError::invalid_request(NO_SESSION, None));
         }
         let (scope, list) = self.resource(&request.uri, &context).await?;
-        self.subscribe_to(&scope, request.uri, list, context.peer.clone())
+        let uri = request.uri;
+        self.subscribe_to(&scope, uri.clone(), list, context.peer.clone())
             .await
-            .map_err(|e| McpError::internal_error(format!("database error: {e}"), None))
+            .map_err(|e| McpError::internal_error(format!("database error: {e}"), None))?
+            .map_err(|e| McpError::invalid_params(e, Some(json!({ "uri": uri }))))
     }
 
     async fn unsubscribe(
