@@ -34,10 +34,8 @@ SERVER = SRV = None
 def one_list_service(cluster, cli):
     global SERVER, SRV
     SERVER = cli
-    cluster.database(DB, tenants=["acme"])
-    SRV = web.Server(cli, DB)
-    yield
-    SRV.stop()
+    with web.serving(cluster, cli, DB) as SRV:
+        yield
 
 
 def lists():

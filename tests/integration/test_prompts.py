@@ -29,10 +29,8 @@ SERVER = SRV = None
 def prompts_service(cluster, cli):
     global SERVER, SRV
     SERVER = cli
-    cluster.database(DB, tenants=["acme"])
-    SRV = web.Server(cli, DB)
-    yield
-    SRV.stop()
+    with web.serving(cluster, cli, DB) as SRV:
+        yield
 
 
 def text_of(result):

@@ -37,10 +37,8 @@ SERVER = SRV = None
 def resources_service(cluster, cli):
     global SERVER, SRV
     SERVER = cli
-    cluster.database(DB, tenants=["acme"])
-    SRV = web.Server(cli, DB)
-    yield
-    SRV.stop()
+    with web.serving(cluster, cli, DB) as SRV:
+        yield
 
 
 def writ(list_id, message):

@@ -2,6 +2,7 @@
 request (`request`), an event-stream reader (`Sse`), tokens, and the environment and stop of
 any pg_todos process (`libpq_env`, `stop`). conftest.py's `serve` fixture starts servers and
 stops them after the test."""
+import contextlib
 import http.client
 import json
 import os
@@ -49,6 +50,18 @@ def token(db, tenant, label, person=False, default_list=None):
     with psycopg.connect(dbname=db, user="postgres", autocommit=True) as c:
         return c.execute("SELECT token_id, token FROM todo.create_token(%s, %s, %s, %s)",
                          (tenant, label, person, default_list)).fetchone()
+
+
+@contextlib.contextmanager
+def serving(cluster, binary, db, tenants=("acme",)):
+    """A fresh database `db` of `cluster` with `tenants`, and a `pg_todos serve` (`binary`) on
+    it for the block: the Server. For a module's fixture."""
+    cluster.database(db, tenants=list(tenants))
+    srv = Server(binary, db)
+    try:
+        yield srv
+    finally:
+        srv.stop()
 
 
 class Server:
