@@ -9,7 +9,8 @@ Streamable HTTP:
     writes through the tools; handoff the list's open block for the agent named, and says so
     when nothing is open;
   - an unknown prompt, a missing required argument and an argument the prompt does not have
-    are MCP errors -32602 that say what to fix, and write nothing.
+    are MCP errors -32602 that say what to fix, and write nothing; so is standup on a
+    connection with no list (the tenant-wide pool), saying how to name one.
 """
 import asyncio
 import tempfile
@@ -108,4 +109,10 @@ def test_prompts_over_stdio_and_http():
             await prompts_of(s, listing)
             await standup_and_handoff(s, "http")
         check("the same prompts over both transports", listing[0] == listing[1])
+        async with mcp_session.Http(f"http://{web.HOST}:{SRV.port}/mcp?tools=claude-tasks", tok) as s:
+            err = await error_of(s, "standup", {})
+            hand = text_of(await s.session.get_prompt("handoff", {}))
+        check("no list (the tenant-wide pool): standup is -32602 saying how to name one",
+              err and err[0] == -32602 and "?list=" in err[1], err)
+        check("no list: handoff hands over the pool", "the tenant-wide pool" in hand, hand)
     asyncio.run(run())

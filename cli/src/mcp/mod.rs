@@ -521,6 +521,12 @@ impl ServerHandler for Tools {
         let args = prompts::checked(p, &request.arguments.unwrap_or_default())
             .map_err(|e| McpError::invalid_params(e, Some(json!({ "name": name }))))?;
         let scope = self.checked_scope(&context).await.map_err(|e| McpError::internal_error(e, None))?;
+        if p.reads == Some(prompts::Read::Tasks) && scope.act.conversation.is_none() {
+            return Err(McpError::invalid_params(
+                prompts::NO_LIST.replace("{name}", p.name),
+                Some(json!({ "name": name })),
+            ));
+        }
         let read = match p.reads {
             None => Value::Null,
             Some(what) => self.read_list(&scope, what).await.map_err(|e| McpError::internal_error(e, None))?,

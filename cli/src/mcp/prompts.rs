@@ -52,6 +52,10 @@ pub const PROMPTS: &[Declared] = &[
     },
 ];
 
+/// Why a prompt that reads a list's tasks (`Read::Tasks`) is refused on a connection with no
+/// list (the tenant-wide pool): `{name}` is the prompt's.
+pub const NO_LIST: &str = "prompt \"{name}\" reads this connection's list, and it has none (it works on the tenant-wide pool): name a list with ?list=<id> on the /mcp URL, the X-Todo-List header or a token made with a default list";
+
 /// The declared prompt of `name`.
 pub fn find(name: &str) -> Option<&'static Declared> {
     PROMPTS.iter().find(|p| p.name == name)
