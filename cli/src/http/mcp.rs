@@ -146,13 +146,7 @@ fn pick(
 /// and headers. Errors: 400 (an unknown dialect, a header that is not text, a query that is
 /// not `key=value&…`, a value holding U+0000).
 pub fn scope(identity: Identity, agent: String, headers: &HeaderMap, uri: &Uri) -> Result<Scope, ApiError> {
-    let query: HashMap<String, String> = Query::try_from_uri(uri)
-        .map(|Query(q)| q)
-        .map_err(|e| ApiError::BadRequest(format!("malformed query: {e}")))?;
-    let dialects = match pick(&query, headers, "tools", "x-todo-tools")? {
-        None => None,
-        Some(list) => dialects(&list).map_err(|e| ApiError::BadRequest(format!("tools: {e}")))?,
-    };
+    let (query, dialects) = requested(headers, uri)?;
     // a list the URL, a header or the token names binds the connection to it
     let conversation = pick(&query, headers, "list", "x-todo-list")?.or(identity.default_list);
     Ok(Scope {
@@ -175,16 +169,25 @@ pub fn scope(identity: Identity, agent: String, headers: &HeaderMap, uri: &Uri) 
 /// meanwhile lists the tools rather than meeting a 503 it may never retry. Errors: 400 as
 /// `scope`'s.
 pub fn away(headers: &HeaderMap, uri: &Uri) -> Result<Scope, ApiError> {
+    let (_, dialects) = requested(headers, uri)?;
+    Ok(Scope { act: Act::default(), dialects: dialects.map(|names| built_in::known(&names)), away: true })
+}
+
+/// A request's query, by parameter.
+type Params = HashMap<String, String>;
+
+/// A request's query, and the dialects its URL or headers name, as given (None: every
+/// one). Errors: 400 (an empty dialect name, a header that is not text, a query that is not
+/// `key=value&…`, a value holding U+0000).
+fn requested(headers: &HeaderMap, uri: &Uri) -> Result<(Params, Option<BTreeSet<String>>), ApiError> {
     let query: HashMap<String, String> = Query::try_from_uri(uri)
         .map(|Query(q)| q)
         .map_err(|e| ApiError::BadRequest(format!("malformed query: {e}")))?;
     let dialects = match pick(&query, headers, "tools", "x-todo-tools")? {
         None => None,
-        Some(list) => {
-            dialects(&list).map_err(|e| ApiError::BadRequest(format!("tools: {e}")))?.map(|n| built_in::known(&n))
-        }
+        Some(list) => dialects(&list).map_err(|e| ApiError::BadRequest(format!("tools: {e}")))?,
     };
-    Ok(Scope { act: Act::default(), dialects, away: true })
+    Ok((query, dialects))
 }
 
 /// The dialects there are (`config::KNOWN_DIALECTS`), as last read, and when.
