@@ -407,10 +407,12 @@ impl ServerHandler for Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         // the errors of `checked_scope` and `catalog` are already in words for the client
-        let listed = match self.checked_scope(&context).await {
-            Ok(scope) if scope.away => Err("the database is away".to_string()),
-            Ok(scope) => self.catalog(&scope).await,
-            Err(e) => Err(e),
+        // a request that came while the database was away (`Scope::away`) is known to be so:
+        // no read of the catalog, and no second probe of the pool
+        let (listed, away) = match self.checked_scope(&context).await {
+            Ok(scope) if scope.away => (Err(AWAY.to_string()), true),
+            Ok(scope) => (self.catalog(&scope).await, false),
+            Err(e) => (Err(e), false),
         };
         let catalog = match listed {
             Ok(catalog) => catalog,
@@ -418,7 +420,7 @@ impl ServerHandler for Tools {
             // meets an empty or failed list at start may never list again), and a stdio client
             // is told when the database's own is there (the server keeps running: its calls
             // are tool errors meanwhile)
-            Err(e) if self.db_away().await => {
+            Err(e) if away || self.db_away().await => {
                 tracing::warn!("tools/list answered the built-in catalog: {e}");
                 if matches!(self.origin.as_ref(), Origin::Process { .. }) {
                     self.watch_for_database(context.peer.clone());
