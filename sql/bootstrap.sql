@@ -210,6 +210,42 @@ COMMENT ON COLUMN todo.caller_numbers.conversation_id IS 'The list (todo.todos.c
 COMMENT ON COLUMN todo.caller_numbers.prefix IS 'The series: what precedes the number in its caller ids, upper-cased (empty for Task Master''s tasks, 5. for the subtasks of task 5, TASK- for Backlog.md''s tasks).';
 COMMENT ON COLUMN todo.caller_numbers.last_number IS 'The last number handed out (0: none yet); the next is one more than the largest number of the series the list holds, and for Backlog.md''s series (never reused) than this too.';
 
+-- Waiting claims (src/store/waits.rs): a claim of the next ready todo (or of one todo) that
+-- keeps trying for up to its wait, which MCP answers as a task (the Tasks extension): made by
+-- todo.claim_wait before the reply, tried again by each todo.claim_wait_get (so a service
+-- restart loses nothing and no worker is needed), ended by a claim, the deadline or
+-- todo.claim_wait_cancel. Kept an hour after it ends (todo.claim_wait removes older ones of
+-- its tenant). Written only by the extension.
+CREATE TABLE todo.claim_waits (
+    tenant_id       text NOT NULL REFERENCES todo.tenants ON DELETE CASCADE,
+    wait_id         uuid NOT NULL,
+    conversation_id text,
+    agent           text NOT NULL,
+    arguments       jsonb NOT NULL CONSTRAINT claim_waits_arguments_check CHECK (jsonb_typeof(arguments) = 'object'),
+    status          text NOT NULL CONSTRAINT claim_waits_status_check CHECK (status IN ('working', 'completed', 'cancelled')),
+    result          jsonb,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    updated_at      timestamptz NOT NULL DEFAULT now(),
+    deadline        timestamptz NOT NULL,
+    PRIMARY KEY (tenant_id, wait_id),
+    CONSTRAINT claim_waits_result_check CHECK ((status = 'completed') = (result IS NOT NULL))
+);
+CREATE INDEX claim_waits_agent ON todo.claim_waits (tenant_id, agent) WHERE status = 'working';
+CREATE INDEX claim_waits_ended ON todo.claim_waits (tenant_id, updated_at);
+COMMENT ON TABLE todo.claim_waits IS 'Waiting claims: a claim that keeps trying until its deadline (MCP''s tasks), by todo.claim_wait, todo.claim_wait_get and todo.claim_wait_cancel; written by the extension.';
+COMMENT ON COLUMN todo.claim_waits.tenant_id IS 'The tenant it claims in.';
+COMMENT ON COLUMN todo.claim_waits.wait_id IS 'Its id (random): MCP''s taskId.';
+COMMENT ON COLUMN todo.claim_waits.conversation_id IS 'The list it claims from (NULL: the tenant-wide pool).';
+COMMENT ON COLUMN todo.claim_waits.agent IS 'The agent it claims for: the one in context when it was made.';
+COMMENT ON COLUMN todo.claim_waits.arguments IS 'The claim''s arguments (coord''s claim_todo: id, lease_seconds, wait_seconds).';
+COMMENT ON COLUMN todo.claim_waits.status IS 'working (still trying), completed (claimed, refused, or the deadline passed: result says which) or cancelled.';
+COMMENT ON COLUMN todo.claim_waits.result IS 'Once completed: the claim''s answer as MCP''s CallToolResult (todo.call_mcp''s).';
+COMMENT ON COLUMN todo.claim_waits.created_at IS 'When it was made.';
+COMMENT ON COLUMN todo.claim_waits.updated_at IS 'When its status last changed.';
+COMMENT ON COLUMN todo.claim_waits.deadline IS 'When it stops trying: made plus its wait.';
+COMMENT ON INDEX todo.claim_waits_agent IS 'The waits still trying of each agent: what the limit of todo.claim_wait counts.';
+COMMENT ON INDEX todo.claim_waits_ended IS 'The waits of a tenant by their last change: what todo.claim_wait removes once an hour old.';
+
 -- This installation's secret key for the change hints' channel names (todo.notify = hint,
 -- src/store/channel.rs): a channel is HMAC-SHA-256(key, tenant id), so no one can derive
 -- another tenant's. One row, made here from two random UUIDs (244 random bits). Not dumped:
@@ -336,6 +372,7 @@ ALTER TABLE todo.checklist_items ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.comments ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.locks    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.caller_numbers ENABLE ROW LEVEL SECURITY;
+ALTER TABLE todo.claim_waits ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.roles    ENABLE ROW LEVEL SECURITY;
 ALTER TABLE todo.tenants  FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.counters FORCE ROW LEVEL SECURITY;
@@ -347,6 +384,7 @@ ALTER TABLE todo.checklist_items FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.comments FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.locks    FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.caller_numbers FORCE ROW LEVEL SECURITY;
+ALTER TABLE todo.claim_waits FORCE ROW LEVEL SECURITY;
 ALTER TABLE todo.roles    FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON todo.tenants
     USING (tenant_id = todo.current_tenant())
@@ -376,6 +414,9 @@ CREATE POLICY tenant_isolation ON todo.locks
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 CREATE POLICY tenant_isolation ON todo.caller_numbers
+    USING (tenant_id = todo.current_tenant())
+    WITH CHECK (tenant_id = todo.current_tenant());
+CREATE POLICY tenant_isolation ON todo.claim_waits
     USING (tenant_id = todo.current_tenant())
     WITH CHECK (tenant_id = todo.current_tenant());
 -- todo.roles has no policy: no role under row-level security sees a row.
@@ -485,4 +526,5 @@ SELECT pg_catalog.pg_extension_config_dump('todo.checklist_items', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.comments', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.locks', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.caller_numbers', '');
+SELECT pg_catalog.pg_extension_config_dump('todo.claim_waits', '');
 SELECT pg_catalog.pg_extension_config_dump('todo.roles', '');

@@ -34,7 +34,7 @@ DECLARE
     rel text;
     kind text;
     reference constant text[] := ARRAY['todo.tenants', 'todo.tokens', 'todo.distribution'];
-    colocated constant text[] := ARRAY['todo.todos', 'todo.counters', 'todo.id_ranges', 'todo.events', 'todo.dependencies', 'todo.checklist_items', 'todo.comments', 'todo.locks', 'todo.caller_numbers'];
+    colocated constant text[] := ARRAY['todo.todos', 'todo.counters', 'todo.id_ranges', 'todo.events', 'todo.dependencies', 'todo.checklist_items', 'todo.comments', 'todo.locks', 'todo.caller_numbers', 'todo.claim_waits'];
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
         RAISE EXCEPTION 'todo.distribute: Citus is not installed in database %', current_database()
@@ -96,6 +96,12 @@ BEGIN
     -- a store updated to 1.1.0 while distributed has todo.caller_numbers without its key to todo.tenants
     IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'caller_numbers_tenant_id_fkey' AND conrelid = 'todo.caller_numbers'::regclass) THEN
         ALTER TABLE todo.caller_numbers ADD CONSTRAINT caller_numbers_tenant_id_fkey
+            FOREIGN KEY (tenant_id) REFERENCES todo.tenants ON DELETE CASCADE;
+    END IF;
+
+    -- a store updated to 1.2.0 while distributed has todo.claim_waits without its key to todo.tenants
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'claim_waits_tenant_id_fkey' AND conrelid = 'todo.claim_waits'::regclass) THEN
+        ALTER TABLE todo.claim_waits ADD CONSTRAINT claim_waits_tenant_id_fkey
             FOREIGN KEY (tenant_id) REFERENCES todo.tenants ON DELETE CASCADE;
     END IF;
 

@@ -22,6 +22,7 @@ pub mod dependencies;
 pub mod lists;
 pub mod records;
 pub mod single;
+pub mod waits;
 pub mod whole_list;
 
 use crate::error::Error;

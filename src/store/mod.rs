@@ -29,6 +29,7 @@ pub mod offers;
 pub mod read;
 pub mod roles;
 pub mod scope;
+pub mod waits;
 pub mod write;
 
 use std::cell::RefCell;

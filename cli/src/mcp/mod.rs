@@ -35,13 +35,15 @@ pub mod config;
 mod follow;
 pub mod prompts;
 pub mod resources;
+pub mod tasks;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, UpdateTaskParams,
     GetPromptResult, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ResourceContents, ResultType, Role, ServerCapabilities, ServerConfig, SubscribeRequestParams,
@@ -302,6 +304,35 @@ impl Tools {
             .map_err(|f| failure(f, &self.origin))
     }
 
+    /// A waiting claim (`tasks`) started for a call of coord's `claim_todo` with a wait: the
+    /// claim's result when it was granted at once, else the task's handle; a failure is a
+    /// tool error, as any call's.
+    async fn start_wait(&self, scope: &Scope, args: &Value) -> CallToolResponse {
+        let started = work::in_context::<Value>(&self.db, &scope.act, tasks::START, &[args])
+            .await
+            .map_err(|f| format!("database error: {}", failure(f, &self.origin)))
+            .and_then(tasks::answer);
+        started.unwrap_or_else(|e| CallToolResult::error(vec![ContentBlock::text(e)]).into())
+    }
+
+    /// Runs `sql` (`tasks::GET` or `tasks::CANCEL`) on the task `id` in the request's scope.
+    /// Errors: -32602 with `data.taskId` for a task this tenant does not have; the database
+    /// away or failing.
+    async fn on_wait(&self, sql: &str, id: &str, context: &RequestContext<RoleServer>) -> Result<Value, McpError> {
+        let scope = self.checked_scope(context).await.map_err(|e| McpError::internal_error(e, None))?;
+        if scope.away {
+            return Err(McpError::internal_error(format!("database error: {AWAY}"), None));
+        }
+        work::in_context::<Value>(&self.db, &scope.act, sql, &[&id]).await.map_err(|f| {
+            let unknown = f.sqlstate.as_deref() == Some("P0002");
+            let text = failure(f, &self.origin);
+            match unknown {
+                true => McpError::invalid_params(text, Some(json!({ "taskId": id }))),
+                false => McpError::internal_error(format!("database error: {text}"), None),
+            }
+        })
+    }
+
     /// An error of the server's own (not the database's answer) for the client: its text over
     /// stdio (the caller runs the server), `internal error` over HTTP, the text in the log.
     fn internal(&self, text: String) -> McpError {
@@ -387,9 +418,12 @@ impl ServerHandler for Tools {
                 .enable_prompts()
                 .enable_resources()
                 .enable_resources_subscribe()
+                .enable_tasks()
                 .build(),
             // no session is kept over HTTP: nothing to subscribe with
-            Origin::Request => ServerCapabilities::builder().enable_tools().enable_prompts().enable_resources().build(),
+            Origin::Request => {
+                ServerCapabilities::builder().enable_tools().enable_prompts().enable_resources().enable_tasks().build()
+            }
         };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("pg_todos_mcp", env!("CARGO_PKG_VERSION")))
@@ -539,6 +573,31 @@ impl ServerHandler for Tools {
         Ok(result.into())
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let task = self.on_wait(tasks::GET, &request.task_id, &context).await?;
+        Ok(GetTaskResult::new(tasks::detailed(task).map_err(|e| self.internal(e))?))
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.on_wait(tasks::CANCEL, &request.task_id, &context).await.map(|_| ())
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Err(McpError::invalid_params(tasks::NO_INPUT, Some(json!({ "taskId": request.task_id }))))
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -585,6 +644,9 @@ impl ServerHandler for Tools {
             if goes_without_turn(&tool, scope.act.turn.as_deref(), session) {
                 scope.act.turn = None;
             }
+        }
+        if tasks::waits(&tool, &args) && context.client_capabilities().is_some_and(|c| c.supports_tasks()) {
+            return Ok(self.start_wait(&scope, &args).await);
         }
         match self.call(&scope, &tool, &args).await {
             Ok(out) => Ok(result(out).into()),

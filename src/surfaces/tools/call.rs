@@ -263,11 +263,16 @@ fn run_text(tool: Option<&'static Tool>, name: &str, args: Option<&str>) -> Valu
 /// Runs `tool` (what `name` found) with `args` in the context's scope; its output or error
 /// object.
 fn answer(tool: Option<&'static Tool>, name: &str, args: &Value) -> Value {
+    answer_in(tool, name, args, Scope::from_context)
+}
+
+/// `answer` in the scope `scope` gives (a waiting claim's: its agent and list).
+pub fn answer_in(tool: Option<&'static Tool>, name: &str, args: &Value, scope: impl FnOnce() -> Scope) -> Value {
     runner::call(|| {
         let Some(tool) = tool else {
             return error("unknown_tool", format!("unknown tool \"{name}\"; todo.tools() lists the tools"));
         };
-        let scope = Scope::from_context();
+        let scope = scope();
         if let Some(found) = tool.precheck.and_then(|check| check(args)) {
             return found;
         }

@@ -20,6 +20,7 @@ fn id_prop(what: &str) -> Value {
 }
 
 const FENCE: &str = "the fencing number your claim returned; when given, the action is refused unless that claim is still yours and live";
+const WAIT: &str = "seconds to keep trying while nothing is ready (or the todo asked for is claimed or blocked): from an MCP client that speaks the Tasks extension the call answers a task at once, which claims as soon as it can; anywhere else it is one try";
 const LEASE: &str = "seconds the claim lasts without a heartbeat (default todo.lease_default, at most todo.lease_max)";
 
 static CLAIM: Tool = Tool {
@@ -29,7 +30,7 @@ static CLAIM: Tool = Tool {
         json!({
             "type": "object",
             "additionalProperties": false,
-            "properties": {"id": id_prop("the todo to claim (default: the next ready one)"), "lease_seconds": id_prop(LEASE)}
+            "properties": {"id": id_prop("the todo to claim (default: the next ready one)"), "lease_seconds": id_prop(LEASE), "wait_seconds": {"type": "integer", "minimum": 1, "maximum": 3600, "description": WAIT}}
         })
     },
     precheck: None,

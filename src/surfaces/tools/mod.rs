@@ -18,6 +18,7 @@ mod catalog;
 pub mod dialect;
 pub mod helpers;
 mod list_as;
+mod waits;
 
 /// Declares each dialect's module and registers its `DIALECT`, in catalog order: the order
 /// `todo.tools()` lists tools in, and so which dialect's tool a bare name shared by several
