@@ -4,7 +4,7 @@
 -- The context lasts one transaction, so the agents' turns run in one transaction (psql's
 -- ON_ERROR_ROLLBACK keeps it going past the errors shown); each SET of the context inside it
 -- holds until COMMIT. A lease is made to lapse by moving its end into the past with plain SQL.
-INSERT INTO todo.tenants (tenant_id) VALUES ('coord_a'), ('coord_b');
+INSERT INTO todo.tenants (tenant_id) VALUES ('coord_a'), ('coord_b'), ('waits_a');
 \connect - agent_login
 \set ON_ERROR_ROLLBACK on
 \set VERBOSITY terse
@@ -188,6 +188,30 @@ SELECT replace(todo.call('claim_todo', '{"id": 3}')::text, '3', '999') = todo.ca
        todo.call('claim_todo', '{}') AS claim_next;
 SELECT count(*) AS visible_dependencies FROM todo.dependencies;
 COMMIT;
+-- waiting claims (MCP's tasks): with nothing ready a wait is working; once a todo is added,
+-- the next look claims it for the agent that waits, whoever looks; another tenant does not
+-- find the wait
+BEGIN;
+SELECT todo.set_context('waits_a', 'waits', 'waiter');
+SELECT todo.claim_wait('{"wait_seconds": 60}') AS w \gset
+SELECT :'w'::jsonb->>'status' AS status, :'w'::jsonb->>'statusMessage' LIKE 'waiting for a todo to claim until %' AS waiting;
+COMMIT;
+BEGIN;
+SELECT todo.set_context('waits_a', 'waits', 'adder');
+SELECT todo.todo_writ('/todo add Ready for the waiter') IS NOT NULL AS added;
+COMMIT;
+BEGIN;
+SELECT todo.set_context('coord_b', NULL, 'other');
+SELECT left(pg_temp.try(format('SELECT todo.claim_wait_get(%L)', :'w'::jsonb->>'taskId')), 5) AS other_tenant;
+COMMIT;
+BEGIN;
+SELECT todo.set_context('waits_a', NULL, 'someone');
+SELECT t->>'status' AS status, t->>'statusMessage' ~ '^claimed #\d+$' AS claimed,
+       t->'result'->'structuredContent'->>'subject' AS subject
+  FROM todo.claim_wait_get(:'w'::jsonb->>'taskId') t;
+SELECT status, claimed_by FROM todo.todos WHERE subject = 'Ready for the waiter';
+SELECT pg_temp.try('SELECT todo.claim_wait(''{"wait_seconds": 0}'')') AS no_wait;
+COMMIT;
 \connect - postgres
 SELECT tenant_id, id, status, claimed_by, fence, parent_id FROM todo.todos WHERE tenant_id LIKE 'coord_%' ORDER BY 1, 2;
-DELETE FROM todo.tenants WHERE tenant_id IN ('coord_a', 'coord_b');
+DELETE FROM todo.tenants WHERE tenant_id IN ('coord_a', 'coord_b', 'waits_a');
