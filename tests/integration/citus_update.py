@@ -81,7 +81,7 @@ def run(db, from_, to):
           kinds == {"todo.tenants": "reference", "todo.tokens": "reference", "todo.distribution": "reference",
                     **{f"todo.{x}": "distributed by tenant_id" for x in ("todos", "counters", "id_ranges", "events", "dependencies",
                                                                          "checklist_items", "comments", "locks",
-                                                                         "caller_numbers")}},
+                                                                         "caller_numbers", "claim_waits")}},
           str(rows))
     keys = admin.execute("SELECT conname FROM pg_constraint WHERE conname IN ('checklist_items_todo_fkey', 'comments_todo_fkey')"
                          " ORDER BY 1").fetchall()
@@ -89,6 +89,8 @@ def run(db, from_, to):
           keys == [("checklist_items_todo_fkey",), ("comments_todo_fkey",)], str(keys))
     key = admin.execute("SELECT count(*) FROM pg_constraint WHERE conname = 'caller_numbers_tenant_id_fkey'").fetchone()[0]
     check("distribute() after the update gives todo.caller_numbers (1.1.0) its key to todo.tenants", key == 1, key)
+    key = admin.execute("SELECT count(*) FROM pg_constraint WHERE conname = 'claim_waits_tenant_id_fkey'").fetchone()[0]
+    check("distribute() after the update gives todo.claim_waits (1.2.0) its key to todo.tenants", key == 1, key)
     rec = admin.execute("SELECT pg_todos_version FROM todo.distribution").fetchall()
     check(f"the record still says when it was distributed: at {FROM}", rec == [(FROM,)], str(rec))
     shards = admin.execute(

@@ -1,6 +1,6 @@
 """dump_restore: user data survives pg_dump / pg_restore. Seeds a database, dumps it in custom
 format, restores into a fresh database, and checks that every tenant, counter, todo, event,
-dependency, token, checklist item, comment and tracker numbering came back unchanged and that the restored store keeps working (next id,
+dependency, token, checklist item, comment, tracker numbering and waiting claim came back unchanged and that the restored store keeps working (next id,
 triggers, the claim and the dependency, row-level security on every table)."""
 import os
 import re
@@ -35,6 +35,8 @@ SELECT todo.set_context('globex', NULL, 'bot');
 INSERT INTO todo.todos (subject) VALUES ('globex one');
 -- a tracker's numbering (Task Master's next task id; globex's, so acme's ids stay as they are)
 SELECT todo.call('taskmaster/add_task', '{"projectRoot": "/app", "title": "numbered", "description": "by the store"}') IS NOT NULL;
+-- a waiting claim (MCP's task), ended at once: no todo 999
+SELECT todo.claim_wait('{"id": 999, "wait_seconds": 600}') IS NOT NULL;
 COMMIT;
 -- a bearer token of the HTTP service, and a revoked one
 SELECT count(*) FROM todo.create_token('acme', 'Ada');
@@ -51,6 +53,7 @@ SELECT 'tokens', count(*), md5(string_agg(k::text, '|' ORDER BY token_id)) FROM 
 SELECT 'checklist_items', count(*), md5(string_agg(c::text, '|' ORDER BY tenant_id, todo_id, kind, position)) FROM todo.checklist_items c;
 SELECT 'comments', count(*), md5(string_agg(c::text, '|' ORDER BY tenant_id, todo_id, position)) FROM todo.comments c;
 SELECT 'caller_numbers', count(*), md5(string_agg(c::text, '|' ORDER BY tenant_id, conversation_id, prefix)) FROM todo.caller_numbers c;
+SELECT 'claim_waits', count(*), md5(string_agg(w::text, '|' ORDER BY tenant_id, wait_id)) FROM todo.claim_waits w;
 """
 
 # ids continue after the highest ever given (7), triggers fire, the claim and the dependency
@@ -83,6 +86,7 @@ ERR: #4 is claimed by planner until TIME — /todo ready lists the todos you can
 caller_numbers:true
 channel_key:false
 checklist_items:true
+claim_waits:true
 comments:true
 counters:true
 dependencies:true
@@ -115,6 +119,7 @@ def test_a_dump_restores_every_row_and_a_working_store(cluster):
           "\nchecklist_items|2|" in "\n" + dst and "\ncomments|1|" in "\n" + dst, dst)
     check("the seed really had rows", "\ntodos|7|" in "\n" + dst, dst)
     check("the seed really had a tracker's numbering", "\ncaller_numbers|1|" in "\n" + dst, dst)
+    check("the seed really had a waiting claim", "\nclaim_waits|1|" in "\n" + dst, dst)
     check("the seed really had a dependency", "\ndependencies|1|" in "\n" + dst, dst)
     after = re.sub(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z", "TIME", cluster.psql(AFTER, db="dump_dst"))
     check("the restored store keeps working", after == EXPECTED_AFTER, f"got:\n{after}")
