@@ -42,11 +42,11 @@ def env(home):
     return {"PATH": os.environ["PATH"], "HOME": home, "NO_COLOR": "1", "BROWSER": "none"}
 
 
-def inspector(url, tok, *flags):
-    """(exit code, output) of Inspector's CLI listing the tools of `url` with `tok`."""
+def inspector(url, tok, *flags, method="tools/list"):
+    """(exit code, output) of Inspector's CLI asking `url` with `tok` for `method` (a list)."""
     with tempfile.TemporaryDirectory() as home:
         p = subprocess.run([NODE, INSPECTOR, "--cli", url, "--transport", "http", "--header", f"Authorization: Bearer {tok}",
-                            *flags, "--method", "tools/list"], input="", capture_output=True, text=True, timeout=90,
+                            *flags, "--method", method], input="", capture_output=True, text=True, timeout=90,
                            env=env(home))
         return p.returncode, p.stdout + p.stderr
 
@@ -101,6 +101,16 @@ def test_a_wrong_token_is_named_by_the_clients(cluster, serve):
     names = [t["name"] for t in listed.get("tools", [])]
     check("Inspector, the right token: lists the tools of ?tools=opencode", code == 0 and names == ["todowrite", "todoread"],
           (code, names, out[-800:]))
+    code, out = inspector(url + "&list=inspected", right, method="resources/list")
+    listed = json.loads(out[out.index("{"):]) if "{" in out else {}
+    uris = [r["uri"] for r in listed.get("resources", [])]
+    check("Inspector, the right token: lists the resources (the URL's list and the pool)",
+          code == 0 and {"todo://list/inspected", "todo://pool"} <= set(uris), (code, uris, out[-800:]))
+    code, out = inspector(url, right, method="prompts/list")
+    listed = json.loads(out[out.index("{"):]) if "{" in out else {}
+    prompts = [p["name"] for p in listed.get("prompts", [])]
+    check("Inspector, the right token: lists the prompts", code == 0 and prompts == ["plan", "standup", "handoff"],
+          (code, prompts, out[-800:]))
     code, out = mcp_remote(url, right, [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"},
                                         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}], until_id=2)
     answers = [json.loads(l) for l in out.splitlines() if l.startswith('{"jsonrpc"')]
