@@ -13,12 +13,19 @@ MCP Python SDK, as the plain role agent_login:
     client holds at most 100 subscriptions (the 101st is -32602 naming the limit);
   - over HTTP, bound by `?list=`: resources/list gives that list and the pool; reading it
     works; reading another list is -32602 naming both; resources/subscribe is refused (no
-    session is kept over HTTP).
+    session is kept over HTTP);
+  - over HTTP, protocol 2026-07-28's subscriptions/listen: the response streams; it is
+    acknowledged for the URIs of lists (not for a file:// URI), a plain-SQL write to the
+    bound list is heard on it within 1.5 s, and a write to another list (which the bound
+    connection may not read) is not.
 """
 import asyncio
+import http.client
 import json
 import os
+import queue
 import tempfile
+import threading
 import time
 
 import psycopg
@@ -157,3 +164,72 @@ async def over_http():
 def test_resources():
     asyncio.run(over_stdio())
     asyncio.run(over_http())
+
+
+class Listen:
+    """One subscriptions/listen request (protocol 2026-07-28) on /mcp, its streamed messages
+    read by a thread into `messages`."""
+
+    def __init__(self, port, tok, list_id, uris):
+        self.messages = queue.Queue()
+        self.conn = http.client.HTTPConnection(web.HOST, port, timeout=30)
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "listen-test", "version": "1"}}
+        body = {"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+                "params": {"notifications": {"resourceSubscriptions": uris}, "_meta": meta}}
+        self.conn.request("POST", f"/mcp?list={list_id}", json.dumps(body),
+                          {"Authorization": f"Bearer {tok}", "Content-Type": "application/json",
+                           "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+                           "Mcp-Method": "subscriptions/listen"})
+        self.response = self.conn.getresponse()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        try:
+            for line in self.response:
+                line = line.decode().strip()
+                if line.startswith("data:") and line[5:].strip():
+                    self.messages.put((json.loads(line[5:]), time.monotonic()))
+        except (OSError, ValueError, AttributeError):
+            pass  # the connection closed (close() after the test, or the server went)
+
+    def next(self, method, seconds, since=0.0, uri=None):
+        """The first message of `method` (for `uri`) that arrives after `since` within `seconds`."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                msg, at = self.messages.get(timeout=left)
+            except queue.Empty:
+                return None
+            if msg.get("method") == method and at >= since and (uri is None or msg["params"].get("uri") == uri):
+                return msg, at - since
+        return None
+
+    def close(self):
+        self.conn.close()
+
+
+def test_subscriptions_listen_over_http():
+    _, tok = web.token(DB, "acme", "listener")
+    own = "todo://list/listened"
+    listen = Listen(SRV.port, tok, "listened", [own, "todo://list/not-ours", "file:///etc/passwd"])
+    try:
+        check("http: subscriptions/listen answers a stream", listen.response.status == 200
+              and listen.response.getheader("Content-Type", "").startswith("text/event-stream"),
+              (listen.response.status, listen.response.getheaders()))
+        ack = listen.next("notifications/subscriptions/acknowledged", 10)
+        accepted = ack[0]["params"].get("notifications", {}).get("resourceSubscriptions") if ack else None
+        check("http: the listen is acknowledged for the lists' URIs, not for a file:// URI",
+              accepted == [own, "todo://list/not-ours"], ack)
+        t = time.monotonic()
+        writ("listened", "/todo add heard on the listen")
+        heard = listen.next("notifications/resources/updated", 5, t, own)
+        check("http: a plain-SQL write to the bound list is heard on the listen within 1.5 s",
+              heard is not None and heard[1] < 1.5, heard)
+        t = time.monotonic()
+        writ("not-ours", "/todo add on a list this connection may not read")
+        check("http: a write to a list the bound connection may not read is not heard",
+              listen.next("notifications/resources/updated", 1.5, t, "todo://list/not-ours") is None)
+    finally:
+        listen.close()

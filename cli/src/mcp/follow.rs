@@ -4,15 +4,25 @@
 //! list that changed (a change of the tenant-wide pool changes every list, which shows it).
 //! One follower per server; it stops when the last subscription ends. A database away is
 //! waited out: the cursor stays where it was, so nothing committed meanwhile is missed.
+//!
+//! Protocol 2026-07-28 replaces `resources/subscribe` with `subscriptions/listen`, a request
+//! that stays open (over HTTP, a streamed response) and carries the notifications of the URIs
+//! it names: each such request follows the feed the same way for as long as it is open
+//! (`listen`), over stdio and over `/mcp`. A listen names at most `MAX_SUBSCRIPTIONS` URIs
+//! (the rest are not acknowledged); a URI of a list the connection may not read is
+//! acknowledged and never notified; at most `MAX_LISTENERS` are open in one process at once.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use rmcp::model::ResourceUpdatedNotificationParam;
-use rmcp::{Peer, RoleServer};
+use rmcp::model::{
+    ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification, SubscriptionFilter,
+};
+use rmcp::service::SubscriptionContext;
+use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde_json::Value;
 
-use super::{failure, locked, Scope, Tools};
+use super::{failure, locked, resources, Scope, Tools};
 use crate::db::work::{self, Act};
 
 /// How often the feed is read while a subscription is open.
@@ -21,6 +31,43 @@ const TICK: Duration = Duration::from_millis(500);
 const PAGE: i32 = 1000;
 /// The most resources one client may be subscribed to at once.
 pub const MAX_SUBSCRIPTIONS: usize = 100;
+/// The most `subscriptions/listen` requests open at once in one process.
+pub const MAX_LISTENERS: usize = 200;
+
+/// The open `subscriptions/listen` requests of this process.
+static LISTENERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One open listen, counted while it lives.
+struct Listening;
+
+impl Listening {
+    /// A place among the open listens; None when `MAX_LISTENERS` are open.
+    fn take() -> Option<Listening> {
+        let order = std::sync::atomic::Ordering::SeqCst;
+        let taken = LISTENERS.fetch_update(order, order, |n| (n < MAX_LISTENERS).then_some(n + 1)).is_ok();
+        taken.then_some(Listening)
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        LISTENERS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// What a `subscriptions/listen` is acknowledged for: the resource URIs it names that are a
+/// list's or the pool's, the first `MAX_SUBSCRIPTIONS` of them.
+pub fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let uris: Vec<String> = requested
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .filter(|uri| resources::list_of(uri).is_ok())
+        .take(MAX_SUBSCRIPTIONS)
+        .cloned()
+        .collect();
+    SubscriptionFilter::builder().resource_subscriptions(uris).build()
+}
 
 impl Tools {
     /// Subscribes the client to `uri`, the resource of `list` (None: the pool), and starts the
@@ -119,6 +166,56 @@ impl Tools {
                 let touched = changed.contains(&list) || changed.contains(&None);
                 if touched && peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await.is_err() {
                     return; // the client is gone
+                }
+            }
+        }
+    }
+
+    /// Runs one `subscriptions/listen` (protocol 2026-07-28) until the client cancels it or
+    /// goes: follows the feed from now and sends `notifications/resources/updated` on the
+    /// listen for each acknowledged URI whose list changed (and that this connection may
+    /// read). Errors: `MAX_LISTENERS` open already; the database away at the start.
+    pub(super) async fn listen_for(&self, listen: SubscriptionContext) -> Result<(), McpError> {
+        let Some(_place) = Listening::take() else {
+            return Err(McpError::invalid_request(
+                format!("at most {MAX_LISTENERS} subscriptions/listen requests may be open at once in this server: try again later"),
+                None,
+            ));
+        };
+        let scope =
+            self.checked_scope(listen.request_context()).await.map_err(|e| McpError::internal_error(e, None))?;
+        let own = scope.act.conversation.clone();
+        let wanted: Vec<(String, Option<String>)> = listen
+            .accepted()
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter_map(|uri| resources::list_of(uri).ok().map(|list| (uri.clone(), list)))
+            .filter(|(_, list)| resources::reachable(own.as_deref(), scope.act.bound, list.as_deref()).is_ok())
+            .collect();
+        let act = Act { conversation: None, turn: None, ..scope.act.clone() };
+        let mut cursor =
+            self.cursor(&act).await.map_err(|e| McpError::internal_error(format!("database error: {e}"), None))?;
+        loop {
+            tokio::select! {
+                _ = listen.cancelled() => return Ok(()),
+                _ = tokio::time::sleep(TICK) => {}
+            }
+            let (changed, next) = match self.changed(&act, &cursor).await {
+                Ok(read) => read,
+                Err(e) => {
+                    tracing::warn!("following the change feed for subscriptions/listen: {e}; trying again");
+                    continue;
+                }
+            };
+            cursor = next;
+            for (uri, list) in &wanted {
+                if !(changed.contains(list) || changed.contains(&None)) {
+                    continue;
+                }
+                let updated = ResourceUpdatedNotification::new(ResourceUpdatedNotificationParam::new(uri.clone()));
+                if listen.sink().send(ServerNotification::ResourceUpdatedNotification(updated)).await.is_err() {
+                    return Ok(()); // the listen ended, or the client is gone
                 }
             }
         }

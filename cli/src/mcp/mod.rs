@@ -46,9 +46,10 @@ use rmcp::model::{
     GetPromptResponse, GetPromptResult, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptMessage,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, ResultType, Role,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
@@ -346,7 +347,7 @@ impl Tools {
 }
 
 /// Why `/mcp` takes no subscription.
-const NO_SESSION: &str = "resources/subscribe needs a session, and /mcp keeps none: subscribe over stdio (pg_todos mcp), or follow GET /v1/events";
+const NO_SESSION: &str = "resources/subscribe needs a session, and /mcp keeps none: use subscriptions/listen (protocol 2026-07-28), subscribe over stdio (pg_todos mcp), or follow GET /v1/events";
 
 /// What a call is told when the request came while the database was away (`Scope::away`).
 pub const AWAY: &str = "database unavailable: the service cannot reach the database now; try again in a few seconds";
@@ -419,10 +420,15 @@ impl ServerHandler for Tools {
                 .enable_resources_subscribe()
                 .enable_tasks()
                 .build(),
-            // no session is kept over HTTP: nothing to subscribe with
-            Origin::Request => {
-                ServerCapabilities::builder().enable_tools().enable_prompts().enable_resources().enable_tasks().build()
-            }
+            // no session is kept over HTTP: subscriptions are 2026-07-28's subscriptions/listen
+            // (resources/subscribe is refused, saying so)
+            Origin::Request => ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_tasks()
+                .build(),
         };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("pg_todos_mcp", env!("CARGO_PKG_VERSION")))
@@ -524,6 +530,14 @@ impl ServerHandler for Tools {
             .await
             .map_err(|e| McpError::internal_error(format!("database error: {e}"), None))?
             .map_err(|e| McpError::invalid_params(e, Some(json!({ "uri": uri }))))
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(follow::accepted(requested))
+    }
+
+    async fn listen(&self, listen: SubscriptionContext) -> Result<(), McpError> {
+        self.listen_for(listen).await
     }
 
     async fn unsubscribe(
