@@ -127,6 +127,15 @@ REVOKE EXECUTE ON FUNCTION todo.claim_wait(jsonb) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION todo.claim_wait_get(text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION todo.claim_wait_cancel(text) FROM PUBLIC;
 
+-- Which lists changed since a cursor, without their todos (what MCP's resource subscriptions follow)
+CREATE FUNCTION todo.changed_lists(since text, after text DEFAULT NULL, page_size integer DEFAULT 1000) RETURNS jsonb
+LANGUAGE c STABLE PARALLEL RESTRICTED SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'changed_lists_wrapper';
+COMMENT ON FUNCTION todo.changed_lists(text, text, integer) IS
+    'The lists changed since a cursor, without their todos: {"cursor", "lists": [id, or null for the tenant-wide pool], "next"}, a page at a time as changes_since(since, after, page_size) (page_size 1 to 1000, default 1000). Errors: 22023 no tenant in context, or a page_size not from 1 to 1000; 42501 a role bound to another tenant; 42704 tenant not registered; 22P02 a since that is not a cursor.';
+REVOKE EXECUTE ON FUNCTION todo.changed_lists(text, text, integer) FROM PUBLIC;
+
 -- todo.distribute() distributes todo.claim_waits too (and gives it its key to todo.tenants)
 CREATE OR REPLACE FUNCTION todo.distribute()
 RETURNS TABLE (relation regclass, distribution text)

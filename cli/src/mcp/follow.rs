@@ -1,5 +1,6 @@
 //! Resource subscriptions over stdio (`resources/subscribe`): the server follows the change
-//! feed (`todo.changes_since`, the log every surface's writes leave) while a subscription is
+//! feed (`todo.changed_lists`: which lists the log every surface's writes leave names, not
+//! their todos) while a subscription is
 //! open, every half second, and sends `notifications/resources/updated` for each subscribed
 //! list that changed (a change of the tenant-wide pool changes every list, which shows it).
 //! One follower per server; it stops when the last subscription ends. A database away is
@@ -27,7 +28,7 @@ use crate::db::work::{self, Act};
 
 /// How often the feed is read while a subscription is open.
 const TICK: Duration = Duration::from_millis(500);
-/// The most lists one read of the feed gives (`todo.changes_since`'s page).
+/// The most lists one read of the feed gives (`todo.changed_lists`'s page).
 const PAGE: i32 = 1000;
 /// The most resources one client may be subscribed to at once.
 pub const MAX_SUBSCRIPTIONS: usize = 100;
@@ -107,10 +108,10 @@ impl Tools {
         Ok(Ok(()))
     }
 
-    /// The feed's cursor now (`todo.changes_since(NULL)`).
+    /// The feed's cursor now (`todo.changed_lists(NULL)`).
     async fn cursor(&self, act: &Act) -> Result<String, String> {
         let none: Option<&str> = None;
-        let page: Value = work::in_context(&self.db, act, "SELECT todo.changes_since($1)", &[&none])
+        let page: Value = work::in_context(&self.db, act, "SELECT todo.changed_lists($1)", &[&none])
             .await
             .map_err(|f| failure(f, &self.origin))?;
         Ok(page["cursor"].as_str().unwrap_or_default().to_string())
@@ -122,12 +123,12 @@ impl Tools {
         let (mut changed, mut next_cursor, mut after) = (BTreeSet::new(), None, None::<String>);
         loop {
             let page: Value =
-                work::in_context(&self.db, act, "SELECT todo.changes_since($1, $2, $3)", &[&since, &after, &PAGE])
+                work::in_context(&self.db, act, "SELECT todo.changed_lists($1, $2, $3)", &[&since, &after, &PAGE])
                     .await
                     .map_err(|f| failure(f, &self.origin))?;
             next_cursor.get_or_insert_with(|| page["cursor"].as_str().unwrap_or(since).to_string());
-            for change in page["changes"].as_array().map(Vec::as_slice).unwrap_or_default() {
-                changed.insert(change["conversation_id"].as_str().map(str::to_string));
+            for list in page["lists"].as_array().map(Vec::as_slice).unwrap_or_default() {
+                changed.insert(list.as_str().map(str::to_string));
             }
             match page["next"].as_str() {
                 Some(next) => after = Some(next.to_string()),

@@ -267,6 +267,48 @@ COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
     requires = [changes_since_page]
 );
 
+/// The lists changed since a cursor, without their todos: `{"cursor", "lists": [<id, or null
+/// for the tenant-wide pool>], "next"}`, a page at a time as `changes_since`'s three-argument
+/// form (the same order, `after` and `next`; at most `page_size`, 1 to 1000). What a follower
+/// that only needs to know which lists changed reads (`pg_todos mcp`'s resource
+/// subscriptions): one small statement, where `changes_since` reads each list whole. `since`
+/// NULL: no lists, only the cursor.
+///
+/// Errors: 22023 when no tenant is in context or `page_size` is not from 1 to 1000; 42704 when
+/// the tenant is not registered; 22P02 for a `since` that is not a cursor.
+#[pg_extern(sql = false)]
+fn changed_lists(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> Jsonb {
+    let tenant = Scope::reading(None).tenant;
+    let size = match page_size {
+        Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
+        _ => crate::errors::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("todo.changed_lists: page_size must be from 1 to {MAX_PAGE_SIZE}"),
+            "a page of 1000 lists is the most",
+        ),
+    };
+    let (cursor, _) = store::events::changed_since(&tenant, None);
+    let Some(since) = since else { return Jsonb(json!({ "cursor": cursor, "lists": [], "next": null })) };
+    let (lists, more) = store::events::changed_since_page(&tenant, since, after, size as usize);
+    let next = match lists.last() {
+        Some(Some(last)) if more => Some(last.clone()),
+        _ => None,
+    };
+    Jsonb(json!({ "cursor": cursor, "lists": lists, "next": next }))
+}
+
+extension_sql!(
+    r#"
+CREATE FUNCTION todo.changed_lists(since text, after text DEFAULT NULL, page_size integer DEFAULT 1000) RETURNS jsonb
+LANGUAGE c STABLE PARALLEL RESTRICTED SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'changed_lists_wrapper';
+COMMENT ON FUNCTION todo.changed_lists(text, text, integer) IS
+    'The lists changed since a cursor, without their todos: {"cursor", "lists": [id, or null for the tenant-wide pool], "next"}, a page at a time as changes_since(since, after, page_size) (page_size 1 to 1000, default 1000). Errors: 22023 no tenant in context, or a page_size not from 1 to 1000; 42501 a role bound to another tenant; 42704 tenant not registered; 22P02 a since that is not a cursor.';
+"#,
+    name = "changed_lists"
+);
+
 /// Which of `tenants` have changes their cursor (`cursors`, the same position; a cursor
 /// `changes_since` returned) did not see: what `pg_todos serve` asks once per tick, in one
 /// statement, for every tenant with an open stream or board. Each is asked acting for it:

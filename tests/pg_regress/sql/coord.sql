@@ -193,6 +193,7 @@ COMMIT;
 -- find the wait
 BEGIN;
 SELECT todo.set_context('waits_a', 'waits', 'waiter');
+SELECT todo.changed_lists(NULL)->>'cursor' AS cursor \gset
 SELECT todo.claim_wait('{"wait_seconds": 60}') AS w \gset
 SELECT :'w'::jsonb->>'status' AS status, :'w'::jsonb->>'statusMessage' LIKE 'waiting for a todo to claim until %' AS waiting;
 COMMIT;
@@ -206,11 +207,19 @@ SELECT left(pg_temp.try(format('SELECT todo.claim_wait_get(%L)', :'w'::jsonb->>'
 COMMIT;
 BEGIN;
 SELECT todo.set_context('waits_a', NULL, 'someone');
+-- which lists changed since the cursor (the adder's), without their todos; a bad page size
+SELECT todo.changed_lists(:'cursor')->'lists' AS changed_lists,
+       pg_temp.try('SELECT todo.changed_lists(NULL, NULL, 0)') AS bad_page;
 SELECT t->>'status' AS status, t->>'statusMessage' ~ '^claimed #\d+$' AS claimed,
        t->'result'->'structuredContent'->>'subject' AS subject
   FROM todo.claim_wait_get(:'w'::jsonb->>'taskId') t;
-SELECT status, claimed_by FROM todo.todos WHERE subject = 'Ready for the waiter';
 SELECT pg_temp.try('SELECT todo.claim_wait(''{"wait_seconds": 0}'')') AS no_wait;
+COMMIT;
+-- (a transaction of its own: on Citus, plain SQL may not read what the functions, as the
+-- extension's owner, wrote in the same transaction)
+BEGIN;
+SELECT todo.set_context('waits_a', NULL, 'someone');
+SELECT status, claimed_by FROM todo.todos WHERE subject = 'Ready for the waiter';
 COMMIT;
 \connect - postgres
 SELECT tenant_id, id, status, claimed_by, fence, parent_id FROM todo.todos WHERE tenant_id LIKE 'coord_%' ORDER BY 1, 2;
