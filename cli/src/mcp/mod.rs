@@ -30,6 +30,7 @@
 //!   Over HTTP, a request that came while the database was away (its token could not be looked
 //!   up) is answered the same way (`Scope::away`).
 
+pub mod app;
 pub mod built_in;
 pub mod config;
 mod follow;
@@ -391,7 +392,7 @@ impl ServerHandler for Tools {
             // no session is kept over HTTP: nothing to subscribe with
             Origin::Request => ServerCapabilities::builder().enable_tools().enable_prompts().enable_resources().build(),
         };
-        ServerConfig::new(capabilities)
+        ServerConfig::new(app::with_extension(capabilities))
             .with_server_info(Implementation::new("pg_todos_mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Durable todos in PostgreSQL (pg_todos). The tools act for this server's tenant and \
@@ -431,6 +432,7 @@ impl ServerHandler for Tools {
         };
         let tools = catalog
             .into_iter()
+            .map(app::marked)
             .map(serde_json::from_value::<Tool>)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.internal(format!("todo.tools(): {e}")))?;
@@ -443,7 +445,8 @@ impl ServerHandler for Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let scope = self.scope(&context)?;
-        Ok(ListResourcesResult::with_all_items(resources::listed(scope.act.conversation.as_deref())))
+        let listed = resources::listed(scope.act.conversation.as_deref()).into_iter().chain([app::listed()]);
+        Ok(ListResourcesResult::with_all_items(listed.collect()))
     }
 
     async fn list_resource_templates(
@@ -459,6 +462,9 @@ impl ServerHandler for Tools {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri == app::URI {
+            return Ok(app::read(self.scope(&context)?.act.conversation.as_deref()).into());
+        }
         let (scope, list) = self.resource(&request.uri, &context).await?;
         let act = Act { conversation: list.clone(), ..scope.act };
         let path = resources::rest_path(list.as_deref());
