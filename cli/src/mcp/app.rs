@@ -10,9 +10,10 @@
 //! - The page speaks the app's side of the protocol by hand (JSON-RPC 2.0 over `postMessage`
 //!   to the host): `ui/initialize` then `ui/notifications/initialized`; it reads the list with
 //!   `resources/read` through the host every 2 s while shown and after each action, and acts
-//!   with `tools/call` through the host (coord's `claim_todo`, `finish_todo`, `release_todo`,
-//!   plan's `create_todo`): a connection without those tools answers `unknown_tool`, which
-//!   the page shows, and it is then a read-only view.
+//!   with `tools/call` through the host (coord's `claim_todo`, `finish_todo`, `release_todo`;
+//!   the tasks dialect's `AddTask`, which adds to the list where plan's `create_todo` would
+//!   need a turn): a connection without a dialect's tools answers `unknown_tool`, which the
+//!   page shows, and it offers that dialect's actions no more (without both: a read-only view).
 //! - The tools that read the list (`SHOWN_BY`) name the page in `_meta.ui.resourceUri`, as
 //!   `tools/list` gives them (the extension's `todo.tools()` knows nothing of it); their text
 //!   stays what a host without MCP Apps shows.
