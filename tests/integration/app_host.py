@@ -17,6 +17,7 @@ import os
 import subprocess
 import tempfile
 import threading
+import urllib.error
 import urllib.request
 
 from pg import REPO

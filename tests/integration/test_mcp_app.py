@@ -21,7 +21,6 @@ hosts run it, over both transports (`pg_todos mcp` over stdio, `/mcp` of `pg_tod
     shows, and the board turns read-only.
 Needs /usr/bin/chromium, /usr/bin/chromedriver and tests/mcp_app's packages (bin/setup).
 """
-import json
 import os
 import tempfile
 import time
