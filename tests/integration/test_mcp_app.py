@@ -20,6 +20,8 @@ hosts run it, over both transports (`pg_todos mcp` over stdio, `/mcp` of `pg_tod
     more; a server kept to claude-tasks answers the app's finish with unknown_tool, which it
     shows, and the board turns read-only.
 Needs /usr/bin/chromium, /usr/bin/chromedriver and tests/mcp_app's packages (bin/setup).
+PGTODOS_APP_SCREENSHOT=/tmp/app.png saves the host with the app as /tmp/app-http.png and
+/tmp/app-stdio.png.
 """
 import os
 import tempfile
@@ -153,7 +155,7 @@ def test_the_declarations_over_both_transports():
         finally:
             kept.close()
     page = http("").request("resources/read", {"uri": BOARD})["result"]["contents"][0]["text"]
-    check("http without a list: the page shows the tenant-wide pool", '{"list":null,"uri":"todo://pool"}' in page)
+    check("http without a list: the page shows the tenant-wide pool", '{"list":null,"uri":"todo://pool",' in page)
 
 
 def test_the_built_in_catalog_names_the_page_too():
@@ -306,6 +308,8 @@ def the_app_adds_and_follows_the_host(d, name, host, list_id):
                                       "AND conversation_id = %s", (list_id,))[0][0] == 1
         and "Added in the app" in [s for _, s in rows(d).values()]))
     d.switch_to.default_content()
+    if os.environ.get("PGTODOS_APP_SCREENSHOT"):
+        d.save_screenshot(os.environ["PGTODOS_APP_SCREENSHOT"].replace(".png", f"-{name}.png"))
     d.execute_script("window.hostTheme('dark')")
     step(f"{name}: a theme change reaches the app", lambda: wait_for(
         "dark", lambda: in_app(d).execute_script("return document.documentElement.dataset.theme") == "dark"))

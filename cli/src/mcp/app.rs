@@ -33,7 +33,7 @@ pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 /// `app.html`, with `SOURCE` where the read puts the list it shows.
 const PAGE: &str = include_str!("app.html");
 /// What `app.html` holds where a read puts the list it shows, as JSON.
-const SOURCE: &str = r#"{"list": null, "uri": "todo://pool"}"#;
+const SOURCE: &str = r#"{"list": null, "uri": "todo://pool", "version": "0"}"#;
 
 /// The tools whose result a host shows with the page, by qualified name (`dialect/name`, the
 /// dialect as `_meta."pg_todos/dialect"` names it): each dialect's read of its list (the whole
@@ -83,9 +83,10 @@ pub fn read(list: Option<&str>) -> ReadResourceResult {
     ReadResourceResult::new(vec![page])
 }
 
-/// `app.html` showing the list `list` (None: the pool): its name and its resource's URI.
+/// `app.html` showing the list `list` (None: the pool): its name and its resource's URI, and
+/// this server's version (the app's, in its handshake).
 fn page(list: Option<&str>) -> String {
-    let source = json!({ "list": list, "uri": resources::uri_of(list) });
+    let source = json!({ "list": list, "uri": resources::uri_of(list), "version": env!("CARGO_PKG_VERSION") });
     PAGE.replacen(SOURCE, &script_json(&source), 1)
 }
 
@@ -152,10 +153,10 @@ mod tests {
         assert_eq!(contents[0]["_meta"]["ui"]["csp"], json!({ "connectDomains": [], "resourceDomains": [] }));
         let text = contents[0]["text"].as_str().unwrap();
         assert!(text.starts_with("<!DOCTYPE html>"), "{}", &text[..40]);
-        let source = r#"{"list":"project:/home/me/app","uri":"todo://list/project%3A%2Fhome%2Fme%2Fapp"}"#;
+        let source = r#"{"list":"project:/home/me/app","uri":"todo://list/project%3A%2Fhome%2Fme%2Fapp","version":"#;
         assert!(text.contains(source), "the page names its list");
         assert!(!text.contains(SOURCE), "the placeholder is replaced");
-        assert!(page(None).contains(r#"{"list":null,"uri":"todo://pool"}"#));
+        assert!(page(None).contains(r#"{"list":null,"uri":"todo://pool","version":"#));
         assert_eq!(serde_json::to_value(listed()).unwrap()["_meta"], contents[0]["_meta"]);
     }
 
