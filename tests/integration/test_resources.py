@@ -2,7 +2,8 @@
 """resources: lists as MCP resources (docs/mcp.md, "Lists as resources"), through the official
 MCP Python SDK, as the plain role agent_login:
   - over stdio, a server on the project's list: resources/list gives that list
-    (`todo://list/project%3A…`) and the pool (`todo://pool`); resources/templates/list the
+    (`todo://list/project%3A…`), the pool (`todo://pool`) and the board's page
+    (`ui://pg_todos/board`, test_mcp_app.py); resources/templates/list the
     template `todo://list/{list}`; reading the list gives it as the writ shows it (text/plain)
     and as the REST API answers it (application/json), with what a tool wrote; another list of
     the tenant is read by the template; a URI of no list is -32602 with `data.uri`;
@@ -11,7 +12,7 @@ MCP Python SDK, as the plain role agent_login:
     1.5 s (the feed is read every 0.5 s); a write to another list brings none for it; a write
     to the pool brings one (every list shows the pool); after resources/unsubscribe, none; a
     client holds at most 100 subscriptions (the 101st is -32602 naming the limit);
-  - over HTTP, bound by `?list=`: resources/list gives that list and the pool; reading it
+  - over HTTP, bound by `?list=`: resources/list gives that list, the pool and the page; reading it
     works; reading another list is -32602 naming both; resources/subscribe is refused (no
     session is kept over HTTP);
   - over HTTP, protocol 2026-07-28's subscriptions/listen: the response streams; it is
@@ -99,8 +100,8 @@ async def over_stdio():
         listed = [(r.uri, r.name) for r in (await s.session.list_resources()).resources]
         own_uri = "todo://list/" + "".join(ch if ch.isalnum() or ch in "-._~" else
                                            "".join(f"%{b:02X}" for b in ch.encode()) for ch in own)
-        check("stdio: resources/list gives the project's list and the pool",
-              listed == [(own_uri, own), ("todo://pool", "pool")], listed)
+        check("stdio: resources/list gives the project's list, the pool and the board's page",
+              listed == [(own_uri, own), ("todo://pool", "pool"), ("ui://pg_todos/board", "board")], listed)
         templates = [t.uri_template for t in (await s.session.list_resource_templates()).resource_templates]
         check("stdio: the template of a list", templates == ["todo://list/{list}"], templates)
         await s.call("TaskCreate", {"subject": "Write the migration", "description": "d"})
@@ -149,8 +150,8 @@ async def over_http():
     _, tok = web.token(DB, "acme", "resources")
     async with mcp_session.Http(f"http://{web.HOST}:{SRV.port}/mcp?list=bound&tools=claude-tasks", tok) as s:
         listed = [r.uri for r in (await s.session.list_resources()).resources]
-        check("http: resources/list gives the bound list and the pool", listed == ["todo://list/bound", "todo://pool"],
-              listed)
+        check("http: resources/list gives the bound list, the pool and the board's page",
+              listed == ["todo://list/bound", "todo://pool", "ui://pg_todos/board"], listed)
         await s.call("TaskCreate", {"subject": "bound work", "description": "d"})
         read = (await s.session.read_resource("todo://list/bound")).contents
         check("http: the bound list is read", "bound work" in read[0].text, read[0].text)

@@ -30,6 +30,7 @@
 //!   Over HTTP, a request that came while the database was away (its token could not be looked
 //!   up) is answered the same way (`Scope::away`).
 
+pub mod app;
 pub mod built_in;
 pub mod config;
 mod follow;
@@ -430,7 +431,7 @@ impl ServerHandler for Tools {
                 .enable_tasks()
                 .build(),
         };
-        ServerConfig::new(capabilities)
+        ServerConfig::new(app::with_extension(capabilities))
             .with_server_info(Implementation::new("pg_todos_mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Durable todos in PostgreSQL (pg_todos). The tools act for this server's tenant and \
@@ -470,6 +471,7 @@ impl ServerHandler for Tools {
         };
         let tools = catalog
             .into_iter()
+            .map(app::marked)
             .map(serde_json::from_value::<Tool>)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.internal(format!("todo.tools(): {e}")))?;
@@ -482,7 +484,8 @@ impl ServerHandler for Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let scope = self.scope(&context)?;
-        Ok(ListResourcesResult::with_all_items(resources::listed(scope.act.conversation.as_deref())))
+        let listed = resources::listed(scope.act.conversation.as_deref()).into_iter().chain([app::listed()]);
+        Ok(ListResourcesResult::with_all_items(listed.collect()))
     }
 
     async fn list_resource_templates(
@@ -498,6 +501,9 @@ impl ServerHandler for Tools {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri == app::URI {
+            return Ok(app::read(self.scope(&context)?.act.conversation.as_deref()).into());
+        }
         let (scope, list) = self.resource(&request.uri, &context).await?;
         let act = Act { conversation: list.clone(), ..scope.act };
         let path = resources::rest_path(list.as_deref());
