@@ -16,22 +16,19 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use rmcp::model::{
-    ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification, SubscriptionFilter,
-};
+use rmcp::model::{ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification};
 use rmcp::service::SubscriptionContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde_json::Value;
 
-use super::{failure, locked, resources, Scope, Tools};
+use super::resources::{self, MAX_SUBSCRIPTIONS};
+use super::{failure, locked, Scope, Tools};
 use crate::db::work::{self, Act};
 
 /// How often the feed is read while a subscription is open.
 const TICK: Duration = Duration::from_millis(500);
 /// The most lists one read of the feed gives (`todo.changed_lists`'s page).
 const PAGE: i32 = 1000;
-/// The most resources one client may be subscribed to at once.
-pub const MAX_SUBSCRIPTIONS: usize = 100;
 /// The most `subscriptions/listen` requests open at once in one process.
 pub const MAX_LISTENERS: usize = 200;
 
@@ -54,20 +51,6 @@ impl Drop for Listening {
     fn drop(&mut self) {
         LISTENERS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
-}
-
-/// What a `subscriptions/listen` is acknowledged for: the resource URIs it names that are a
-/// list's or the pool's, the first `MAX_SUBSCRIPTIONS` of them.
-pub fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
-    let uris: Vec<String> = requested
-        .resource_subscriptions
-        .iter()
-        .flatten()
-        .filter(|uri| resources::list_of(uri).is_ok())
-        .take(MAX_SUBSCRIPTIONS)
-        .cloned()
-        .collect();
-    SubscriptionFilter::builder().resource_subscriptions(uris).build()
 }
 
 impl Tools {

@@ -539,7 +539,7 @@ impl ServerHandler for Tools {
     }
 
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
-        Some(follow::accepted(requested))
+        Some(resources::accepted(requested))
     }
 
     async fn listen(&self, listen: SubscriptionContext) -> Result<(), McpError> {

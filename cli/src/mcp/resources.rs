@@ -15,7 +15,7 @@
 //!   finished todos with the pool's.
 
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use rmcp::model::{Resource, ResourceTemplate};
+use rmcp::model::{Resource, ResourceTemplate, SubscriptionFilter};
 
 /// A list's URI before its name.
 const LIST: &str = "todo://list/";
@@ -89,6 +89,24 @@ pub fn templates() -> Vec<ResourceTemplate> {
         .with_title("A list")
         .with_description("A list of this tenant by its name (percent-encoded), with the tenant-wide pool; a connection bound to a list reads that one only.")
         .with_mime_type("text/plain")]
+}
+
+/// The most resources one client may be subscribed to at once (`resources/subscribe`), and
+/// the most URIs one `subscriptions/listen` is acknowledged for.
+pub const MAX_SUBSCRIPTIONS: usize = 100;
+
+/// What a `subscriptions/listen` is acknowledged for: the resource URIs it names that are a
+/// list's or the pool's, the first `MAX_SUBSCRIPTIONS` of them.
+pub fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let uris: Vec<String> = requested
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .filter(|uri| list_of(uri).is_ok())
+        .take(MAX_SUBSCRIPTIONS)
+        .cloned()
+        .collect();
+    SubscriptionFilter::builder().resource_subscriptions(uris).build()
 }
 
 /// The REST path that reads a list (None: the pool) as JSON.
