@@ -216,12 +216,15 @@ SELECT t->>'status' AS status, t->>'statusMessage' ~ '^claimed #\d+$' AS claimed
 SELECT pg_temp.try('SELECT todo.claim_wait(''{"wait_seconds": 0}'')') AS no_wait;
 COMMIT;
 -- (a transaction of its own: on Citus, plain SQL may not read what the functions, as the
--- extension's owner, wrote in the same transaction; and SET, which Citus passes on to the
--- workers, where set_config() is not)
+-- extension's owner, wrote in the same transaction; the tenant by SET LOCAL, which Citus
+-- passes on to the workers where set_config() is not, outside psql's savepoints, which
+-- would make Citus forget it)
+\set ON_ERROR_ROLLBACK off
 BEGIN;
 SET LOCAL todo.tenant = 'waits_a';
 SELECT status, claimed_by FROM todo.todos WHERE subject = 'Ready for the waiter';
 COMMIT;
+\set ON_ERROR_ROLLBACK on
 \connect - postgres
 SELECT tenant_id, id, status, claimed_by, fence, parent_id FROM todo.todos WHERE tenant_id LIKE 'coord_%' ORDER BY 1, 2;
 DELETE FROM todo.tenants WHERE tenant_id IN ('coord_a', 'coord_b', 'waits_a');
