@@ -209,6 +209,18 @@ const PAGE_BYTES: usize = 256 * 1024;
 /// The largest `page_size`.
 const MAX_PAGE_SIZE: i32 = 1000;
 
+/// A page size of `function` (1 to `MAX_PAGE_SIZE`). Errors: 22023 for any other.
+fn page_size_of(page_size: Option<i32>, function: &str) -> i32 {
+    match page_size {
+        Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
+        _ => crate::errors::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("{function}: page_size must be from 1 to {MAX_PAGE_SIZE}"),
+            "a page of 20 to 100 conversations is usual",
+        ),
+    }
+}
+
 /// `changes_since` a page at a time, for a catch-up that must not be built whole: `{"cursor",
 /// "changes", "next"}`. The conversations changed since `since` come in one order (by id,
 /// bytewise, the tenant-wide pool last), at most `page_size` of them and no more once their
@@ -228,14 +240,7 @@ const MAX_PAGE_SIZE: i32 = 1000;
 #[search_path(pg_catalog, todo, pg_temp)]
 fn changes_since_page(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
-    let size = match page_size {
-        Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
-        _ => crate::errors::raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("todo.changes_since: page_size must be from 1 to {MAX_PAGE_SIZE}"),
-            "a page of 20 to 100 conversations is usual",
-        ),
-    };
+    let size = page_size_of(page_size, "todo.changes_since");
     let (cursor, _) = store::events::changed_since(&tenant, None);
     let Some(since) = since else { return Jsonb(json!({ "cursor": cursor, "changes": [], "next": null })) };
     let (conversations, more) = store::events::changed_since_page(&tenant, since, after, size as usize);
@@ -279,14 +284,7 @@ COMMENT ON FUNCTION todo.changes_since(text, text, integer) IS
 #[pg_extern(sql = false)]
 fn changed_lists(since: Option<&str>, after: Option<&str>, page_size: Option<i32>) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
-    let size = match page_size {
-        Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
-        _ => crate::errors::raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            format!("todo.changed_lists: page_size must be from 1 to {MAX_PAGE_SIZE}"),
-            "a page of 1000 lists is the most",
-        ),
-    };
+    let size = page_size_of(page_size, "todo.changed_lists");
     let (cursor, _) = store::events::changed_since(&tenant, None);
     let Some(since) = since else { return Jsonb(json!({ "cursor": cursor, "lists": [], "next": null })) };
     let (lists, more) = store::events::changed_since_page(&tenant, since, after, size as usize);
