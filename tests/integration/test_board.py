@@ -25,7 +25,7 @@ import psycopg
 import pytest
 from selenium import webdriver
 from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
-                                        StaleElementReferenceException)
+                                        NoSuchElementException, StaleElementReferenceException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
@@ -56,8 +56,16 @@ def check(name, fn):
         checks.check(name, True)
 
 
-def wait_for(what, fn, timeout=5.0, interval=0.1):
-    """fn's first truthy answer within timeout seconds; stale elements count as not yet."""
+# what a step meets while the page is still getting to the state it acts on (a panel not yet
+# rendered, a control under a closing dialog, an element a refresh replaced): not yet, not a
+# failure, however busy the machine
+NOT_YET = (StaleElementReferenceException, NoSuchElementException, ElementNotInteractableException,
+           ElementClickInterceptedException, LookupError)
+
+
+def wait_for(what, fn, timeout=10.0, interval=0.1):
+    """fn's first truthy answer within timeout seconds; an element missing, stale, covered or
+    not yet interactable counts as not yet (`NOT_YET`)."""
     end = time.monotonic() + timeout
     last = None
     while True:
@@ -66,7 +74,7 @@ def wait_for(what, fn, timeout=5.0, interval=0.1):
             if got:
                 return got
             last = got
-        except (StaleElementReferenceException, LookupError) as e:
+        except NOT_YET as e:
             last = e
         if time.monotonic() > end:
             raise AssertionError(f"{what}: not within {timeout:g} s (last: {last!r})")
@@ -762,15 +770,18 @@ def manage(d, cluster):
     def filters_in_the_url():
         a, b, c, e = state["ids"]
         agent("launch-plan", "agent-5", "UPDATE todo.todos SET status = 'completed' WHERE id = %s", (e,))
-        Select(d.find_element(By.ID, "filter-list")).select_by_value("launch-plan")
-        Select(d.find_element(By.ID, "filter-status")).select_by_value("pending")
-        d.find_element(By.ID, "filter-q").send_keys("invitations")
+        def choose(element_id, value):
+            Select(d.find_element(By.ID, element_id)).select_by_value(value)
+            return True
+        wait_for("the list filter set", lambda: choose("filter-list", "launch-plan"))
+        wait_for("the status filter set", lambda: choose("filter-status", "pending"))
+        type_in(d, "filter-q", "invitations")
         wait_for("the URL holds the filter", lambda: all(p in d.current_url for p in
                  ("list=launch-plan", "status=pending", "q=invitations")))
         assert "token" not in d.current_url, d.current_url
         wait_for("only #c shown", lambda: [int(x.get_attribute("data-todo-id")) for x in
                  d.find_elements(By.CSS_SELECTOR, ".todo") if x.is_displayed()] == [c])
-        press(d, d.find_element(By.ID, "tab-board"))
+        press_id(d, "tab-board")
         wait_for("the board view in the URL", lambda: "view=board" in d.current_url)
         link = d.current_url
         d.get("about:blank")
@@ -780,7 +791,7 @@ def manage(d, cluster):
                  and d.find_element(By.ID, "filter-status").get_attribute("value") == "pending")
         wait_for("only #c in the columns", lambda: [int(x.get_attribute("data-todo-id")) for x in
                  d.find_elements(By.CSS_SELECTOR, "#columns .todo") if x.is_displayed()] == [c])
-        press(d, d.find_element(By.ID, "filter-clear"))
+        press_id(d, "filter-clear")
         wait_for("no filter in the URL", lambda: "q=" not in d.current_url and "status=" not in d.current_url)
         toggle = d.find_element(By.ID, "col-completed-toggle")
         assert toggle.get_attribute("aria-expanded") == "false", "done is not collapsed by default"
@@ -794,7 +805,7 @@ def manage(d, cluster):
     def accessible():
         found = {}
         found["board view"] = axe(d, "the board view")
-        press(d, d.find_element(By.ID, "tab-list"))
+        press_id(d, "tab-list")
         wait_for("the list view", lambda: d.find_element(By.ID, "view-list").is_displayed())
         found["list view"] = axe(d, "the list view")
         open_detail(d, state["ids"][0])
