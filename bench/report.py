@@ -1,7 +1,7 @@
 """bench/results.md, section by section. bench/run writes the whole report but keeps the
 sections other commands write (EXTERNAL); bench/cluster, bench/sse_load.sh, bench/board_load.sh,
-bench/cycle.sh, bench/instructions, bench/end_to_end.sh, bench/queue and bench/tracker_read.sh
-each replace their own; bin/evidence reads them. A section runs from its "## " heading to the next one.
+bench/cycle.sh, bench/instructions, bench/end_to_end.sh, bench/queue, bench/tracker_read.sh and
+bench/feed_follow.sh each replace their own; bin/evidence reads them. A section runs from its "## " heading to the next one.
 
   python3 bench/report.py put FILE    FILE (a section, starting with its heading) replaces the
                                       section of the same kind, or is appended
@@ -12,7 +12,7 @@ import sys
 PATH = "bench/results.md"
 # heading prefixes of the sections written by other commands than bench/run
 EXTERNAL = ("## The HTTP service", "## Citus cluster", "## Cycle check", "## Instructions per operation", "## End to end",
-            "## Queue", "## The board", "## A tracker's whole-list read")
+            "## Queue", "## The board", "## A tracker's whole-list read", "## Following the feed")
 
 
 def split(text):
