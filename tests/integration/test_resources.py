@@ -234,3 +234,27 @@ def test_subscriptions_listen_over_http():
               listen.next("notifications/resources/updated", 1.5, t, "todo://list/not-ours") is None)
     finally:
         listen.close()
+
+
+def test_a_listen_does_not_hold_up_a_shutdown():
+    _, tok = web.token(DB, "acme", "listener-at-shutdown")
+    srv = web.Server(SERVER, DB)
+    listen = Listen(srv.port, tok, "listened", ["todo://list/listened"])
+    try:
+        check("http: the listen is acknowledged", listen.next("notifications/subscriptions/acknowledged", 10) is not None)
+        t = time.monotonic()
+        code = srv.stop()
+        took = time.monotonic() - t
+        final = None
+        deadline = time.monotonic() + 2
+        while final is None and time.monotonic() < deadline:
+            try:
+                msg, _ = listen.messages.get(timeout=0.2)
+                final = msg if msg.get("id") == 7 else None
+            except queue.Empty:
+                pass
+        check("http: a service stopped with a listen open ends it and exits within 3 s, status 0",
+              code == 0 and took < 3, (code, took, srv.logtext()[-800:]))
+        check("http: the listen ends with its final result", final is not None and "result" in final, final)
+    finally:
+        listen.close()

@@ -245,8 +245,9 @@ fn limits_that_fit(config: &config::Config) -> config::Limits {
 async fn shut_down_when_terminated(shutdown: watch::Sender<bool>, grace: std::time::Duration) {
     terminated().await;
     tracing::info!("shutting down: finishing requests in flight (at most {}s)", grace.as_secs());
-    // every event stream ends; the server stops accepting and waits for the rest
+    // every event stream and MCP listen ends; the server stops accepting and waits for the rest
     let _ = shutdown.send(true);
+    crate::mcp::stop_listening();
     tokio::time::sleep(grace).await;
     tracing::error!("requests still in flight after {}s; exiting", grace.as_secs());
     std::process::exit(1);

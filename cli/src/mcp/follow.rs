@@ -22,7 +22,7 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde_json::Value;
 
 use super::resources::{self, MAX_SUBSCRIPTIONS};
-use super::{failure, locked, Scope, Tools};
+use super::{failure, locked, Scope, Tools, STOPPING};
 use crate::db::work::{self, Act};
 
 /// How often the feed is read while a subscription is open.
@@ -180,9 +180,11 @@ impl Tools {
         let act = Act { conversation: None, turn: None, ..scope.act.clone() };
         let mut cursor =
             self.cursor(&act).await.map_err(|e| McpError::internal_error(format!("database error: {e}"), None))?;
+        let mut stopping = STOPPING.subscribe();
         loop {
             tokio::select! {
                 _ = listen.cancelled() => return Ok(()),
+                _ = stopping.wait_for(|stop| *stop) => return Ok(()),
                 _ = tokio::time::sleep(TICK) => {}
             }
             let (changed, next) = match self.changed(&act, &cursor).await {

@@ -112,6 +112,17 @@ pub struct Tools {
     following: Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// Turns true when the process shuts down (`stop_listening`): every open listen then ends,
+/// so that `pg_todos serve` is not left waiting for requests that never finish.
+pub(crate) static STOPPING: std::sync::LazyLock<tokio::sync::watch::Sender<bool>> =
+    std::sync::LazyLock::new(|| tokio::sync::watch::Sender::new(false));
+
+/// Ends every open `subscriptions/listen` of this process (each answers its final result) and
+/// any opened after: what `pg_todos serve` calls at shutdown.
+pub fn stop_listening() {
+    STOPPING.send_replace(true);
+}
+
 /// A lock's value even when a thread panicked holding it.
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
