@@ -23,16 +23,15 @@ import traceback
 
 import psycopg
 import pytest
-from selenium import webdriver
 from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
                                         NoSuchElementException, StaleElementReferenceException)
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 import checks
+from chromium import chromium
 import pg
 import web
 
@@ -142,16 +141,8 @@ class Server:
 # ---- the browser ---------------------------------------------------------------------------
 
 def browser():
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--window-size=1280,900", "--force-color-profile=srgb", "--hide-scrollbars",
-              "--disable-extensions", "--no-first-run", "--lang=en-US"):
-        opts.add_argument(a)
-    opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    d = chromium("--window-size=1280,900", "--force-color-profile=srgb", "--hide-scrollbars", logs=True)
     viewport(d, 1280, 900)
-    d.set_page_load_timeout(30)
     return d
 
 

@@ -29,15 +29,14 @@ import time
 
 import psycopg
 import pytest
-from selenium import webdriver
 from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
                                         NoSuchFrameException, StaleElementReferenceException)
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 import app_host
 import checks
 import web
+from chromium import chromium
 from checks import check
 
 DB = "mcp_app"
@@ -176,14 +175,7 @@ def test_the_built_in_catalog_names_the_page_too():
 # ---- the app in a host ---------------------------------------------------------------------
 
 def browser():
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,900",
-              "--disable-extensions", "--no-first-run", "--lang=en-US"):
-        opts.add_argument(a)
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-    d.set_page_load_timeout(30)
-    return d
+    return chromium("--window-size=1000,900")
 
 
 def wait_for(what, fn, timeout=8.0, interval=0.1):
