@@ -53,6 +53,12 @@ impl Drop for Listening {
     }
 }
 
+/// Whether the resource of `list` (None: the pool) shows one of the `changed` lists: its own,
+/// or the pool, which every list shows.
+fn shows_a_change(changed: &BTreeSet<Option<String>>, list: &Option<String>) -> bool {
+    changed.contains(list) || changed.contains(&None)
+}
+
 impl Tools {
     /// Subscribes the client to `uri`, the resource of `list` (None: the pool), and starts the
     /// follower when none runs: the feed's cursor is taken first, so every change committed
@@ -147,7 +153,7 @@ impl Tools {
             };
             cursor = next;
             for (uri, list) in wanted {
-                let touched = changed.contains(&list) || changed.contains(&None);
+                let touched = shows_a_change(&changed, &list);
                 if touched && peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await.is_err() {
                     return; // the client is gone
                 }
@@ -196,7 +202,7 @@ impl Tools {
             };
             cursor = next;
             for (uri, list) in &wanted {
-                if !(changed.contains(list) || changed.contains(&None)) {
+                if !shows_a_change(&changed, list) {
                     continue;
                 }
                 let updated = ResourceUpdatedNotification::new(ResourceUpdatedNotificationParam::new(uri.clone()));

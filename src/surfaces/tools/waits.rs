@@ -67,6 +67,14 @@ fn task(wait: &Wait) -> Value {
     task
 }
 
+/// An operation's wait as the task the functions answer; its error raised.
+fn answered(wait: Result<Wait, crate::error::Error>) -> Jsonb {
+    match wait {
+        Ok(wait) => Jsonb(task(&wait)),
+        Err(e) => errors::raise_error(&e),
+    }
+}
+
 /// The wait's id argument, or the error for a NULL one.
 fn required_id<'a>(id: Option<&'a str>, function: &str) -> &'a str {
     errors::required(id, &format!("{function}: task_id"))
@@ -97,10 +105,7 @@ fn claim_wait(fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let wait_s = args["wait_seconds"].as_i64().unwrap_or(0);
     crate::runner::call(|| {
         let scope = Scope::from_context();
-        match waits::start(&scope, &args, wait_s, &attempt) {
-            Ok(wait) => Jsonb(task(&wait)),
-            Err(e) => errors::raise_error(&e),
-        }
+        answered(waits::start(&scope, &args, wait_s, &attempt))
     })
 }
 
@@ -109,10 +114,7 @@ fn claim_wait(fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
 #[pg_extern(sql = false)]
 fn claim_wait_get(task_id: Option<&str>) -> Jsonb {
     let id = required_id(task_id, "todo.claim_wait_get");
-    crate::runner::call(|| match waits::poll(&Scope::from_context(), id, &attempt) {
-        Ok(wait) => Jsonb(task(&wait)),
-        Err(e) => errors::raise_error(&e),
-    })
+    crate::runner::call(|| answered(waits::poll(&Scope::from_context(), id, &attempt)))
 }
 
 /// Cancels the waiting claim `task_id` when it is still working (SQL below): the task.
@@ -120,10 +122,7 @@ fn claim_wait_get(task_id: Option<&str>) -> Jsonb {
 #[pg_extern(sql = false)]
 fn claim_wait_cancel(task_id: Option<&str>) -> Jsonb {
     let id = required_id(task_id, "todo.claim_wait_cancel");
-    crate::runner::call(|| match waits::cancel(&Scope::from_context(), id) {
-        Ok(wait) => Jsonb(task(&wait)),
-        Err(e) => errors::raise_error(&e),
-    })
+    crate::runner::call(|| answered(waits::cancel(&Scope::from_context(), id)))
 }
 
 extension_sql!(
