@@ -259,6 +259,134 @@ $fn$;
 COMMENT ON FUNCTION todo.distribute() IS
     'Spreads the store over Citus workers by tenant (run once, on the coordinator, as the tables'' owner; idempotent). Returns each table and how it is distributed. Errors: 55000 Citus not installed, not the coordinator, or a worker without this version of pg_todos; 42501 a role that does not own the tables.';
 
+-- The board reads a list a page at a time (todo.board's per_list and each list's next,
+-- todo.board_page) and applies what changed since it read (todo.board's cursor,
+-- todo.board_changes); rows carry their position
+DROP FUNCTION todo.board();
+CREATE FUNCTION todo.board(per_list integer DEFAULT 200) RETURNS jsonb
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS $fn$
+-- PL/pgSQL with the tenant in a variable: each statement names one tenant, so Citus sends it
+-- to the tenant's worker. Bounded, however large the tenant: at most max_conversations
+-- conversations, per_list todos of each (each with at most max_blockers of the open todos
+-- it waits for) and max_attention attention rows are built, with
+-- counts of what was left out; the conversations are chosen from one aggregate over the
+-- tenant's live todos (no JSON is built for the others). A list with more todos says where
+-- its next page starts (todo.board_page's after); the cursor, taken first, is where
+-- todo.board_changes starts.
+DECLARE
+    tenant text := todo.current_tenant();
+    max_conversations constant integer := 50;
+    max_todos constant integer := 200;
+    max_attention constant integer := 200;
+    max_blockers constant integer := 50;
+    feed_cursor text;
+BEGIN
+IF per_list IS NULL OR per_list NOT BETWEEN 1 AND max_todos THEN
+    RAISE EXCEPTION 'todo.board: per_list must be from 1 to %, not %', max_todos, coalesce(per_list::text, 'NULL')
+        USING ERRCODE = '22023', HINT = 'Pass how many todos of each list to read; todo.board_page reads the rest.';
+END IF;
+feed_cursor := todo.changed_lists(NULL)->>'cursor';
+RETURN (WITH groups AS (
+    SELECT t.conversation_id, max(t.updated_at) AS active, count(*) AS total
+      FROM todo.todos t
+     WHERE t.tenant_id = tenant AND t.archived_at IS NULL
+     GROUP BY t.conversation_id
+    UNION ALL
+    -- lists made on the board (todo.board_act's create_list) that hold no todo yet
+    SELECT substr(l.name, 6), (l.properties->'board'->>'at')::timestamptz, 0
+      FROM todo.locks l
+     WHERE l.tenant_id = tenant AND starts_with(l.name, 'list:') AND l.properties ? 'board'
+       AND NOT EXISTS (SELECT 1 FROM todo.todos e
+                        WHERE e.tenant_id = tenant AND e.conversation_id = substr(l.name, 6) AND e.archived_at IS NULL)
+), chosen AS (
+    SELECT g.conversation_id, g.active, g.total, count(*) OVER () AS all_groups,
+           row_number() OVER (ORDER BY g.conversation_id IS NOT NULL, g.active DESC, g.conversation_id) AS rank
+      FROM groups g
+     ORDER BY g.conversation_id IS NOT NULL, g.active DESC, g.conversation_id
+     LIMIT max_conversations
+), shown AS (
+    SELECT c.rank, t.*,
+           (SELECT coalesce(jsonb_agg(o.depends_on ORDER BY o.depends_on), '[]')
+              FROM (SELECT d.depends_on FROM todo.dependencies d
+                      JOIN todo.todos b ON b.tenant_id = d.tenant_id AND b.id = d.depends_on
+                     WHERE d.tenant_id = tenant AND d.todo_id = t.id
+                       AND b.status NOT IN ('completed', 'canceled')
+                     ORDER BY d.depends_on LIMIT max_blockers) o) AS blocked_by,
+           (SELECT jsonb_build_object('done', count(*) FILTER (WHERE s.status = 'completed'), 'total', count(*))
+              FROM todo.todos s
+             WHERE s.tenant_id = tenant AND s.parent_id = t.id
+               AND s.status <> 'canceled' AND s.archived_at IS NULL
+            HAVING count(*) > 0) AS subtasks,
+           -- who changed it last: its newest event's agent (one probe of the events' key)
+           (SELECT e.agent_id FROM todo.events e
+             WHERE e.tenant_id = tenant AND e.todo_id = t.id
+             ORDER BY e.version DESC LIMIT 1) AS updated_by
+      FROM chosen c
+      CROSS JOIN LATERAL (
+          SELECT x.* FROM todo.todos x
+           WHERE x.tenant_id = tenant AND x.archived_at IS NULL
+             AND (x.conversation_id = c.conversation_id OR (c.conversation_id IS NULL AND x.conversation_id IS NULL))
+           ORDER BY x.position, x.id
+           LIMIT per_list) t
+), lists AS (
+    SELECT rank,
+           jsonb_agg(jsonb_build_object(
+               'id', id, 'subject', subject, 'active_form', active_form, 'status', status,
+               'priority', priority, 'owner', owner, 'agent_id', agent_id, 'claimed_by', claimed_by,
+               'lease_expires_at', lease_expires_at,
+               'lease_seconds_left', CASE WHEN claimed_by IS NOT NULL
+                   THEN greatest(0, ceil(extract(epoch FROM lease_expires_at - now())))::bigint END,
+               'fence', fence, 'version', version,
+               'blocked_by', blocked_by, 'parent_id', parent_id, 'subtasks', subtasks,
+               'updated_at', updated_at, 'updated_by', updated_by, 'position', position)
+               ORDER BY position, id) AS todos,
+           count(*) AS n,
+           (array_agg(position::text || ':' || id ORDER BY position DESC, id DESC))[1] AS last
+      FROM shown
+     GROUP BY rank
+), attention AS (
+    SELECT a.*, count(*) OVER () AS all_rows FROM todo.needs_attention a
+     WHERE a.tenant_id = tenant
+     ORDER BY a.since, a.todo_id
+     LIMIT max_attention
+)
+SELECT jsonb_build_object(
+    'tenant', tenant,
+    'now', now(),
+    'cursor', feed_cursor,
+    'conversations', coalesce((SELECT jsonb_agg(jsonb_build_object('conversation_id', c.conversation_id,
+                                                                   'todos', coalesce(l.todos, '[]'),
+                                                                   'todos_omitted', c.total - coalesce(l.n, 0),
+                                                                   'next', CASE WHEN c.total > coalesce(l.n, 0) THEN l.last END)
+                                                ORDER BY c.rank)
+                                 FROM chosen c LEFT JOIN lists l ON l.rank = c.rank), '[]'),
+    'conversations_omitted', coalesce((SELECT max(c.all_groups) - count(*) FROM chosen c), 0),
+    'attention', coalesce((SELECT jsonb_agg(to_jsonb(a) - 'tenant_id' - 'all_rows' ORDER BY a.since, a.todo_id)
+                             FROM attention a), '[]'),
+    'attention_omitted', coalesce((SELECT max(a.all_rows) - count(*) FROM attention a), 0),
+    'limits', jsonb_build_object('conversations', max_conversations, 'todos', per_list,
+                                 'attention', max_attention, 'blocked_by', max_blockers)));
+END
+$fn$;
+COMMENT ON FUNCTION todo.board(integer) IS
+    'The board of the tenant in context, bounded: {"tenant", "now", "cursor" (where todo.board_changes starts), "conversations": [{"conversation_id", "todos" (each with its version, fence, position, and who changed it last, "updated_by"), "todos_omitted", "next" (where todo.board_page reads on, null when nothing was left out)}] (the tenant-wide pool first, then the most recently active, a list made on the board with no todo yet among them; at most 50 conversations of at most per_list (1 to 200, default 200) todos each, in list order, each todo with at most 50 of the open todos it is blocked by), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": per_list, "attention": 200, "blocked_by": 50}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context, or per_list is not from 1 to 200.';
+REVOKE EXECUTE ON FUNCTION todo.board(integer) FROM PUBLIC;
+CREATE FUNCTION todo.board_page(list text, after text DEFAULT NULL, page_size integer DEFAULT 100) RETURNS jsonb
+LANGUAGE c STABLE PARALLEL SAFE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'board_page_wrapper';
+COMMENT ON FUNCTION todo.board_page(text, text, integer) IS
+    'The next page of a list on the board, for the tenant in context (list NULL: the tenant-wide pool): its todos that are not archived, in list order, after the place after (the "next" of todo.board()''s list or of the page before; NULL: from the start), at most page_size (1 to 200), each as todo.board() shows it with its position. Returns {"status": 200, "body": {"list", "todos", "next": the place after the last, null when none follows}}, or {"status": 400, "body": {"error"}} for a page_size out of range or an after that is not a place. Errors: 22023 no tenant in context; 42704 tenant not registered.';
+CREATE FUNCTION todo.board_changes(since text) RETURNS jsonb
+LANGUAGE c STABLE PARALLEL RESTRICTED SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'board_changes_wrapper';
+COMMENT ON FUNCTION todo.board_changes(text) IS
+    'What changed on the board of the tenant in context since a cursor (the "cursor" of todo.board() or of the changes before): {"status": 200, "body": {"cursor", "now", "todos": each todo with a change the cursor did not see, and the todos whose rows those changes alter (a parent''s progress, a waiting todo''s blockers), as the board shows them with their list, position and archived_at, at most 200, "reload": true (and no todos) past that, "attention", "attention_omitted": the needs attention rows now}}; since NULL: only the cursor; {"status": 400} for a since that is not a cursor. Errors: 22023 no tenant in context; 42704 tenant not registered.';
+REVOKE EXECUTE ON FUNCTION todo.board_page(text, text, integer), todo.board_changes(text) FROM PUBLIC;
+
 -- the new functions, to every role todo.grant_usage granted
 DO $grant$
 DECLARE

@@ -152,23 +152,31 @@ COMMENT ON VIEW todo.needs_attention IS
 COMMENT ON COLUMN todo.needs_attention.reason IS 'lease_lapsed, no_heartbeat or blocked.';
 COMMENT ON COLUMN todo.needs_attention.since IS 'When the lease ran out, or the todo last changed.';
 
-CREATE FUNCTION todo.board() RETURNS jsonb
+CREATE FUNCTION todo.board(per_list integer DEFAULT 200) RETURNS jsonb
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
 AS $fn$
 -- PL/pgSQL with the tenant in a variable: each statement names one tenant, so Citus sends it
 -- to the tenant's worker. Bounded, however large the tenant: at most max_conversations
--- conversations, max_todos todos of each (each with at most max_blockers of the open todos
+-- conversations, per_list todos of each (each with at most max_blockers of the open todos
 -- it waits for) and max_attention attention rows are built, with
 -- counts of what was left out; the conversations are chosen from one aggregate over the
--- tenant's live todos (no JSON is built for the others).
+-- tenant's live todos (no JSON is built for the others). A list with more todos says where
+-- its next page starts (todo.board_page's after); the cursor, taken first, is where
+-- todo.board_changes starts.
 DECLARE
     tenant text := todo.current_tenant();
     max_conversations constant integer := 50;
     max_todos constant integer := 200;
     max_attention constant integer := 200;
     max_blockers constant integer := 50;
+    feed_cursor text;
 BEGIN
+IF per_list IS NULL OR per_list NOT BETWEEN 1 AND max_todos THEN
+    RAISE EXCEPTION 'todo.board: per_list must be from 1 to %, not %', max_todos, coalesce(per_list::text, 'NULL')
+        USING ERRCODE = '22023', HINT = 'Pass how many todos of each list to read; todo.board_page reads the rest.';
+END IF;
+feed_cursor := todo.changed_lists(NULL)->>'cursor';
 RETURN (WITH groups AS (
     SELECT t.conversation_id, max(t.updated_at) AS active, count(*) AS total
       FROM todo.todos t
@@ -210,7 +218,7 @@ RETURN (WITH groups AS (
            WHERE x.tenant_id = tenant AND x.archived_at IS NULL
              AND (x.conversation_id = c.conversation_id OR (c.conversation_id IS NULL AND x.conversation_id IS NULL))
            ORDER BY x.position, x.id
-           LIMIT max_todos) t
+           LIMIT per_list) t
 ), lists AS (
     SELECT rank,
            jsonb_agg(jsonb_build_object(
@@ -221,9 +229,10 @@ RETURN (WITH groups AS (
                    THEN greatest(0, ceil(extract(epoch FROM lease_expires_at - now())))::bigint END,
                'fence', fence, 'version', version,
                'blocked_by', blocked_by, 'parent_id', parent_id, 'subtasks', subtasks,
-               'updated_at', updated_at, 'updated_by', updated_by)
+               'updated_at', updated_at, 'updated_by', updated_by, 'position', position)
                ORDER BY position, id) AS todos,
-           count(*) AS n
+           count(*) AS n,
+           (array_agg(position::text || ':' || id ORDER BY position DESC, id DESC))[1] AS last
       FROM shown
      GROUP BY rank
 ), attention AS (
@@ -235,21 +244,23 @@ RETURN (WITH groups AS (
 SELECT jsonb_build_object(
     'tenant', tenant,
     'now', now(),
+    'cursor', feed_cursor,
     'conversations', coalesce((SELECT jsonb_agg(jsonb_build_object('conversation_id', c.conversation_id,
                                                                    'todos', coalesce(l.todos, '[]'),
-                                                                   'todos_omitted', c.total - coalesce(l.n, 0))
+                                                                   'todos_omitted', c.total - coalesce(l.n, 0),
+                                                                   'next', CASE WHEN c.total > coalesce(l.n, 0) THEN l.last END)
                                                 ORDER BY c.rank)
                                  FROM chosen c LEFT JOIN lists l ON l.rank = c.rank), '[]'),
     'conversations_omitted', coalesce((SELECT max(c.all_groups) - count(*) FROM chosen c), 0),
     'attention', coalesce((SELECT jsonb_agg(to_jsonb(a) - 'tenant_id' - 'all_rows' ORDER BY a.since, a.todo_id)
                              FROM attention a), '[]'),
     'attention_omitted', coalesce((SELECT max(a.all_rows) - count(*) FROM attention a), 0),
-    'limits', jsonb_build_object('conversations', max_conversations, 'todos', max_todos,
+    'limits', jsonb_build_object('conversations', max_conversations, 'todos', per_list,
                                  'attention', max_attention, 'blocked_by', max_blockers)));
 END
 $fn$;
-COMMENT ON FUNCTION todo.board() IS
-    'The board of the tenant in context, bounded: {"tenant", "now", "conversations": [{"conversation_id", "todos" (each with its version and fence, and who changed it last, "updated_by"), "todos_omitted"}] (the tenant-wide pool first, then the most recently active, a list made on the board with no todo yet among them; at most 50 conversations of at most 200 todos each, in list order, each todo with at most 50 of the open todos it is blocked by), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": 200, "attention": 200, "blocked_by": 50}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context.';
+COMMENT ON FUNCTION todo.board(integer) IS
+    'The board of the tenant in context, bounded: {"tenant", "now", "cursor" (where todo.board_changes starts), "conversations": [{"conversation_id", "todos" (each with its version, fence, position, and who changed it last, "updated_by"), "todos_omitted", "next" (where todo.board_page reads on, null when nothing was left out)}] (the tenant-wide pool first, then the most recently active, a list made on the board with no todo yet among them; at most 50 conversations of at most per_list (1 to 200, default 200) todos each, in list order, each todo with at most 50 of the open todos it is blocked by), "conversations_omitted", "attention": the needs_attention rows (at most 200, the oldest first), "attention_omitted", "limits": {"conversations": 50, "todos": per_list, "attention": 200, "blocked_by": 50}}; the *_omitted counts say what was left out. Errors: 22023 when no tenant is in context, or per_list is not from 1 to 200.';
 
 -- Per tenant, what an operator watches: todos by status, claims and lapsed leases, the open
 -- todo unchanged the longest, and the events of the last hour. It runs as its caller, so

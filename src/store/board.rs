@@ -111,3 +111,77 @@ pub fn versions(tenant: &str, id: i64) -> Option<(i64, i64)> {
     )
     .and_then(|v| Some((*v.first()?, *v.get(1)?)))
 }
+
+/// The most todos one page or one answer of changes holds (`page`, `items`), and the most of
+/// the open todos each lists as its blockers (as `todo.board()`).
+pub const MAX_ITEMS: usize = 200;
+const ITEM_BLOCKERS: i64 = 50;
+/// The most rows of "needs attention" the board reads (the oldest).
+pub const MAX_ATTENTION: i64 = 200;
+
+/// A todo `t` as a row or card of the board shows it (a SQL expression): `todo_object` without
+/// the long texts (the detail panel reads those), with its place in its list.
+fn item_object() -> String {
+    format!(
+        "({} - 'description' - 'completion_criteria' - 'outcome' || jsonb_build_object('position', t.position))",
+        todo_object()
+    )
+}
+
+/// `items`' statement, built once per backend.
+static ITEMS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT coalesce(jsonb_agg({} ORDER BY t.id), '[]') FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY($2)",
+        item_object()
+    )
+});
+
+/// Todos `ids` of `tenant` (archived ones too, with their `archived_at` and list), as rows and
+/// cards show them, by id; ids with no todo are left out.
+pub fn items(tenant: &str, ids: &[i64]) -> Value {
+    one::<JsonB>(&ITEMS, &[tenant.into(), ids.to_vec().into(), ITEM_BLOCKERS.into()], false)
+        .map_or(Value::Array(Vec::new()), |j| j.0)
+}
+
+/// A page's statement (`$1` the tenant, `$2` the list, `$3` the blockers listed, after
+/// position `$4` and id `$5`, at most `$6`), for a named list or (`pool`) the tenant-wide pool.
+fn page_statement(pool: bool) -> String {
+    let list = if pool { "t.conversation_id IS NULL AND $2::text IS NULL" } else { "t.conversation_id = $2" };
+    format!(
+        "SELECT coalesce(jsonb_agg(p.item ORDER BY p.position, p.id), '[]')
+           FROM (SELECT {} AS item, t.position, t.id FROM todo.todos t
+                  WHERE t.tenant_id = $1 AND {list} AND t.archived_at IS NULL AND (t.position, t.id) > ($4, $5)
+                  ORDER BY t.position, t.id LIMIT $6) p",
+        item_object()
+    )
+}
+
+static LIST_PAGE: LazyLock<String> = LazyLock::new(|| page_statement(false));
+static POOL_PAGE: LazyLock<String> = LazyLock::new(|| page_statement(true));
+
+/// The todos of list `list` (None: the tenant-wide pool) that are not archived, in list order
+/// (position, then id), after the place `after` (position, id; None: from the start): at most
+/// `size` (up to `MAX_ITEMS`) and one more, which tells that more follow.
+pub fn page(tenant: &str, list: Option<&str>, after: Option<(i64, i64)>, size: usize) -> Vec<Value> {
+    let (position, id) = after.unwrap_or((i64::MIN, i64::MIN));
+    let statement = if list.is_some() { &LIST_PAGE } else { &POOL_PAGE };
+    let limit = size.min(MAX_ITEMS) as i64 + 1;
+    let args = [tenant.into(), list.into(), ITEM_BLOCKERS.into(), position.into(), id.into(), limit.into()];
+    match one::<JsonB>(statement, &args, false).map(|j| j.0) {
+        Some(Value::Array(todos)) => todos,
+        _ => Vec::new(),
+    }
+}
+
+/// `attention`'s statement: the board's "needs attention" rows, as `todo.board()` reads them.
+const ATTENTION: &str = "SELECT jsonb_build_object(
+        'attention', coalesce(jsonb_agg(to_jsonb(a) - 'tenant_id' - 'all_rows' ORDER BY a.since, a.todo_id), '[]'),
+        'attention_omitted', coalesce(max(a.all_rows) - count(*), 0))
+      FROM (SELECT n.*, count(*) OVER () AS all_rows FROM todo.needs_attention n
+             WHERE n.tenant_id = $1 ORDER BY n.since, n.todo_id LIMIT $2) a";
+
+/// `{"attention", "attention_omitted"}` of `tenant`: its `todo.needs_attention` rows, the
+/// oldest `MAX_ATTENTION`, and how many more there are.
+pub fn attention(tenant: &str) -> Value {
+    one::<JsonB>(ATTENTION, &[tenant.into(), MAX_ATTENTION.into()], false).map_or(Value::Null, |j| j.0)
+}

@@ -3,6 +3,8 @@
 //! - `writ`: the `/todo` writ, the open block and preamble (`todo.todo_writ`, …);
 //! - `rest`: the `/v1/todos` routes as one function (`todo.rest`);
 //! - `board`: the board's changes and detail read (`todo.board_act`, `todo.board_todo`);
+//! - `board_feed`: the board's later reads, a list's next page and the changes since a read
+//!   (`todo.board_page`, `todo.board_changes`);
 //! - `tools`: every tool dialect in one registry (`todo.tools()`, `todo.call()`), and the
 //!   dialects' own SQL functions (`todo.acp_plan`, `todo.export_tasks`, …);
 //! - `functions`: the coordination operations as SQL functions (`todo.claim`, …);
@@ -41,6 +43,7 @@ macro_rules! earlier_symbol {
 pub(crate) use earlier_symbol;
 
 pub mod board;
+pub mod board_feed;
 pub mod context;
 pub mod files;
 pub mod functions;

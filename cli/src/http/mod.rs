@@ -34,6 +34,7 @@
 
 pub mod assets;
 pub mod auth;
+pub mod board;
 pub mod config;
 pub mod decode;
 pub mod events;

@@ -5,7 +5,9 @@
 //! |---|---|
 //! | `POST/GET /v1/todos`, `GET/PATCH/DELETE /v1/todos/:id`, `PATCH /v1/todos` | `todo.rest(method, path?query, body)`: its status and body |
 //! | `GET /session/:id/todo` | 200 `todo.list_as('opencode', id)` (OpenCode's `session.todo()`) |
-//! | `GET /v1/board` | 200 `todo.board()`, with `"viewer": {"label", "person"}`: who the token is for |
+//! | `GET /v1/board?per_list=` | 200 `todo.board(per_list)`, with `"viewer": {"label", "person"}`: who the token is for (`board`) |
+//! | `GET /v1/board/page?list=&after=&page_size=` | `todo.board_page(list, after, page_size)`'s status and body: a list's next page (no `list`: the pool) |
+//! | `GET /v1/board/changes?since=` | `todo.board_changes(since)`'s status and body: what changed since the board was read |
 //! | `POST /v1/board/act` | a person's change on the board: `todo.board_act(body)`'s status and body (403 for a token not made for a person, or a request from another origin) |
 //! | `GET /v1/board/todos/:id` | `todo.board_todo(id)`'s status and body: one todo with its history |
 //! | `GET /v1/events` | Server-Sent Events of every committed change (`hub`) |
@@ -36,6 +38,7 @@ use axum::Router;
 use serde_json::{json, Value};
 
 use super::auth::{self, Identity};
+use super::board;
 use super::config::Limits;
 use super::hosts::Hosts;
 use super::hub::Hubs;
@@ -75,7 +78,9 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/todos", any(rest))
         .route("/v1/todos/{*rest}", any(rest))
         .route("/session/{id}/todo", get(session_todo))
-        .route("/v1/board", get(board))
+        .route("/v1/board", get(board::board))
+        .route("/v1/board/page", get(board::page))
+        .route("/v1/board/changes", get(board::changes))
         .route("/v1/board/act", post(board_act))
         .route("/v1/board/todos/{id}", get(board_todo))
         .route("/v1/events", get(events))
@@ -163,7 +168,7 @@ async fn method_not_allowed() -> Response {
 /// token is not looked up); 401 (charged); 400 or 403 for a bad actor header; 503 `database
 /// unavailable` when the token cannot be looked up (the cause is logged: a caller not known
 /// yet never reads the database's words); 500.
-async fn caller(
+pub(super) async fn caller(
     state: &AppState,
     headers: &HeaderMap,
     peer: Option<ClientAddr>,
@@ -310,19 +315,6 @@ async fn session_todo(
     let list: Value =
         work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.list_as('opencode', $1)", &[&id]).await?;
     Ok(json_response(StatusCode::OK, &list))
-}
-
-/// `GET /v1/board`: `todo.board()` of the token's tenant, and who the token is for
-/// (`"viewer": {"label", "person"}`: the page offers changes to a person's token only).
-async fn board(
-    State(state): State<AppState>,
-    client: Option<Extension<ClientAddr>>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
-    let mut board: Value = work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board()", &[]).await?;
-    board["viewer"] = json!({ "label": identity.label, "person": identity.person });
-    Ok(json_response(StatusCode::OK, &board))
 }
 
 /// Refuses a request whose `Origin` names another site than the one it was sent to (its

@@ -189,3 +189,41 @@ pub fn changed_since_page(tenant: &str, since: &str, after: Option<&str>, size: 
     rows.truncate(size);
     (rows, more)
 }
+
+/// The todos with an event `since` did not see (see `changed_since`), and the todos whose
+/// rows on the board those changes alter without an event of their own: their parents
+/// (subtask progress) and the todos waiting for them (their open blockers). At most `size`;
+/// `true` when there were more (a reader then reads its view whole). Raises 22P02 for a
+/// malformed `since`.
+pub fn changed_todos(tenant: &str, since: &str, size: usize) -> (Vec<i64>, bool) {
+    require_cursor(since);
+    let limit = size as i64 + 1;
+    let mut ids: Vec<i64> = super::with_plan(
+        "SELECT DISTINCT e.todo_id FROM todo.events e
+          WHERE e.tenant_id = $1 AND e.xact >= pg_catalog.pg_snapshot_xmin($2::pg_snapshot)
+            AND NOT pg_catalog.pg_visible_in_snapshot(e.xact, $2::pg_snapshot)
+          LIMIT $3",
+        &[tenant.into(), since.into(), limit.into()],
+        false,
+        |n| super::rows(n, |r| r.get::<i64>(1)).into_iter().flatten().collect(),
+    );
+    if ids.len() > size || ids.is_empty() {
+        return (Vec::new(), !ids.is_empty());
+    }
+    let related: Vec<i64> = super::with_plan(
+        "SELECT t.parent_id FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = ANY($2) AND t.parent_id IS NOT NULL
+         UNION
+         (SELECT d.todo_id FROM todo.dependencies d WHERE d.tenant_id = $1 AND d.depends_on = ANY($2) LIMIT $3)",
+        &[tenant.into(), ids.clone().into(), limit.into()],
+        false,
+        |n| super::rows(n, |r| r.get::<i64>(1)).into_iter().flatten().collect(),
+    );
+    ids.extend(related);
+    ids.sort_unstable();
+    ids.dedup();
+    let more = ids.len() > size;
+    if more {
+        ids.clear();
+    }
+    (ids, more)
+}
