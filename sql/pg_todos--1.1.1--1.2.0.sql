@@ -379,13 +379,13 @@ SET search_path = pg_catalog, todo, pg_temp
 AS 'MODULE_PATHNAME', 'board_page_wrapper';
 COMMENT ON FUNCTION todo.board_page(text, text, integer) IS
     'The next page of a list on the board, for the tenant in context (list NULL: the tenant-wide pool): its todos that are not archived, in list order, after the place after (the "next" of todo.board()''s list or of the page before; NULL: from the start), at most page_size (1 to 200), each as todo.board() shows it with its position. Returns {"status": 200, "body": {"list", "todos", "next": the place after the last, null when none follows}}, or {"status": 400, "body": {"error"}} for a page_size out of range or an after that is not a place. Errors: 22023 no tenant in context; 42704 tenant not registered.';
-CREATE FUNCTION todo.board_changes(since text) RETURNS jsonb
+CREATE FUNCTION todo.board_changes(since text, also bigint[] DEFAULT NULL) RETURNS jsonb
 LANGUAGE c STABLE PARALLEL RESTRICTED SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
 AS 'MODULE_PATHNAME', 'board_changes_wrapper';
-COMMENT ON FUNCTION todo.board_changes(text) IS
-    'What changed on the board of the tenant in context since a cursor (the "cursor" of todo.board() or of the changes before): {"status": 200, "body": {"cursor", "now", "todos": each todo with a change the cursor did not see, and the todos whose rows those changes alter (a parent''s progress, a waiting todo''s blockers), as the board shows them with their list, position and archived_at, at most 200, "reload": true (and no todos) past that, "attention", "attention_omitted": the needs attention rows now}}; since NULL: only the cursor; {"status": 400} for a since that is not a cursor. Errors: 22023 no tenant in context; 42704 tenant not registered.';
-REVOKE EXECUTE ON FUNCTION todo.board_page(text, text, integer), todo.board_changes(text) FROM PUBLIC;
+COMMENT ON FUNCTION todo.board_changes(text, bigint[]) IS
+    'What changed on the board of the tenant in context since a cursor (the "cursor" of todo.board() or of the changes before): {"status": 200, "body": {"cursor", "now", "todos": each todo with a change the cursor did not see, and the todos whose rows those changes alter (a parent''s progress, a waiting todo''s blockers), as the board shows them with their list, position and archived_at, at most 200, "reload": true (and no todos) past that, "empty_lists": the lists made on the board that hold no todo yet (at most 50), "attention", "attention_omitted": the needs attention rows now}}; also: todos to read whether they changed or not (at most 200; a lease renewed records no event); since NULL: only the cursor (and also); {"status": 400} for a since that is not a cursor or more than 200 also. Errors: 22023 no tenant in context; 42704 tenant not registered.';
+REVOKE EXECUTE ON FUNCTION todo.board_page(text, text, integer), todo.board_changes(text, bigint[]) FROM PUBLIC;
 
 -- the new functions, to every role todo.grant_usage granted
 DO $grant$

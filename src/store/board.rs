@@ -19,7 +19,7 @@ pub const MAX_HISTORY: i64 = 100;
 
 /// What the board shows of a todo besides its columns (members of `todo_object`, over
 /// `todo.todos t`, the tenant in `$1`): its lease's seconds left, at most `$3` of the open
-/// todos it waits for, subtask progress, who changed it last.
+/// todos it waits for, subtask progress, who changed it last, its place in its list.
 const TODO_OBJECT_DERIVED: &str = "'lease_seconds_left', CASE WHEN t.claimed_by IS NOT NULL
                  THEN greatest(0, ceil(extract(epoch FROM t.lease_expires_at - now())))::bigint END,
              'blocked_by', (SELECT coalesce(jsonb_agg(o.depends_on ORDER BY o.depends_on), '[]')
@@ -34,7 +34,8 @@ const TODO_OBJECT_DERIVED: &str = "'lease_seconds_left', CASE WHEN t.claimed_by 
                              AND s.status <> 'canceled' AND s.archived_at IS NULL
                           HAVING count(*) > 0),
              'updated_by', (SELECT e.agent_id FROM todo.events e
-                             WHERE e.tenant_id = $1 AND e.todo_id = t.id ORDER BY e.version DESC LIMIT 1)";
+                             WHERE e.tenant_id = $1 AND e.todo_id = t.id ORDER BY e.version DESC LIMIT 1),
+             'position', t.position";
 
 /// One todo `t` as the board shows it (a SQL expression over `todo.todos t`, the tenant in
 /// `$1`): every column a person reads (`columns::TABLE`'s board columns, each under its name),
@@ -120,12 +121,9 @@ const ITEM_BLOCKERS: i64 = 50;
 pub const MAX_ATTENTION: i64 = 200;
 
 /// A todo `t` as a row or card of the board shows it (a SQL expression): `todo_object` without
-/// the long texts (the detail panel reads those), with its place in its list.
+/// the long texts (the detail panel reads those).
 fn item_object() -> String {
-    format!(
-        "({} - 'description' - 'completion_criteria' - 'outcome' || jsonb_build_object('position', t.position))",
-        todo_object()
-    )
+    format!("({} - 'description' - 'completion_criteria' - 'outcome')", todo_object())
 }
 
 /// `items`' statement, built once per backend.
@@ -184,4 +182,24 @@ const ATTENTION: &str = "SELECT jsonb_build_object(
 /// oldest `MAX_ATTENTION`, and how many more there are.
 pub fn attention(tenant: &str) -> Value {
     one::<JsonB>(ATTENTION, &[tenant.into(), MAX_ATTENTION.into()], false).map_or(Value::Null, |j| j.0)
+}
+
+/// The most lists made on the board and still empty that `empty_lists` names.
+pub const MAX_EMPTY_LISTS: i64 = 50;
+
+/// The lists of `tenant` made on the board (`todo.board_act`'s `create_list`) that hold no todo
+/// yet, the newest first, at most `MAX_EMPTY_LISTS`: what `todo.board()` shows with no todos.
+pub fn empty_lists(tenant: &str) -> Value {
+    one::<JsonB>(
+        "SELECT coalesce(jsonb_agg(m.list ORDER BY m.at DESC, m.list), '[]')
+           FROM (SELECT substr(l.name, 6) AS list, (l.properties->'board'->>'at')::timestamptz AS at
+                   FROM todo.locks l
+                  WHERE l.tenant_id = $1 AND starts_with(l.name, 'list:') AND l.properties ? 'board'
+                    AND NOT EXISTS (SELECT 1 FROM todo.todos e WHERE e.tenant_id = $1
+                                       AND e.conversation_id = substr(l.name, 6) AND e.archived_at IS NULL)
+                  ORDER BY 2 DESC, 1 LIMIT $2) m",
+        &[tenant.into(), MAX_EMPTY_LISTS.into()],
+        false,
+    )
+    .map_or(Value::Array(Vec::new()), |j| j.0)
 }

@@ -77,25 +77,35 @@ COMMENT ON FUNCTION todo.board_page(text, text, integer) IS
 /// "attention_omitted"}}`. `todos`: each todo with an event the cursor did not see, and the
 /// todos whose row those changes alter (a parent's progress, a waiting todo's blockers), as
 /// rows show them with their list, `position` and `archived_at`, at most 200; past that,
-/// `reload` is true and `todos` empty: read the board again. `attention`: the rows of "needs
-/// attention" now. `since` NULL: only the cursor. 400 for a `since` that is not a cursor.
+/// `reload` is true and `todos` empty: read the board again. `empty_lists`: the lists made on
+/// the board that hold no todo yet (at most 50; making one records no event). `attention`: the
+/// rows of "needs attention" now. `since` NULL: only the cursor. 400 for a `since` that is not
+/// a cursor. `also`: todos to read whether they changed or not (at most 200), e.g. those whose
+/// lease the page saw run out: a lease renewed records no event.
 #[pg_extern(sql = false)]
-fn board_changes(since: Option<&str>) -> Jsonb {
+fn board_changes(since: Option<&str>, also: Option<Vec<Option<i64>>>) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
     if since.is_some_and(|s| !crate::cursor::is_cursor(s)) {
         return bad("since is not a cursor: pass the \"cursor\" of todo.board() or of the changes before, unchanged");
     }
+    let also: Vec<i64> = also.unwrap_or_default().into_iter().flatten().collect();
+    if also.len() > MAX_ITEMS {
+        return bad(format!("also names {} todos: name at most {MAX_ITEMS}", also.len()));
+    }
     // the cursor first: every todo read after it is at least as new
     let (cursor, _) = store::events::changed_since(&tenant, None);
-    let (todos, reload) = match since {
-        Some(since) => {
-            let (ids, more) = store::events::changed_todos(&tenant, since, MAX_ITEMS);
-            (if ids.is_empty() { json!([]) } else { store::board::items(&tenant, &ids) }, more)
-        }
-        None => (json!([]), false),
+    let (mut ids, reload) = match since {
+        Some(since) => store::events::changed_todos(&tenant, since, MAX_ITEMS),
+        None => (Vec::new(), false),
     };
+    if !reload {
+        ids.extend(also);
+        ids.sort_unstable();
+        ids.dedup();
+    }
+    let todos = if ids.is_empty() { json!([]) } else { store::board::items(&tenant, &ids) };
     let mut body = json!({ "cursor": cursor, "now": crate::time::iso8601(crate::time::now_us()),
-                           "todos": todos, "reload": reload });
+                           "todos": todos, "reload": reload, "empty_lists": store::board::empty_lists(&tenant) });
     if let (Value::Object(b), Value::Object(a)) = (&mut body, store::board::attention(&tenant)) {
         b.extend(a);
     }
@@ -104,12 +114,12 @@ fn board_changes(since: Option<&str>) -> Jsonb {
 
 extension_sql!(
     r#"
-CREATE FUNCTION todo.board_changes(since text) RETURNS jsonb
+CREATE FUNCTION todo.board_changes(since text, also bigint[] DEFAULT NULL) RETURNS jsonb
 LANGUAGE c STABLE PARALLEL RESTRICTED SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
 AS 'MODULE_PATHNAME', 'board_changes_wrapper';
-COMMENT ON FUNCTION todo.board_changes(text) IS
-    'What changed on the board of the tenant in context since a cursor (the "cursor" of todo.board() or of the changes before): {"status": 200, "body": {"cursor", "now", "todos": each todo with a change the cursor did not see, and the todos whose rows those changes alter (a parent''s progress, a waiting todo''s blockers), as the board shows them with their list, position and archived_at, at most 200, "reload": true (and no todos) past that, "attention", "attention_omitted": the needs attention rows now}}; since NULL: only the cursor; {"status": 400} for a since that is not a cursor. Errors: 22023 no tenant in context; 42704 tenant not registered.';
+COMMENT ON FUNCTION todo.board_changes(text, bigint[]) IS
+    'What changed on the board of the tenant in context since a cursor (the "cursor" of todo.board() or of the changes before): {"status": 200, "body": {"cursor", "now", "todos": each todo with a change the cursor did not see, and the todos whose rows those changes alter (a parent''s progress, a waiting todo''s blockers), as the board shows them with their list, position and archived_at, at most 200, "reload": true (and no todos) past that, "empty_lists": the lists made on the board that hold no todo yet (at most 50), "attention", "attention_omitted": the needs attention rows now}}; also: todos to read whether they changed or not (at most 200; a lease renewed records no event); since NULL: only the cursor (and also); {"status": 400} for a since that is not a cursor or more than 200 also. Errors: 22023 no tenant in context; 42704 tenant not registered.';
 "#,
     name = "board_changes",
     requires = [board_changes]

@@ -9,7 +9,8 @@ import { announce, confirmDialog, toast } from "./notices.js";
 import { ACTIONS } from "./todo.js";
 import * as focus from "./focus.js";
 
-/** What main.js does after a write: render what is known now, and read the board again. */
+/** What main.js does after a write (given its result: see post): show the todo it answered
+ *  with, and read what changed since. */
 export const actionHooks = { changed() {} };
 
 /** Posts an op: {data} on success, {error} (an ApiError: .status, .message, .body) on a
@@ -37,7 +38,7 @@ async function onTodo(id, body, key) {
   const result = await post(body);
   store.busy.delete(id);
   if (result && result.error) setError(id, result.error.message);
-  actionHooks.changed();
+  actionHooks.changed(result);
   return result;
 }
 
@@ -76,7 +77,7 @@ export async function reorder(ids, id, key, words) {
 /** Posts an op, and reads the board again when it succeeded. The op's result (see post). */
 export async function write(body) {
   const result = await post(body);
-  if (result && result.data) actionHooks.changed();
+  if (result && result.data) actionHooks.changed(result);
   return result;
 }
 

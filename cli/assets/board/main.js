@@ -1,6 +1,8 @@
-// The board's page: the token, reading the board (on every live change, every 30 s, when the
-// database comes back), the header, "Needs attention", the view switch, "New list", the 1 s
-// tick (countdowns and ages only: nothing is rebuilt), and the announcements of changes.
+// The board's page: the token, reading the board (when the token is given, when the stream
+// reconnects after the page missed changes, when the database comes back), applying what
+// changed since (on every live change, after the person's own, every 30 s), the header,
+// "Needs attention", the view switch, "New list", the 1 s tick (countdowns and ages only:
+// nothing is rebuilt), and the announcements of changes.
 //
 // Each render is measured: performance.getEntriesByName("board:render")[0].duration (ms; the
 // last render's); the mark "board:shown" is when the first board was on the page (its
@@ -10,7 +12,7 @@ import { hooks, tokenFromPage, useToken, forgetToken, currentToken, request, Una
 import { liveHooks, startStream, stopStream, checkReadiness, watchReadiness } from "./live.js";
 import { $, el, show, setText } from "./dom.js";
 import { STATUS_DONE, statusWord, duration, listWords } from "./format.js";
-import { store, setBoard, conversations, elapsed } from "./store.js";
+import { store, setBoard, applyChanges, applyTodos, conversations, elapsed } from "./store.js";
 import { readUrl, writeUrl, wireFilters, fillListOptions, listValue, filtering } from "./filters.js";
 import { renderView, wireViews, reveal } from "./views.js";
 import { showLease } from "./todo.js";
@@ -19,8 +21,8 @@ import { actionHooks, createList } from "./actions.js";
 import { announce, wireToast } from "./notices.js";
 import * as focus from "./focus.js";
 
-let inFlight = null;       // the /v1/board read under way
-let again = false;         // another read was asked for meanwhile
+let inFlight = null;       // the read under way (of the board, or of its changes)
+let again = null;          // the read asked for meanwhile: "board" or "changes"
 let refreshTimer = null;
 let loadError = null;      // why the last read failed (shown until one succeeds)
 let focusNext = null;      // a selector to focus once a render shows it (a new list's add box) ...
@@ -47,6 +49,7 @@ function showTokenForm(message) {
 function start(t) {
   useToken(t);
   store.board = null;
+  store.cursor = null;
   store.errors.clear();
   store.busy.clear();
   show($("board"), false);   // until this token's board is read
@@ -63,20 +66,26 @@ hooks.failed = checkReadiness;
 
 // ---- reading the board -----------------------------------------------------------------------
 
-async function refresh() {
+/** How many todos of each list the board reads first; the rest come a page at a time as the
+ *  person scrolls to them (views.js). */
+const PER_LIST = 30;
+
+/** Reads the board whole. */
+const refresh = () => read("board");
+
+/** Applies what changed since the last read (the whole board when nothing was read yet). */
+const catchUp = () => read(store.cursor && store.board ? "changes" : "board");
+
+/** One read at a time: a read asked for meanwhile runs after it (a whole read wins). */
+async function read(kind) {
   if (!currentToken()) return;
-  if (inFlight) { again = true; return; }
+  if (inFlight) { if (again !== "board") again = kind; return; }
   const token = currentToken();
   inFlight = (async () => {
     try {
-      const data = await request("GET", "/v1/board");
-      if (currentToken() !== token) return;   // signed out, or another token since
-      const before = store.board ? new Map(store.byId) : null;
-      setBoard(data);
+      if (kind === "board" || !store.cursor) await readBoard(token);
+      else await readChanges(token);
       loadError = null;
-      render();
-      if (before) announceChanges(before);
-      refreshDetail();
     } catch (e) {
       if (e instanceof Unauthorized) return;
       loadError = e.message;
@@ -85,17 +94,48 @@ async function refresh() {
   })();
   try { await inFlight; } finally {
     inFlight = null;
-    if (again) { again = false; refresh(); }
+    const next = again;
+    again = null;
+    if (next) read(next);
   }
+}
+
+async function readBoard(token) {
+  const data = await request("GET", "/v1/board?per_list=" + PER_LIST);
+  if (currentToken() !== token) return;   // signed out, or another token since
+  const before = store.board ? new Map(store.byId) : null;
+  setBoard(data);
+  render();
+  if (before) announceChanges(before, store.byId.keys());
+  refreshDetail();
+}
+
+/** Todos to read with the next changes whether they changed or not: those whose lease the page
+ *  saw run out (a renewal records no event). */
+const also = new Set();
+
+async function readChanges(token) {
+  const since = store.cursor;
+  const ids = [...also].slice(0, 200);
+  for (const id of ids) also.delete(id);
+  const data = await request("GET", "/v1/board/changes?since=" + encodeURIComponent(since)
+    + (ids.length ? "&also=" + ids.join(",") : ""));
+  if (currentToken() !== token || store.cursor !== since) return;
+  if (data.reload) { again = "board"; return; }
+  const { changed, was } = applyChanges(data);
+  render(changed);
+  announceChanges(was, (data.todos || []).map((t) => t.id));
+  if ((data.todos || []).length) refreshDetail();
 }
 
 function scheduleRefresh(ms) {
   clearTimeout(refreshTimer);
-  refreshTimer = setTimeout(refresh, ms);
+  refreshTimer = setTimeout(catchUp, ms);
 }
 
-/** Renders what the store holds: the header, the filters' lists, Needs attention, the view. */
-function render() {
+/** Renders what the store holds: the header, the filters' lists, Needs attention, the view
+ *  (of the list view, only the lists in `changed` when given: their keys). */
+function render(changed) {
   if (!store.board) return;
   performance.clearMarks("board:render-start");
   performance.clearMeasures("board:render");   // the last render's only
@@ -112,7 +152,7 @@ function render() {
   fillListOptions(conversations());
   renderAttention();
   let shown = 0;
-  focus.keeping(() => { shown = renderView(); });
+  focus.keeping(() => { shown = renderView(changed); });
   const total = store.byId.size;
   $("filter-count").textContent = filtering() ? "showing " + shown + " of " + total + " todos" : total + " todos";
   $("omitted").textContent = b.conversations_omitted ? b.conversations_omitted + " more lists not shown." : "";
@@ -158,12 +198,16 @@ function reasonWords(reason, secs) {
   }
 }
 
-/** Says what changed since the last read: "#12 completed by agent-3" (three at most, then a count). */
-function announceChanges(before) {
+/** Says what changed since the last read: "#12 completed by agent-3" (three at most, then a
+ *  count), of the todos `ids` against what they were (`before`: id -> {todo, conversation}). */
+function announceChanges(before, ids) {
   const said = [];
   let more = 0;
   const newest = Math.max(0, ...before.keys());
-  for (const [id, { todo: t, conversation }] of store.byId) {
+  for (const id of ids) {
+    const now = store.byId.get(id);
+    if (!now) continue;
+    const { todo: t, conversation } = now;
     const old = before.get(id);
     let words = null;
     // a todo not shown before: new, or (an older id) back from the archive
@@ -185,7 +229,10 @@ function tick() {
   const e = elapsed(), now = Date.now();
   let lapsedNow = false;
   for (const s of document.querySelectorAll("[data-role=lease]")) {
-    if (showLease(s, now)) lapsedNow = true;
+    if (!showLease(s, now)) continue;
+    lapsedNow = true;
+    const row = s.closest(".todo[data-todo-id]");
+    if (row) also.add(Number(row.dataset.todoId));
   }
   for (const s of document.querySelectorAll("#views [data-role=ago]")) {
     if (s.dataset.ago !== undefined) setText(s, "updated " + duration(Number(s.dataset.ago) + e) + " ago");
@@ -267,7 +314,7 @@ function wireNewList() {
     if (store.view !== "list") $("tab-list").click();
     focusNext = 'form.add[data-conversation="' + CSS.escape(made) + '"] input[name=subject]';
     focusNextUntil = Date.now() + 5000;
-    render();   // (the board read again by createList may be in already)
+    await catchUp();   // (it brings the new list: made on the board, it holds no todo yet)
     announce("List " + made + " made");
   });
 }
@@ -296,25 +343,30 @@ wireViews(render);
 wireDetail();
 wireToast();
 
-actionHooks.changed = () => { render(); refresh(); };
-liveHooks.connected = () => scheduleRefresh(0);
+actionHooks.changed = (result) => {
+  const todo = result && result.data && result.data.todo;
+  if (todo && store.board) render(applyTodos([todo]).changed);
+  else render();
+  catchUp();
+};
+liveHooks.connected = () => scheduleRefresh(0);   // (a whole read when none was made)
 liveHooks.changed = () => scheduleRefresh(100);
 liveHooks.unauthorized = unauthorized;
 liveHooks.ready = () => refresh();
 liveHooks.database = (up) => announce(up ? "The database is back." : "The database is unavailable.");
 
 setInterval(tick, 1000);
-// Attention that grows with time alone (no heartbeat, blocked for long): read again now and then.
-setInterval(() => { if (currentToken() && document.visibilityState !== "hidden") refresh(); }, 30000);
+// Attention that grows with time alone (no heartbeat, blocked for long): asked again now and then.
+setInterval(() => { if (currentToken() && document.visibilityState !== "hidden") catchUp(); }, 30000);
 document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "visible" && currentToken()) refresh();
+  if (document.visibilityState === "visible" && currentToken()) catchUp();
 });
 // Leaving the page closes its event stream at once: a browser holds at most 6 connections to
 // a host, and streams of pages left behind (or kept in the back/forward cache) would take them
 // until the service drops them. Coming back from that cache opens it again.
 window.addEventListener("pagehide", () => stopStream());
 window.addEventListener("pageshow", (ev) => {
-  if (ev.persisted && currentToken()) { startStream(); refresh(); }
+  if (ev.persisted && currentToken()) { startStream(); catchUp(); }
 });
 window.addEventListener("hashchange", () => {
   if (new URLSearchParams(location.hash.replace(/^#/, "")).get("token")) {

@@ -6,11 +6,14 @@
 // - the board view (#view-board): columns by status, `.column[data-column=pending|in_progress|
 //   blocked|completed|canceled]`, one card per todo; Done and Canceled are collapsed until their
 //   heading's button (aria-expanded) opens them (or the status filter asks for their status).
-// Each render builds its todos in a DocumentFragment and puts them in at once.
+// Each render builds its todos in a DocumentFragment and puts them in at once. A list the
+// board read in part ends in "Show more" (`button[data-control=more]`), which reads its next
+// page (`/v1/board/page`) when pressed or when it scrolls into sight.
 
 import { $, el, show, q } from "./dom.js";
 import { listWords } from "./format.js";
-import { store, convKey, conversations } from "./store.js";
+import { store, convKey, conversations, addPage } from "./store.js";
+import { request, Unauthorized } from "./api.js";
 import { listShown, todoShown, filtering } from "./filters.js";
 import { todoElement } from "./todo.js";
 import * as actions from "./actions.js";
@@ -32,14 +35,17 @@ let made = 0;              // for unique ids of the cards' headings and inputs
 
 const present = (v) => v !== null && v !== undefined;
 
-/** Renders the view in use (the other one is emptied). Returns how many todos it shows. */
-export function renderView() {
+/** Renders the view in use (the other one is emptied); of the list view, only the cards of
+ *  the lists in `changed` (their keys) when given and the view was the list view already.
+ *  Returns how many todos it shows. */
+export function renderView(changed) {
   const list = store.view === "list";
   show($("view-list"), list);
   show($("view-board"), !list);
   if (list) {
+    const partly = changed && $("columns").childElementCount === 0 && cardsForPerson === store.person;
     $("columns").textContent = "";
-    return renderList();
+    return renderList(partly ? changed : null);
   }
   // the list view's cards stay (with what is typed in their add forms), not their todos
   for (const ul of $("conversations").querySelectorAll(".todos")) ul.textContent = "";
@@ -48,7 +54,7 @@ export function renderView() {
 
 // ---- the list view ------------------------------------------------------------------------
 
-function renderList() {
+function renderList(changed) {
   const root = $("conversations");
   const convs = conversations().slice();
   if (!convs.some((c) => !present(c.conversation_id))) convs.push({ conversation_id: null, todos: [] });  // the pool's add form
@@ -73,7 +79,10 @@ function renderList() {
     }
     const visible = listShown(c.conversation_id);
     show(card, visible);
-    if (visible) shown += fillCard(card, c);
+    if (visible && (!changed || changed.has(key) || card.dataset.shown === undefined)) {
+      card.dataset.shown = String(fillCard(card, c));
+    }
+    if (visible) shown += Number(card.dataset.shown);
     prev = card;
   }
   for (const [key, card] of cards) {
@@ -162,8 +171,57 @@ function fillCard(card, conv) {
   };
   for (const t of shown) if (!nested(t)) place(t, 0, "");
   for (const t of shown) place(t, 1, String(t.parent_id));   // subtasks whose parents form a loop: shown anyway
+  if (conv.next) frag.append(moreItem(conv));
   card.querySelector(".todos").replaceChildren(frag);
   return shown.length;
+}
+
+// ---- the pages of long lists --------------------------------------------------------------
+
+const PAGE_SIZE = 100;
+const reading = new Set();   // keys of the lists whose next page is being read
+/** Reads a list's next page once its "Show more" comes within 600 px of the window. */
+const nearby = typeof IntersectionObserver === "function"
+  ? new IntersectionObserver((entries) => {
+      for (const e of entries) if (e.isIntersecting) readMore(e.target.dataset.conversation);
+    }, { rootMargin: "600px" })
+  : null;
+
+/** The last row of a list read in part: "Show more", pressed or scrolled to. */
+function moreItem(conv) {
+  const key = convKey(conv.conversation_id);
+  const n = conv.todos_omitted || 0;
+  const b = el("button", { type: "button", class: "more", "data-control": "more", "data-conversation": key,
+                           text: "Show more of " + listWords(conv.conversation_id) + (n ? " (" + n + " not shown)" : "") });
+  if (nearby) nearby.observe(b);
+  return el("li", { class: "more-row" }, b);
+}
+
+/** Reads the next page of the list of key `key` and shows it. */
+async function readMore(key) {
+  const conv = conversations().find((c) => convKey(c.conversation_id) === key);
+  if (!conv || !conv.next || reading.has(key)) return;
+  reading.add(key);
+  const params = new URLSearchParams({ after: conv.next, page_size: String(PAGE_SIZE) });
+  if (present(conv.conversation_id)) params.set("list", conv.conversation_id);
+  try {
+    const body = await request("GET", "/v1/board/page?" + params);
+    if (conv.next === params.get("after")) addPage(conv.conversation_id, body);
+  } catch (e) {
+    if (!(e instanceof Unauthorized)) setMoreError(key, e.message);
+    return;
+  } finally {
+    reading.delete(key);
+  }
+  pageRead(new Set([key]));
+}
+
+/** What main.js does once a page is in: render those lists again. */
+let pageRead = () => {};
+
+function setMoreError(key, text) {
+  const b = document.querySelector("button[data-control=more][data-conversation=" + q(key) + "]");
+  if (b) b.textContent = "Could not read more: " + text + ". Try again";
 }
 
 // ---- the board view -----------------------------------------------------------------------
@@ -208,12 +266,15 @@ function renderBoard() {
 
 // ---- the controls of both views (one listener each) -------------------------------------
 
-/** Wires the views' controls; rerender() renders again (a column opened or closed). */
+/** Wires the views' controls; rerender(changed?) renders again (a column opened or closed; the
+ *  lists of keys `changed` got their next page). */
 export function wireViews(rerender) {
+  pageRead = rerender;
   const views = $("views");
   views.addEventListener("click", (ev) => {
     const b = ev.target instanceof Element ? ev.target.closest("button") : null;
     if (!b || b.disabled) return;
+    if (b.dataset.control === "more") { readMore(b.dataset.conversation); return; }
     if (b.dataset.columnToggle) {
       store.expanded[b.dataset.columnToggle] = !store.expanded[b.dataset.columnToggle];
       rerender();

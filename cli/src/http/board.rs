@@ -19,6 +19,8 @@ use crate::db::work;
 /// How many todos of each list the board reads first when the request names no `per_list`
 /// (the extension's largest, as before the board read in pages).
 const PER_LIST: i32 = 200;
+/// The most todos `also` names (`todo.board_changes`' own bound).
+const MAX_ALSO: usize = 200;
 
 /// The request's query as a map; a repeated name, or one the route does not take, is a 400
 /// that names it.
@@ -47,6 +49,23 @@ fn number(q: &HashMap<String, String>, name: &str) -> Result<Option<i32>, ApiErr
             v.parse::<i32>().map_err(|_| ApiError::BadRequest(format!("{name} must be a whole number, not \"{v}\"")))
         })
         .transpose()
+}
+
+/// Todo ids, comma-separated (at most `MAX_ALSO`), or a 400 that says what is wrong.
+fn ids_of(text: &str) -> Result<Vec<i64>, ApiError> {
+    let ids: Vec<&str> = text.split(',').collect();
+    if ids.len() > MAX_ALSO {
+        return Err(ApiError::BadRequest(format!("also names {} todos: name at most {MAX_ALSO}", ids.len())));
+    }
+    ids.iter()
+        .map(|i| {
+            i.trim().parse::<i64>().map_err(|_| {
+                ApiError::BadRequest(format!(
+                    "also must be todo ids separated by commas; \"{i}\" is not a whole number"
+                ))
+            })
+        })
+        .collect()
 }
 
 /// `GET /v1/board?per_list=N`: `todo.board(per_list)` of the token's tenant (1 to 200 todos of
@@ -93,7 +112,8 @@ pub async fn page(
     rest_response(&answer)
 }
 
-/// `GET /v1/board/changes?since=`: `todo.board_changes(since)` (no `since`: only a cursor),
+/// `GET /v1/board/changes?since=&also=`: `todo.board_changes(since, also)` (no `since`: only a
+/// cursor; `also`: ids, comma-separated, of todos to read whether they changed or not),
 /// answered with its status and body.
 pub async fn changes(
     State(state): State<AppState>,
@@ -101,10 +121,15 @@ pub async fn changes(
     headers: HeaderMap,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let q = query(&uri, &["since"])?;
+    let q = query(&uri, &["since", "also"])?;
+    let also = match q.get("also") {
+        None => None,
+        Some(ids) => Some(ids_of(ids)?),
+    };
     let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
     let since = q.get("since");
     let answer: Value =
-        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board_changes($1)", &[&since]).await?;
+        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board_changes($1, $2)", &[&since, &also])
+            .await?;
     rest_response(&answer)
 }
