@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """board_load: opens the board with 500 todos on the page in headless Chromium, BOARD_LOADS
-times (20) — nothing cached: the service sends every file with Cache-Control: no-store — and
-reports the median and slowest time from navigation to the first board on the page (the
-page's performance mark "board:shown", set when its first render has put every todo on the
-page), a render alone, and the bytes of the page's files, as a Markdown table.
+times (20) after a first load that fetches the files (gzipped; the next loads revalidate them:
+ETag, 304), and reports the median and slowest time from navigation to the first board on the
+page (the page's performance mark "board:shown", set when its first render has put every todo
+on the page), a render alone, and the bytes of the page's files (the first load's, as sent),
+as a Markdown table.
 Usage: bench/board_load.py SERVER_BINARY DBNAME TOKEN   (libpq environment of the cluster)
 """
 import os

@@ -18,15 +18,20 @@ agent_login or the superuser):
   7. /healthz, /readyz (503 and REST 503 with Retry-After while the database refuses
      connections, never with the database's words); SIGTERM with an SSE client and a PATCH waiting on a row lock: no new
      connections, the PATCH completes 200, the stream ends, exit 0; past --shutdown-grace the
-     process exits 1 and the cut request commits nothing;
+     process exits 1 and the cut request commits nothing; with Accept-Encoding: gzip the
+     JSON answers and the board's files come gzipped, to the byte the identity body (not
+     under 1 kB, not with gzip;q=0, never the event stream), with Vary; the board's files
+     carry an ETag and answer 304 with no body to an If-None-Match that names it;
   8. an unreachable database, a database without the extension, a bad flag: exit 2 and a
      clear message; the request log never holds a token.
 The module's tests share one service (the fixture `main_server`) and run in file order; the
 last checks what the whole run left: the idle stream's keep-alive, exit 0 at SIGTERM, the log.
 """
+import gzip
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -537,6 +542,92 @@ def test_health():
     status, _, body, _ = request("GET", "/v1/board", tok=ACME)
     check("board: /v1/board is todo.board() of the token's tenant",
           status == 200 and body["tenant"] == "acme" and isinstance(body["conversations"], list), (status, body))
+
+
+def gzip_answers(path, tok=None):
+    """(identity, gzip) answers of GET `path`, each (status, headers, raw bytes): without
+    Accept-Encoding, then with `gzip`. http.client decompresses nothing."""
+    plain = request("GET", path, tok=tok)
+    packed = request("GET", path, tok=tok, headers={"Accept-Encoding": "gzip, deflate, br"})
+    return (plain[0], plain[1], plain[3]), (packed[0], packed[1], packed[3])
+
+
+def timeless(raw):
+    """A body with the board's "now" blanked: the only bytes of todo.board() that change from
+    one read to the next."""
+    return re.sub(rb'"now":("[^"]*"|[0-9.]+)', b'"now":0', raw, count=1)
+
+
+def varies(headers):
+    return "accept-encoding" in [v.strip().lower() for v in headers.get("vary", "").split(",")]
+
+
+def test_compression(acme):
+    """7b. The JSON answers and the board's files gzipped for a client that takes it (at least
+    1 kB), to the byte what it would get without; Vary either way; never the event stream."""
+    _, gz = token("acme", "gz-person", person=True)
+    for i in range(12):
+        request("POST", "/v1/todos", {"subject": f"a todo to make the board longer, #{i}", "conversation_id": "gzip"}, tok=acme)
+    for path, tok in (("/v1/board", gz), ("/board/main.js", None), ("/", None), ("/openapi.json", None)):
+        (s1, h1, plain), (s2, h2, packed) = gzip_answers(path, tok)
+        check(f"gzip: {path} without Accept-Encoding is identity (at least 1 kB), with Vary",
+              s1 == 200 and "content-encoding" not in h1 and varies(h1) and len(plain) >= 1024, (s1, h1, len(plain)))
+        check(f"gzip: {path} with Accept-Encoding: gzip is gzip, with Vary, and decompresses to the identity body",
+              s2 == 200 and h2.get("content-encoding") == "gzip" and varies(h2) and int(h2["content-length"]) == len(packed)
+              and len(packed) < len(plain) and timeless(gzip.decompress(packed)) == timeless(plain), (s2, h2, len(packed), len(plain)))
+        check(f"gzip: {path} has the same Content-Type either way", h1["content-type"] == h2["content-type"], (h1, h2))
+    for accept, gzipped in (("gzip;q=0", False), ("GZIP;Q=0, *", False), ("identity", False), ("", False), ("br", False),
+                            ("*", True), ("br;q=1, GZip;q=0.2", True), ("x-gzip", True)):
+        for path, tok in (("/v1/board", gz), ("/board/main.js", None)):
+            status, headers, _, raw = request("GET", path, tok=tok, headers={"Accept-Encoding": accept})
+            check(f"gzip: {path} with Accept-Encoding {accept!r} is {'gzip' if gzipped else 'identity'}",
+                  status == 200 and (headers.get("content-encoding") == "gzip") == gzipped and varies(headers)
+                  and (raw[:2] == b"\x1f\x8b") == gzipped, (status, headers))
+    status, headers, body, _ = request("GET", "/v1/todos/999999", tok=acme, headers={"Accept-Encoding": "gzip"})
+    check("gzip: a short JSON answer (under 1 kB) is identity, with Vary",
+          status == 404 and "content-encoding" not in headers and varies(headers) and body == {"error": "todo not found"},
+          (status, headers, body))
+    conn = http.client.HTTPConnection(HOST, MAIN.port, timeout=30)
+    conn.request("GET", "/v1/events", headers={"Authorization": f"Bearer {gz}", "Accept-Encoding": "gzip"})
+    events = conn.getresponse()
+    request("POST", "/v1/todos", {"subject": "seen on the stream", "conversation_id": "gzip"}, tok=acme)
+    first = events.readline()
+    check("gzip: /v1/events is never compressed",
+          events.status == 200 and events.getheader("Content-Type") == "text/event-stream"
+          and events.getheader("Content-Encoding") is None and first.endswith(b"\n") and first[:2] != b"\x1f\x8b",
+          (events.status, events.getheaders(), first))
+    conn.close()
+
+
+def test_board_files_revalidate():
+    """7c. The board's files: a strong ETag (one per encoding), Cache-Control: no-cache, 304
+    with no body to an If-None-Match that names it (weakly, in a list, or *), 200 otherwise;
+    the page keeps its Content-Security-Policy on a 304."""
+    for path, accept in (("/", None), ("/board/main.js", None), ("/board/main.js", "gzip"), ("/board/board.css", "gzip")):
+        ae = {"Accept-Encoding": accept} if accept else {}
+        status, headers, _, raw = request("GET", path, headers=ae)
+        etag = headers.get("etag", "")
+        check(f"etag: {path} ({accept or 'identity'}) has a strong ETag and Cache-Control: no-cache",
+              status == 200 and etag.startswith('"') and not etag.startswith("W/") and len(etag) >= 18
+              and headers["cache-control"] == "no-cache", (status, headers))
+        for inm in (etag, f"W/{etag}", f'"nope", {etag}', "*"):
+            s2, h2, _, raw2 = request("GET", path, headers={**ae, "If-None-Match": inm})
+            check(f"etag: {path} ({accept or 'identity'}) with If-None-Match {inm}: 304, no body, the same ETag and policy",
+                  s2 == 304 and raw2 == b"" and h2.get("etag") == etag and h2.get("cache-control") == "no-cache"
+                  and h2.get("content-security-policy") == headers["content-security-policy"] and varies(h2)
+                  and "content-encoding" not in h2, (s2, h2, raw2[:40]))
+        for inm in ('"0000000000000000"', f'"{etag[1:-1]}x"', etag[1:-1]):
+            s3, h3, _, raw3 = request("GET", path, headers={**ae, "If-None-Match": inm})
+            check(f"etag: {path} ({accept or 'identity'}) with If-None-Match {inm}: 200 and the whole file",
+                  s3 == 200 and raw3 == raw and h3.get("etag") == etag, (s3, h3))
+    _, plain, _, _ = request("GET", "/board/main.js")
+    _, packed, _, _ = request("GET", "/board/main.js", headers={"Accept-Encoding": "gzip"})
+    check("etag: the gzip and the identity of a file have different ETags", plain["etag"] != packed["etag"], (plain, packed))
+    status = request("GET", "/board/main.js", headers={"Accept-Encoding": "gzip", "If-None-Match": plain["etag"]})[0]
+    check("etag: the identity's ETag does not revalidate the gzip", status == 200, status)
+    status, headers, _, _ = request("GET", "/", headers={"If-None-Match": request("GET", "/")[1]["etag"]})
+    check("etag: the page's 304 keeps the board's Content-Security-Policy",
+          status == 304 and "script-src 'self'" in headers["content-security-policy"], headers)
 
 
 def test_listen_reconnect(acme):

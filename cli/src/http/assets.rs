@@ -1,7 +1,14 @@
 //! The board's files, built into the binary: its page (served at `/`), its style sheet and its
 //! plain ES modules (served at `/board/<name>`), with no build step. The page holds no inline
 //! script, style or event handler, so the board's Content-Security-Policy needs no hash:
-//! `script-src 'self'; style-src 'self'`.
+//! `script-src 'self'; style-src 'self'`. Each file is served with the strong ETag of its text
+//! and, to a client that takes gzip, its gzip: both made once (`served`, `super::encoding`).
+
+use std::sync::LazyLock;
+
+use axum::body::Bytes;
+
+use super::encoding;
 
 /// One file of the board: the path it is served at, its Content-Type, its text.
 pub struct Asset {
@@ -35,6 +42,44 @@ pub const BOARD: &[Asset] = &[
     Asset { path: "/board/todo.js", content_type: JS, text: include_str!("../../assets/board/todo.js") },
     Asset { path: "/board/views.js", content_type: JS, text: include_str!("../../assets/board/views.js") },
 ];
+
+/// One representation of a board file: its bytes and their strong ETag (quoted).
+pub struct Representation {
+    pub bytes: Bytes,
+    pub etag: String,
+}
+
+/// A board file as served: its text, and its gzip when it has `encoding::MIN_SIZE` bytes or
+/// more (at the best level), each with its own ETag, the hash of the text (`-gzip` after the
+/// gzip's).
+pub struct Served {
+    pub asset: &'static Asset,
+    pub identity: Representation,
+    pub gzip: Option<Representation>,
+}
+
+impl Served {
+    fn new(asset: &'static Asset) -> Served {
+        let text = asset.text.as_bytes();
+        let gzip = (text.len() >= encoding::MIN_SIZE).then(|| Representation {
+            bytes: Bytes::from(encoding::gzip(text, 9)),
+            etag: encoding::etag(text, "-gzip"),
+        });
+        Served {
+            asset,
+            identity: Representation { bytes: Bytes::from_static(text), etag: encoding::etag(text, "") },
+            gzip,
+        }
+    }
+}
+
+/// The board's files as served, in `BOARD`'s order: hashed and compressed at the first request.
+static SERVED: LazyLock<Vec<Served>> = LazyLock::new(|| BOARD.iter().map(Served::new).collect());
+
+/// The board's file served at `path`, if there is one.
+pub fn served(path: &str) -> Option<&'static Served> {
+    SERVED.iter().find(|s| s.asset.path == path)
+}
 
 #[cfg(test)]
 mod tests {
@@ -133,5 +178,22 @@ mod tests {
             assert!(!has_inline_handler(a.text), "{}: an inline event handler", a.path);
         }
         assert!(has_inline_handler(r#"<button onclick="x()">"#) && !has_inline_handler(r#"<b one two="x">"#));
+    }
+
+    #[test]
+    fn every_file_is_tagged_and_its_gzip_is_its_text() {
+        use std::io::Read;
+        let mut tags = std::collections::HashSet::new();
+        for a in BOARD {
+            let s = served(a.path).expect("served");
+            assert_eq!(s.identity.bytes, a.text.as_bytes());
+            let gzip = s.gzip.as_ref().unwrap_or_else(|| panic!("{}: {} bytes, not compressed", a.path, a.text.len()));
+            let mut back = String::new();
+            flate2::read::GzDecoder::new(&gzip.bytes[..]).read_to_string(&mut back).unwrap();
+            assert!(back == a.text && gzip.bytes.len() < a.text.len() / 2, "{}", a.path);
+            assert_eq!(gzip.etag, format!("{}-gzip\"", s.identity.etag.trim_end_matches('"')));
+            assert!(tags.insert(s.identity.etag.clone()) && tags.insert(gzip.etag.clone()), "{}", a.path);
+        }
+        assert!(served("/board/nothing.js").is_none());
     }
 }

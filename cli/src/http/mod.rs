@@ -22,6 +22,8 @@
 //!   with an open stream, on one connection for the server (`feed`, `hub`, `events`); the streams are counted per token, per tenant and in all; each batch is
 //!   read with a check of the tokens it goes to, so a revoked token's stream ends before
 //!   anything committed after the revocation reaches it (`streams`).
+//! - JSON answers of the REST and board routes and the board's files go gzipped to a client
+//!   that takes it; the board's files carry an ETag and are revalidated (`encoding`).
 //! - Connections are capped and timed (headers, idle keep-alive, a client that reads nothing:
 //!   `server`); `pg_todos serve --help` lists every limit.
 //! - Logging: `tracing` on stderr, one line per request and per event (`crate::log`,
@@ -37,6 +39,7 @@ pub mod auth;
 pub mod board;
 pub mod config;
 pub mod decode;
+pub mod encoding;
 pub mod events;
 pub mod feed;
 pub mod hosts;

@@ -16,13 +16,15 @@
 //! | `POST /register` | 404 saying the service has no OAuth, and why the request's token is refused (`no_oauth`) |
 //! | `GET /healthz` | 200 `{"status":"ok"}` |
 //! | `GET /readyz` | 200 `{"status":"ready"}`, or 503 `{"status":"unavailable","error":"database unavailable"}` when the database does not answer in 2 s (the cause is logged, never sent) |
-//! | `GET /`, `GET /board/:file` | the board's page and its style and modules (`assets`), with a Content-Security-Policy that allows scripts and styles of this origin only |
+//! | `GET /`, `GET /board/:file` | the board's page and its style and modules (`assets`), with a Content-Security-Policy that allows scripts and styles of this origin only; revalidated by ETag (304) |
 //! | anything else | 404 `{"error":"not found"}` (405 for another method of a known path) |
 //!
 //! Every request but `/healthz` and `/readyz` must name the service in `Host` and `Origin`
 //! (`named`, `hosts`: 403 otherwise, before anything else). Every response carries
 //! `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a Content-Security-Policy
-//! with `frame-ancestors 'none'`.
+//! with `frame-ancestors 'none'`. The JSON answers of the `/v1/todos`, `/session`, `/v1/board`
+//! and `/openapi.json` routes, and the board's files, are gzipped for a client that takes it
+//! (`encoding`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,6 +42,7 @@ use serde_json::{json, Value};
 use super::auth::{self, Identity};
 use super::board;
 use super::config::Limits;
+use super::encoding;
 use super::hosts::Hosts;
 use super::hub::Hubs;
 use super::streams::Streams;
@@ -71,10 +74,6 @@ pub struct AppState {
 /// Every route, with the request log around them.
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .route("/", get(board_file))
-        .route("/board/{file}", get(board_file))
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
         .route("/v1/todos", any(rest))
         .route("/v1/todos/{*rest}", any(rest))
         .route("/session/{id}/todo", get(session_todo))
@@ -83,9 +82,17 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/board/changes", get(board::changes))
         .route("/v1/board/act", post(board_act))
         .route("/v1/board/todos/{id}", get(board_todo))
+        .route("/openapi.json", get(openapi))
+        // the JSON answers of the routes above are gzipped for a client that takes it; not
+        // those below: the streams, the board's files (compressed once: `board_file`), and
+        // answers too short to gain
+        .layer(middleware::from_fn(encoding::json))
+        .route("/", get(board_file))
+        .route("/board/{file}", get(board_file))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .route("/v1/events", get(events))
         .route("/mcp", any(mcp))
-        .route("/openapi.json", get(openapi))
         .route("/register", post(no_oauth))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -500,17 +507,34 @@ async fn openapi() -> Response {
     r
 }
 
-/// `GET /` and `GET /board/:file`: one of the board's files (`assets::BOARD`), or 404. Never
-/// cached (a new binary serves a new page with its own modules).
-async fn board_file(uri: Uri) -> Response {
-    let Some(file) = super::assets::BOARD.iter().find(|a| a.path == uri.path()) else {
+/// `GET /` and `GET /board/:file`: one of the board's files (`assets::BOARD`), gzipped for a
+/// client that takes it, or 404. Revalidated at every use (`no-cache`: a new binary's page is
+/// never run with the old one's modules): 304 with no body when `If-None-Match` names the
+/// ETag of what would be sent (`encoding::none_match`).
+async fn board_file(uri: Uri, headers: HeaderMap) -> Response {
+    let Some(file) = super::assets::served(uri.path()) else {
         return ApiError::NotFound.into_response();
     };
-    let mut r = file.text.into_response();
+    let gzip = file.gzip.as_ref().filter(|_| encoding::accepts_gzip(&headers));
+    let sent = gzip.unwrap_or(&file.identity);
+    let current = headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .any(|v| v.to_str().is_ok_and(|v| encoding::none_match(v, &sent.etag)));
+    let mut r = if current { StatusCode::NOT_MODIFIED.into_response() } else { sent.bytes.clone().into_response() };
     let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(file.content_type));
+    if !current {
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static(file.asset.content_type));
+        if gzip.is_some() {
+            h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        }
+    }
+    if let Ok(etag) = HeaderValue::from_str(&sent.etag) {
+        h.insert(header::ETAG, etag);
+    }
+    h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(BOARD_POLICY));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     r
 }
 
