@@ -195,3 +195,90 @@ SELECT jsonb_array_length(b->'body'->'todo'->'blocked_by') AS detail_ids, jsonb_
   FROM todo.board_todo(:waiter) b;
 rollback;
 DELETE FROM todo.tenants WHERE tenant_id IN ('board_a', 'board_b');
+
+-- ========== a long list read a page at a time, and what changed since a read ==========
+-- (each step in its own transaction: a cursor sees what committed before it was taken)
+INSERT INTO todo.tenants (tenant_id) VALUES ('board_c'), ('board_d');
+SELECT has_function_privilege('agent_login', 'todo.board_page(text, text, integer)', 'EXECUTE') AS granted_page,
+       has_function_privilege('agent_login', 'todo.board_changes(text, bigint[])', 'EXECUTE') AS granted_changes,
+       has_function_privilege('nogrant_login', 'todo.board_changes(text, bigint[])', 'EXECUTE') AS public_changes;
+begin;
+SELECT FROM todo.set_context('board_c', 'long', 'agent-1');
+SELECT todo.todo_writ($$/todo add step 1
+/todo add step 2
+/todo add step 3
+/todo add step 4
+/todo add step 5
+/todo add step 6
+/todo add step 7$$) IS NOT NULL AS planned;
+commit;
+begin;
+SELECT FROM todo.set_context('board_c', NULL, 'person:Ada');
+-- the first 3 of each list, and where the next page starts
+SELECT c->>'conversation_id' AS list, jsonb_path_query_array(c, '$.todos[*].subject') AS read,
+       c->'todos_omitted' AS omitted, c->>'next' IS NOT NULL AS more, b->'limits'->'todos' AS per_list
+  FROM todo.board(3) b, jsonb_array_elements(b->'conversations') c;
+SELECT c->>'next' AS next FROM jsonb_array_elements(todo.board(3)->'conversations') c \gset
+SELECT p->'status' AS status, jsonb_path_query_array(p->'body', '$.todos[*].subject') AS page, p->'body'->>'next' IS NOT NULL AS more,
+       p->'body'->>'next' AS next2
+  FROM todo.board_page('long', :'next', 3) p \gset
+SELECT :status AS status, :'page' AS page, :'more' AS more;
+SELECT jsonb_path_query_array(p->'body', '$.todos[*].subject') AS last_page, p->'body'->'next' AS next
+  FROM todo.board_page('long', :'next2', 3) p;
+-- each row with its place; the detail's texts are not in it
+SELECT t ? 'position' AS placed, t ? 'description' AS texts FROM jsonb_array_elements(todo.board_page('long', NULL, 1)->'body'->'todos') t;
+-- the pool, empty; a list with no todo
+SELECT todo.board_page(NULL), todo.board_page('nothing here');
+-- what to fix: 400, nothing read
+SELECT todo.board_page('long', 'x', 3)->'body' AS bad_place, todo.board_page('long', NULL, 0)->'body' AS bad_size,
+       todo.board_page('long', NULL, 201)->'status' AS too_many;
+SELECT todo.board(0);
+SELECT todo.board(NULL);
+SELECT todo.board_changes('yesterday')->'body' AS bad_cursor;
+SELECT todo.board_changes(NULL, array_fill(1::bigint, ARRAY[201]))->'body' AS too_many_also;
+-- the cursor to follow
+SELECT todo.board()->>'cursor' AS cursor \gset
+SELECT b->'status' AS status, b->'body'->'todos' AS todos, b->'body'->'reload' AS reload FROM todo.board_changes(:'cursor') b;
+SELECT min(id) AS first, min(id) + 1 AS second, min(id) + 2 AS third FROM todo.todos WHERE tenant_id = 'board_c' \gset
+commit;
+-- an agent makes #third wait for #second, then finishes #second; the person archives #first
+begin;
+SELECT FROM todo.set_context('board_c', 'long', 'agent-2');
+SELECT todo.block(:third, :second) AS blocked;
+commit;
+begin;
+SELECT FROM todo.set_context('board_c', NULL, 'person:Ada');
+SELECT todo.board()->>'cursor' AS cursor \gset
+commit;
+begin;
+SELECT FROM todo.set_context('board_c', 'long', 'agent-2');
+SELECT todo.todo_writ('/todo done ' || :second) IS NOT NULL AS done;
+SELECT FROM todo.set_context('board_c', NULL, 'person:Ada');
+SELECT todo.board_act(jsonb_build_object('op', 'archive', 'id', :first))->'status' AS archived;
+commit;
+begin;
+SELECT FROM todo.set_context('board_c', NULL, 'person:Ada');
+-- #second (done), #third (its blocker gone: no event of its own), #first (archived)
+SELECT t->>'id' = :'first' AS first, t->>'id' = :'second' AS second, t->>'id' = :'third' AS third,
+       t->>'status' AS status, t->'blocked_by' AS blocked_by, t->>'archived_at' IS NOT NULL AS archived, t->>'conversation_id' AS list
+  FROM jsonb_array_elements(todo.board_changes(:'cursor')->'body'->'todos') t ORDER BY (t->>'id')::bigint;
+-- nothing changed since: no todo; "also" reads todos anyway (a lease renewed records no event)
+SELECT todo.board_changes(:'cursor')->'body'->>'cursor' AS cursor2 \gset
+SELECT jsonb_array_length(todo.board_changes(:'cursor2')->'body'->'todos') AS unchanged,
+       jsonb_path_query_array(todo.board_changes(:'cursor2', ARRAY[:third]::bigint[])->'body', '$.todos[*].id') = jsonb_build_array(:third) AS also_read;
+SELECT b ? 'attention' AND b ? 'attention_omitted' AND b ? 'empty_lists' AND b ? 'now' AS complete FROM todo.board_changes(:'cursor2') r, LATERAL (SELECT r->'body' AS b) x;
+-- a list made on the board comes with the changes while it holds no todo
+SELECT todo.board_act('{"op": "create_list", "name": "next-release"}')->'status' AS made;
+commit;
+begin;
+SELECT FROM todo.set_context('board_c', NULL, 'person:Ada');
+SELECT todo.board_changes(:'cursor2')->'body'->'empty_lists' AS empty_lists;
+commit;
+-- another tenant: its cursor, its pages and "also" never show board_c's todos
+begin;
+SELECT FROM todo.set_context('board_d', NULL, 'person:Bee');
+SELECT todo.board_changes(:'cursor')->'body'->'todos' AS changes_of_d,
+       todo.board_changes(NULL, ARRAY[:first, :second, :third]::bigint[])->'body'->'todos' AS also_of_d,
+       todo.board_page('long')->'body'->'todos' AS page_of_d;
+commit;
+DELETE FROM todo.tenants WHERE tenant_id IN ('board_c', 'board_d');
