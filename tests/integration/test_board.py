@@ -988,3 +988,86 @@ def demo(d):
           "width it has; screenshot", realistic)
 
 
+
+
+# ---- a long board: read in pages, kept live by its changes ----------------------------------
+
+LONG_TENANT, LONG_LIST, LONG_TODOS = "globex", "backlog", 150
+
+
+def board_reads(d, kind):
+    """How many requests of the page went to /v1/board (kind "board") or /v1/board/changes."""
+    pattern = r"/v1/board\?" if kind == "board" else r"/v1/board/changes\?"
+    return d.execute_script("return performance.getEntriesByType('resource')"
+                            ".filter(r => new RegExp(arguments[0]).test(r.name)).length", pattern)
+
+
+def rows_of(d, conversation):
+    return len(d.find_elements(By.CSS_SELECTOR, f'.conv[data-conversation="{conversation}"] .todo[data-todo-id]'))
+
+
+def more_button(d, conversation):
+    found = d.find_elements(By.CSS_SELECTOR, f'button[data-control=more][data-conversation="{conversation}"]')
+    return found[0] if found else None
+
+
+def test_a_long_board_reads_in_pages_and_applies_changes(board):
+    d, _ = board
+    superuser("INSERT INTO todo.tenants (tenant_id) VALUES (%s) ON CONFLICT DO NOTHING", (LONG_TENANT,))
+    token = web.token(DB, LONG_TENANT, "Ada", person=True)[1]
+    ids = [r[0] for r in agent(LONG_LIST, "agent-1", "INSERT INTO todo.todos (subject) SELECT 'step ' || g "
+                               "FROM generate_series(1, %s) g ORDER BY g RETURNING id", (LONG_TODOS,), tenant=LONG_TENANT)]
+    on = lambda sql, params=(), conv=LONG_LIST, who="agent-2": agent(conv, who, sql, params, tenant=LONG_TENANT)  # noqa: E731
+    d.get(f"{BASE}/")
+    d.execute_script("sessionStorage.clear()")
+    d.get(f"{BASE}/#token={token}")
+    wait_for("the long list's first page", lambda: rows_of(d, LONG_LIST) == 30 and live_state(d) == "live")
+
+    def first_page():
+        b = more_button(d, LONG_LIST)
+        assert b is not None and b.text == f"Show more of {LONG_LIST} (120 not shown)", b and b.text
+        assert b.accessible_name.startswith("Show more of backlog"), b.accessible_name
+    check("20. a long list shows its first 30 todos and how many more there are", first_page)
+
+    def pages():
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", more_button(d, LONG_LIST))
+        wait_for("the next page, read as it scrolls into sight", lambda: rows_of(d, LONG_LIST) == 130)
+        b = wait_for("the last page's button", lambda: (lambda x: x and "(20 not shown)" in x.text and x)(more_button(d, LONG_LIST)))
+        d.execute_script("arguments[0].focus()", b)
+        keys_to_focused(d, Keys.ENTER)
+        wait_for("the last page, by keyboard", lambda: rows_of(d, LONG_LIST) == LONG_TODOS and more_button(d, LONG_LIST) is None)
+        shown = [int(e.get_attribute("data-todo-id")) for e in
+                 d.find_elements(By.CSS_SELECTOR, f'.conv[data-conversation="{LONG_LIST}"] .todo[data-todo-id]')]
+        assert shown == ids, "the pages are not the list in its order"
+    check("21. the rest of a long list comes a page at a time: scrolled to, or Show more pressed", pages)
+
+    def changes_applied():
+        reads = board_reads(d, "board")
+        changes = board_reads(d, "changes")
+        on("SELECT todo.todo_writ('/todo done ' || %s)", (ids[4],))
+        wait_for("an agent's change, live", lambda: dom_status(d, ids[4]) == "completed")
+        new = on("INSERT INTO todo.todos (subject) VALUES ('a fresh list''s first') RETURNING id", conv="fresh")[0][0]
+        wait_for("an agent's new list, live", lambda: has_todo(d, new))
+        on("SELECT todo.board_act(jsonb_build_object('op', 'archive', 'id', %s::bigint))", (ids[7],), conv=None, who="person:Bob")
+        wait_for("a todo another person archived leaves", lambda: not has_todo(d, ids[7]))
+        last = on("INSERT INTO todo.todos (subject) VALUES ('added at the end') RETURNING id")[0][0]
+        wait_for("a todo added at the end of a long list read whole", lambda: has_todo(d, last))
+        assert board_reads(d, "board") == reads, "the board was read again instead of applying the changes"
+        assert board_reads(d, "changes") > changes
+    check("22. an agent's changes are applied to what the page shows, without reading the board again", changes_applied)
+
+    def other_viewers_list():
+        on("SELECT todo.board_act('{\"op\": \"create_list\", \"name\": \"q3-planning\"}')", conv=None, who="person:Bob")
+        on("SELECT todo.todo_writ('/todo start ' || %s)", (ids[5],))   # any change brings it
+        wait_for("a list another person made", lambda: d.find_elements(By.CSS_SELECTOR, '.conv[data-conversation="q3-planning"]'))
+    check("23. a list another person made shows with the next change", other_viewers_list)
+
+    def renewed_lease():
+        on("SELECT id FROM todo.claim(%s, 2)", (ids[0],), who="agent-9")
+        wait_for("the claim shown", lambda: "agent-9" in todo_el(d, ids[0]).text)
+        on("SELECT todo.heartbeat(%s, NULL, 600)", (ids[0],), who="agent-9")   # records no event
+        time.sleep(2.5)   # the page's countdown runs out: it reads the todo again
+        wait_for("the renewed lease shown, not lapsed", lambda: "lapsed" not in (todo_el(d, ids[0]).get_attribute("class") or "")
+                 and todo_el(d, ids[0]).find_element(By.CSS_SELECTOR, "[data-role=lease]").text.endswith("left"))
+    check("24. a lease renewed without an event: the page reads the todo again when its countdown runs out", renewed_lease)
+    checks.check("25. no script error on the long board", not js_errors(d), str(js_errors(d)))
