@@ -385,7 +385,13 @@ SET search_path = pg_catalog, todo, pg_temp
 AS 'MODULE_PATHNAME', 'board_changes_wrapper';
 COMMENT ON FUNCTION todo.board_changes(text, bigint[]) IS
     'What changed on the board of the tenant in context since a cursor (the "cursor" of todo.board() or of the changes before): {"status": 200, "body": {"cursor", "now", "todos": each todo with a change the cursor did not see, and the todos whose rows those changes alter (a parent''s progress, a waiting todo''s blockers), as the board shows them with their list, position and archived_at, at most 200, "reload": true (and no todos) past that, "empty_lists": the lists made on the board that hold no todo yet (at most 50), "attention", "attention_omitted": the needs attention rows now}}; also: todos to read whether they changed or not (at most 200; a lease renewed records no event); since NULL: only the cursor (and also); {"status": 400} for a since that is not a cursor or more than 200 also. Errors: 22023 no tenant in context; 42704 tenant not registered.';
-REVOKE EXECUTE ON FUNCTION todo.board_page(text, text, integer), todo.board_changes(text, bigint[]) FROM PUBLIC;
+CREATE FUNCTION todo.board_search(filters jsonb) RETURNS jsonb
+LANGUAGE c STABLE PARALLEL SAFE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'board_search_wrapper';
+COMMENT ON FUNCTION todo.board_search(jsonb) IS
+    'The todos the board''s filters match, for the tenant in context: filters {"list" (absent: every list; null: the tenant-wide pool), "status", "q" (words of the subject or the description), "who" (part of the claim holder, the assignee, the maker or the last actor)}, each optional, case-insensitive. Returns {"status": 200, "body": {"todos": at most 200 todos that are not archived, as the board shows them, by list (the pool first) and in list order, "more": whether more match}}, or {"status": 400, "body": {"error"}} for an unknown filter, a value that is not text, a status that is none, or a text over 200 characters. Reads every todo of the tenant. Errors: 22023 no tenant in context; 42704 tenant not registered.';
+REVOKE EXECUTE ON FUNCTION todo.board_page(text, text, integer), todo.board_changes(text, bigint[]), todo.board_search(jsonb) FROM PUBLIC;
 
 -- the new functions, to every role todo.grant_usage granted
 DO $grant$

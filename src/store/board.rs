@@ -203,3 +203,58 @@ pub fn empty_lists(tenant: &str) -> Value {
     )
     .map_or(Value::Array(Vec::new()), |j| j.0)
 }
+
+/// What `search` looks for: each None matches everything.
+pub struct Search<'a> {
+    /// Some(None): the tenant-wide pool; Some(Some(name)): that list; None: every list
+    pub list: Option<Option<&'a str>>,
+    pub status: Option<&'a str>,
+    /// words the subject or the description holds (case-insensitive)
+    pub text: Option<&'a str>,
+    /// part of the claim holder, the assignee, the maker or the last actor (case-insensitive)
+    pub who: Option<&'a str>,
+}
+
+/// `search`'s statement, built once per backend.
+static SEARCH: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT coalesce(jsonb_agg(s.item ORDER BY s.c COLLATE \"C\" NULLS FIRST, s.position, s.id), '[]')
+           FROM (SELECT {} AS item, t.conversation_id AS c, t.position, t.id FROM todo.todos t
+                  WHERE t.tenant_id = $1 AND t.archived_at IS NULL
+                    AND (NOT $2 OR t.conversation_id = $4 OR (t.conversation_id IS NULL AND $4::text IS NULL))
+                    AND ($5::text IS NULL OR t.status = $5)
+                    AND ($6::text IS NULL OR t.subject ILIKE $6 OR t.description ILIKE $6)
+                    AND ($7::text IS NULL OR t.claimed_by ILIKE $7 OR t.owner ILIKE $7 OR t.agent_id ILIKE $7
+                         OR (SELECT e.agent_id FROM todo.events e WHERE e.tenant_id = $1 AND e.todo_id = t.id
+                              ORDER BY e.version DESC LIMIT 1) ILIKE $7)
+                  ORDER BY t.conversation_id COLLATE \"C\" NULLS FIRST, t.position, t.id LIMIT $8) s",
+        item_object()
+    )
+});
+
+/// A LIKE pattern that matches text holding `part` (its `%`, `_` and `\` taken as they are).
+fn holding(part: &str) -> String {
+    let escaped: String =
+        part.chars().flat_map(|c| if matches!(c, '%' | '_' | '\\') { vec!['\\', c] } else { vec![c] }).collect();
+    format!("%{escaped}%")
+}
+
+/// The todos of `tenant` that are not archived and match `what`, as rows show them, by list
+/// (the pool first) and in list order: at most `MAX_ITEMS` and one more, which tells that more
+/// match. Reads every todo of the tenant (no index holds words): bounded by its answer only.
+pub fn search(tenant: &str, what: &Search<'_>) -> Vec<Value> {
+    let args = [
+        tenant.into(),
+        what.list.is_some().into(),
+        ITEM_BLOCKERS.into(),
+        what.list.flatten().into(),
+        what.status.into(),
+        what.text.map(holding).into(),
+        what.who.map(holding).into(),
+        (MAX_ITEMS as i64 + 1).into(),
+    ];
+    match one::<JsonB>(&SEARCH, &args, false).map(|j| j.0) {
+        Some(Value::Array(todos)) => todos,
+        _ => Vec::new(),
+    }
+}

@@ -124,3 +124,74 @@ COMMENT ON FUNCTION todo.board_changes(text, bigint[]) IS
     name = "board_changes",
     requires = [board_changes]
 );
+
+/// The fields a search takes.
+const SEARCH_FIELDS: &[&str] = &["list", "status", "q", "who"];
+/// The longest text a search looks for, in characters.
+const MAX_SEARCH_TEXT: usize = 200;
+
+/// A search's text field: None when absent, null or blank; a 400 when it is not text or too long.
+fn search_text<'a>(filters: &'a serde_json::Map<String, Value>, name: &str) -> Result<Option<&'a str>, Jsonb> {
+    match filters.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.chars().count() > MAX_SEARCH_TEXT => {
+            Err(bad(format!("{name} is longer than {MAX_SEARCH_TEXT} characters")))
+        }
+        Some(Value::String(s)) => Ok(Some(s.trim()).filter(|s| !s.is_empty())),
+        Some(_) => Err(bad(format!("{name} must be text"))),
+    }
+}
+
+/// `search`'s filters read from `filters`, or the 400 that says what to fix.
+fn search_of(filters: &Value) -> Result<store::board::Search<'_>, Jsonb> {
+    let Value::Object(f) = filters else { return Err(bad("the filters must be a JSON object")) };
+    if let Some(k) = f.keys().find(|k| !SEARCH_FIELDS.contains(&k.as_str())) {
+        return Err(bad(format!("unknown filter \"{k}\": use {}", SEARCH_FIELDS.join(", "))));
+    }
+    let list = match f.get("list") {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(_) => Some(search_text(f, "list")?),
+    };
+    let status = search_text(f, "status")?;
+    if let Some(s) = status.filter(|s| crate::status::Status::parse(s).is_none()) {
+        return Err(bad(format!(
+            "status \"{s}\" is not one of: pending, in_progress, completed, canceled, blocked, deferred, review"
+        )));
+    }
+    Ok(store::board::Search { list, status, text: search_text(f, "q")?, who: search_text(f, "who")? })
+}
+
+/// The todos the board's filters match, for the tenant in context: `filters` `{"list"
+/// (absent: every list; null: the tenant-wide pool), "status", "q" (words of the subject or
+/// the description), "who" (part of the claim holder, the assignee, the maker or the last
+/// actor)}`, each optional. `{"status": 200, "body": {"todos", "more"}}`: at most 200 todos
+/// that are not archived, as rows show them, by list (the pool first) and in list order;
+/// `more` when more match. 400 for an unknown filter, a value that is not text, a status
+/// that is none, a text over 200 characters.
+#[pg_extern(sql = false)]
+fn board_search(filters: Option<pgrx::JsonB>) -> Jsonb {
+    let tenant = Scope::reading(None).tenant;
+    let filters = filters.map_or(json!({}), |f| f.0);
+    let what = match search_of(&filters) {
+        Ok(what) => what,
+        Err(answer) => return answer,
+    };
+    let mut todos = store::board::search(&tenant, &what);
+    let more = todos.len() > MAX_ITEMS;
+    todos.truncate(MAX_ITEMS);
+    Jsonb(json!({ "status": 200, "body": { "todos": todos, "more": more } }))
+}
+
+extension_sql!(
+    r#"
+CREATE FUNCTION todo.board_search(filters jsonb) RETURNS jsonb
+LANGUAGE c STABLE PARALLEL SAFE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'board_search_wrapper';
+COMMENT ON FUNCTION todo.board_search(jsonb) IS
+    'The todos the board''s filters match, for the tenant in context: filters {"list" (absent: every list; null: the tenant-wide pool), "status", "q" (words of the subject or the description), "who" (part of the claim holder, the assignee, the maker or the last actor)}, each optional, case-insensitive. Returns {"status": 200, "body": {"todos": at most 200 todos that are not archived, as the board shows them, by list (the pool first) and in list order, "more": whether more match}}, or {"status": 400, "body": {"error"}} for an unknown filter, a value that is not text, a status that is none, or a text over 200 characters. Reads every todo of the tenant. Errors: 22023 no tenant in context; 42704 tenant not registered.';
+"#,
+    name = "board_search",
+    requires = [board_search]
+);

@@ -1070,4 +1070,23 @@ def test_a_long_board_reads_in_pages_and_applies_changes(board):
         wait_for("the renewed lease shown, not lapsed", lambda: "lapsed" not in (todo_el(d, ids[0]).get_attribute("class") or "")
                  and todo_el(d, ids[0]).find_element(By.CSS_SELECTOR, "[data-role=lease]").text.endswith("left"))
     check("24. a lease renewed without an event: the page reads the todo again when its countdown runs out", renewed_lease)
+
+    def search_beyond_the_page():
+        later = [r[0] for r in on("INSERT INTO todo.todos (subject) SELECT 'later ' || g FROM generate_series(1, 150) g "
+                                  "ORDER BY g RETURNING id", conv="later")]
+        on("UPDATE todo.todos SET description = 'mind the zebra crossing' WHERE id = %s", (later[-1],), conv="later")
+        wait_for("the new list, live", lambda: rows_of(d, "later") == 150)
+        d.refresh()   # read again: the list's first page (and the next, if its button is in sight)
+        wait_for("the later list's first pages", lambda: rows_of(d, "later") in (30, 130) and live_state(d) == "live")
+        assert not has_todo(d, later[-1])
+        type_in(d, "filter-q", "ZEBRA")
+        wait_for("a todo past the page found by the words of its description",
+                 lambda: [int(x.get_attribute("data-todo-id")) for x in d.find_elements(By.CSS_SELECTOR, ".todo")
+                          if x.is_displayed()] == [later[-1]])
+        on("UPDATE todo.todos SET description = 'no animals' WHERE id = %s", (later[-1],), conv="later")
+        wait_for("a change reads the matches again", lambda: not [x for x in d.find_elements(By.CSS_SELECTOR, ".todo")
+                                                                 if x.is_displayed()])
+        press_id(d, "filter-clear")
+        wait_for("the lists again", lambda: rows_of(d, "later") >= 30 and "matching" not in d.find_element(By.ID, "filter-count").text)
+    check("26. search reads the service: the words of a description, in a todo the page had not read", search_beyond_the_page)
     checks.check("25. no script error on the long board", not js_errors(d), str(js_errors(d)))

@@ -42,7 +42,8 @@ export function todoShown(t) {
       return false;
     }
   }
-  return !f.q || String(t.subject || "").toLowerCase().includes(f.q.toLowerCase());
+  // (while the service's matches are shown, they hold the words in the description too)
+  return !f.q || Boolean(store.search) || String(t.subject || "").toLowerCase().includes(f.q.toLowerCase());
 }
 
 export const filtering = () => Object.values(store.filters).some(Boolean);

@@ -15,6 +15,7 @@ import { STATUS_DONE, statusWord, duration, listWords } from "./format.js";
 import { store, setBoard, applyChanges, applyTodos, conversations, elapsed } from "./store.js";
 import { readUrl, writeUrl, wireFilters, fillListOptions, listValue, filtering } from "./filters.js";
 import { renderView, wireViews, reveal } from "./views.js";
+import { search, searching } from "./search.js";
 import { showLease } from "./todo.js";
 import { openDetail, refreshDetail, wireDetail } from "./detail.js";
 import { actionHooks, createList } from "./actions.js";
@@ -106,6 +107,7 @@ async function readBoard(token) {
   const before = store.board ? new Map(store.byId) : null;
   setBoard(data);
   render();
+  if (searching()) search(render, true);
   if (before) announceChanges(before, store.byId.keys());
   refreshDetail();
 }
@@ -124,6 +126,7 @@ async function readChanges(token) {
   if (data.reload) { again = "board"; return; }
   const { changed, was } = applyChanges(data);
   render(changed);
+  if (searching() && (data.todos || []).length) search(render, true);
   announceChanges(was, (data.todos || []).map((t) => t.id));
   if ((data.todos || []).length) refreshDetail();
 }
@@ -154,7 +157,11 @@ function render(changed) {
   let shown = 0;
   focus.keeping(() => { shown = renderView(changed); });
   const total = store.byId.size;
-  $("filter-count").textContent = filtering() ? "showing " + shown + " of " + total + " todos" : total + " todos";
+  $("filter-count").textContent = !filtering() ? total + " todos read"
+    : store.search && store.search.error ? "could not search: " + store.search.error
+    : searching() && !store.search ? "searching…"
+    : "showing " + shown + (store.search ? (store.search.more ? " (the first 200 matches)" : " matching todos")
+                                         : " of " + total + " todos read");
   $("omitted").textContent = b.conversations_omitted ? b.conversations_omitted + " more lists not shown." : "";
   tick();
   performance.measure("board:render", "board:render-start");
@@ -337,7 +344,7 @@ $("attention-list").addEventListener("click", (ev) => {
   if (!reveal(id)) openDetail(id, focus.keyOf(b));
 });
 wireTabs();
-wireFilters(render);
+wireFilters(() => { render(); search(render); });
 wireNewList();
 wireViews(render);
 wireDetail();

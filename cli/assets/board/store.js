@@ -15,6 +15,7 @@ export const store = {
   view: "list",         // list | board
   filters: { list: "", status: "", who: "", q: "" },
   expanded: { completed: false, canceled: false },   // the board view's Done and Canceled columns
+  search: null,         // while a filter on todos is set: its matches (search.js)
   errors: new Map(),    // todo id -> { text, until }: a refusal shown by the todo
   busy: new Set(),      // todo ids with an action in flight
 };

@@ -136,9 +136,13 @@ function addForm(conversation, n) {
   return [form, err];
 }
 
+/** The todos of a list the view shows: the filters' matches while there are (search.js). */
+const todosOf = (conv) => (store.search ? store.search.byList.get(convKey(conv.conversation_id)) || []
+  : Array.isArray(conv.todos) ? conv.todos : []);
+
 /** Fills a list's card; returns how many todos it shows. */
 function fillCard(card, conv) {
-  const todos = Array.isArray(conv.todos) ? conv.todos : [];
+  const todos = todosOf(conv);
   const open = todos.filter((t) => t.status !== "completed" && t.status !== "canceled").length;
   const done = todos.filter((t) => t.status === "completed").length;
   const canceled = todos.length - open - done;
@@ -151,7 +155,7 @@ function fillCard(card, conv) {
   const shown = todos.filter(todoShown);
   const frag = document.createDocumentFragment();
   if (shown.length === 0) {
-    frag.append(el("li", { class: "empty", text: todos.length ? "No todo here matches the filters." : "Nothing here yet." }));
+    frag.append(el("li", { class: "empty", text: todos.length || store.search ? "No todo here matches the filters." : "Nothing here yet." }));
   }
   // Subtasks right under their parent when it is shown in this list; the rest in list order.
   const ids = new Set(shown.map((t) => t.id));
@@ -171,7 +175,7 @@ function fillCard(card, conv) {
   };
   for (const t of shown) if (!nested(t)) place(t, 0, "");
   for (const t of shown) place(t, 1, String(t.parent_id));   // subtasks whose parents form a loop: shown anyway
-  if (conv.next) frag.append(moreItem(conv));
+  if (conv.next && !store.search) frag.append(moreItem(conv));
   card.querySelector(".todos").replaceChildren(frag);
   return shown.length;
 }
@@ -233,7 +237,7 @@ function renderBoard() {
   let shown = 0;
   for (const conv of conversations()) {
     if (!listShown(conv.conversation_id)) continue;
-    for (const t of conv.todos || []) {
+    for (const t of todosOf(conv)) {
       if (!todoShown(t)) continue;
       byColumn.get(column.get(t.status) || "pending").push([t, conv.conversation_id]);
       shown++;

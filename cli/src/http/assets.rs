@@ -38,6 +38,7 @@ pub const BOARD: &[Asset] = &[
     Asset { path: "/board/live.js", content_type: JS, text: include_str!("../../assets/board/live.js") },
     Asset { path: "/board/notices.js", content_type: JS, text: include_str!("../../assets/board/notices.js") },
     Asset { path: "/board/reorder.js", content_type: JS, text: include_str!("../../assets/board/reorder.js") },
+    Asset { path: "/board/search.js", content_type: JS, text: include_str!("../../assets/board/search.js") },
     Asset { path: "/board/store.js", content_type: JS, text: include_str!("../../assets/board/store.js") },
     Asset { path: "/board/todo.js", content_type: JS, text: include_str!("../../assets/board/todo.js") },
     Asset { path: "/board/views.js", content_type: JS, text: include_str!("../../assets/board/views.js") },

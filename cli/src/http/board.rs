@@ -1,7 +1,8 @@
 //! The board's reads: its first view (`GET /v1/board`), a long list's next page (`GET
-//! /v1/board/page`) and what changed since a read (`GET /v1/board/changes`), each one
-//! statement of the extension (`todo.board`, `todo.board_page`, `todo.board_changes`). Its
-//! changes and the detail read are in `routes`.
+//! /v1/board/page`), what changed since a read (`GET /v1/board/changes`) and what its filters
+//! match (`GET /v1/board/search`), each one statement of the extension (`todo.board`,
+//! `todo.board_page`, `todo.board_changes`, `todo.board_search`). Its changes and the detail
+//! read are in `routes`.
 
 use std::collections::HashMap;
 
@@ -131,5 +132,26 @@ pub async fn changes(
     let answer: Value =
         work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board_changes($1, $2)", &[&since, &also])
             .await?;
+    rest_response(&answer)
+}
+
+/// `GET /v1/board/search?list=&status=&q=&who=`: `todo.board_search(filters)` (`list` absent:
+/// every list; empty: the tenant-wide pool), answered with its status and body.
+pub async fn search(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let q = query(&uri, &["list", "status", "q", "who"])?;
+    let mut filters = serde_json::Map::new();
+    for (name, value) in q {
+        let value = if name == "list" && value.is_empty() { Value::Null } else { Value::String(value) };
+        filters.insert(name, value);
+    }
+    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
+    let filters = Value::Object(filters);
+    let answer: Value =
+        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board_search($1)", &[&filters]).await?;
     rest_response(&answer)
 }

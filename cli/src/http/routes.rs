@@ -7,7 +7,8 @@
 //! | `GET /session/:id/todo` | 200 `todo.list_as('opencode', id)` (OpenCode's `session.todo()`) |
 //! | `GET /v1/board?per_list=` | 200 `todo.board(per_list)`, with `"viewer": {"label", "person"}`: who the token is for (`board`) |
 //! | `GET /v1/board/page?list=&after=&page_size=` | `todo.board_page(list, after, page_size)`'s status and body: a list's next page (no `list`: the pool) |
-//! | `GET /v1/board/changes?since=` | `todo.board_changes(since)`'s status and body: what changed since the board was read |
+//! | `GET /v1/board/changes?since=&also=` | `todo.board_changes(since, also)`'s status and body: what changed since the board was read |
+//! | `GET /v1/board/search?list=&status=&q=&who=` | `todo.board_search(filters)`'s status and body: the todos the board's filters match (`list` empty: the pool) |
 //! | `POST /v1/board/act` | a person's change on the board: `todo.board_act(body)`'s status and body (403 for a token not made for a person, or a request from another origin) |
 //! | `GET /v1/board/todos/:id` | `todo.board_todo(id)`'s status and body: one todo with its history |
 //! | `GET /v1/events` | Server-Sent Events of every committed change (`hub`) |
@@ -80,6 +81,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/board", get(board::board))
         .route("/v1/board/page", get(board::page))
         .route("/v1/board/changes", get(board::changes))
+        .route("/v1/board/search", get(board::search))
         .route("/v1/board/act", post(board_act))
         .route("/v1/board/todos/{id}", get(board_todo))
         .route("/openapi.json", get(openapi))

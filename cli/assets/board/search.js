@@ -1,0 +1,52 @@
+// The filters' matches, from the service: the page holds only the first todos of long lists,
+// so while a filter on todos (status, who, words) is set, the views show what
+// `/v1/board/search` found in every todo that is not archived (the words in the subject or the
+// description), at most 200, read again after each change. The list filter alone needs none:
+// it shows lists as they are.
+
+import { request, Unauthorized } from "./api.js";
+import { store, convKey } from "./store.js";
+
+const WAIT_MS = 200;   // typing: one search once the keys stop
+let timer = null;
+let asked = 0;         // the newest search asked for: an older answer is dropped
+
+/** Whether the filters ask for a search (a filter on todos is set). */
+export const searching = () => Boolean(store.filters.status || store.filters.who || store.filters.q);
+
+/** The filters as the service's search takes them. */
+function params() {
+  const f = store.filters, p = new URLSearchParams();
+  if (f.list) p.set("list", f.list === "tenant" ? "" : f.list);
+  for (const k of ["status", "who", "q"]) if (f[k]) p.set(k, f[k]);
+  return p;
+}
+
+/** Searches (after WAIT_MS, or now) and calls shown() once the matches are in the store
+ *  (`store.search`: {todos, more, byList: list key -> todos}); with no filter on todos,
+ *  forgets the matches and calls shown() at once. An error leaves `store.search.error`. */
+export function search(shown, now) {
+  clearTimeout(timer);
+  const mine = ++asked;
+  if (!searching()) { store.search = null; shown(); return; }
+  timer = setTimeout(async () => {
+    let body;
+    try {
+      body = await request("GET", "/v1/board/search?" + params());
+    } catch (e) {
+      if (e instanceof Unauthorized || mine !== asked) return;
+      store.search = { todos: [], more: false, byList: new Map(), error: e.message };
+      shown();
+      return;
+    }
+    if (mine !== asked) return;
+    const byList = new Map();
+    for (const t of body.todos || []) {
+      const key = convKey(t.conversation_id);
+      if (!byList.has(key)) byList.set(key, []);
+      byList.get(key).push(t);
+    }
+    store.search = { todos: body.todos || [], more: Boolean(body.more), byList };
+    shown();
+  }, now ? 0 : WAIT_MS);
+}
