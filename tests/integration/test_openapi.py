@@ -27,7 +27,7 @@ from web import HOST
 
 DB = "openapi"
 REPO = pg.REPO
-ROUTES = ["/v1/todos", "/v1/todos/{id}", "/session/{id}/todo", "/v1/board", "/v1/board/page", "/v1/board/changes",
+ROUTES = ["/v1/todos", "/v1/todos/{id}", "/session/{id}/todo", "/v1/board", "/v1/board/page", "/v1/board/changes", "/v1/board/search",
           "/v1/board/act", "/v1/board/todos/{id}",
           "/v1/events", "/mcp", "/healthz", "/readyz", "/openapi.json", "/register"]
 

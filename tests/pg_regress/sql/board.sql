@@ -282,3 +282,40 @@ SELECT todo.board_changes(:'cursor')->'body'->'todos' AS changes_of_d,
        todo.board_page('long')->'body'->'todos' AS page_of_d;
 commit;
 DELETE FROM todo.tenants WHERE tenant_id IN ('board_c', 'board_d');
+
+-- ========== the filters' matches: words of the subject or the description, who, status, list ==========
+INSERT INTO todo.tenants (tenant_id) VALUES ('board_e'), ('board_f');
+begin;
+SELECT FROM todo.set_context('board_e', 'web', 'agent-1');
+SELECT todo.todo_writ($$/todo add deploy the site
+/todo add write the docs
+/todo add 100% coverage_now$$) IS NOT NULL AS planned;
+SELECT FROM todo.set_context('board_e', NULL, 'agent-2');
+SELECT todo.todo_writ('/todo add a pool task') IS NOT NULL AS pooled;
+SELECT min(id) AS e1 FROM todo.todos WHERE tenant_id = 'board_e' \gset
+commit;
+-- (plain SQL in a transaction of its own, its context SET LOCAL: Citus carries that to the workers)
+begin;
+SET LOCAL todo.tenant = 'board_e';
+SET LOCAL todo.agent = 'agent-2';
+UPDATE todo.todos SET description = 'after the DEPLOY, tell them' WHERE tenant_id = 'board_e' AND id = :e1 + 1;
+commit;
+begin;
+SELECT FROM todo.set_context('board_e', NULL, 'person:Ada');
+CREATE FUNCTION pg_temp.found(filters jsonb) RETURNS text LANGUAGE sql AS $$
+  SELECT coalesce(string_agg(t->>'subject', ' | ' ORDER BY n), '(none)') || ' more=' || (r->'body'->>'more')
+    FROM todo.board_search(filters) r LEFT JOIN LATERAL jsonb_array_elements(r->'body'->'todos') WITH ORDINALITY AS x(t, n) ON true
+   GROUP BY r $$;
+SELECT pg_temp.found('{"q": "deploy"}') AS words;
+SELECT pg_temp.found('{"q": "deploy", "list": "web", "status": "pending"}') AS in_web;
+SELECT pg_temp.found('{"list": null}') AS pool, pg_temp.found('{"who": "AGENT-2"}') AS who;
+SELECT pg_temp.found('{"q": "0% c"}') AS percent, pg_temp.found('{"q": "_"}') AS underscore;
+SELECT pg_temp.found('{"status": "completed"}') AS none_done, pg_temp.found('{}') AS everything;
+SELECT todo.board_search('{"status": "done"}')->'body' AS bad_status, todo.board_search('{"colour": "red"}')->'body' AS unknown;
+SELECT todo.board_search(jsonb_build_object('q', repeat('x', 201)))->'body' AS too_long, todo.board_search('{"q": 7}')->'body' AS not_text;
+commit;
+begin;
+SELECT FROM todo.set_context('board_f', NULL, 'person:Bee');
+SELECT pg_temp.found('{"q": "deploy"}') AS other_tenant;
+commit;
+DELETE FROM todo.tenants WHERE tenant_id IN ('board_e', 'board_f');
