@@ -97,8 +97,11 @@ def changes(d, conn, tenant):
     ids = d.execute_script("return [...document.querySelectorAll('.todo[data-status=pending]')]"
                            ".map(e => Number(e.dataset.todoId)).filter(i => i)")
     wait(d, "return document.getElementById('live').dataset.state === 'live'", "the stream")
+    free = {r[0] for r in conn.execute("SELECT id FROM todo.todos WHERE tenant_id = %s AND id = ANY(%s) "
+                                        "AND status = 'pending' AND claimed_by IS NULL", (tenant, ids))}
+    conn.commit()
     out = []
-    for todo_id in ids[:CHANGES]:
+    for todo_id in [i for i in ids if i in free][:CHANGES]:
         conv = conn.execute("SELECT conversation_id FROM todo.todos WHERE tenant_id = %s AND id = %s",
                             (tenant, todo_id)).fetchone()[0]
         conn.commit()
