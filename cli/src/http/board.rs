@@ -1,21 +1,15 @@
-//! The board's reads: its first view (`GET /v1/board`), a long list's next page (`GET
-//! /v1/board/page`), what changed since a read (`GET /v1/board/changes`) and what its filters
-//! match (`GET /v1/board/search`), each one statement of the extension (`todo.board`,
-//! `todo.board_page`, `todo.board_changes`, `todo.board_search`). Its changes and the detail
-//! read are in `routes`.
+//! The arguments of the board's reads, from their queries: its first view (`GET
+//! /v1/board?per_list=`), a long list's next page (`GET /v1/board/page`), what changed since a
+//! read (`GET /v1/board/changes`) and what its filters match (`GET /v1/board/search`). Each
+//! bad argument is a 400 that names it; `routes` runs the statements.
 
 use std::collections::HashMap;
 
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
-use axum::response::Response;
-use axum::Extension;
-use serde_json::{json, Value};
+use axum::extract::Query;
+use axum::http::Uri;
+use serde_json::Value;
 
-use super::routes::{caller, rest_response, AppState};
-use super::throttle::ClientAddr;
-use crate::db::errors::{json_response, ApiError};
-use crate::db::work;
+use crate::db::errors::ApiError;
 
 /// How many todos of each list the board reads first when the request names no `per_list`
 /// (the extension's largest, as before the board read in pages).
@@ -69,89 +63,79 @@ fn ids_of(text: &str) -> Result<Vec<i64>, ApiError> {
         .collect()
 }
 
-/// `GET /v1/board?per_list=N`: `todo.board(per_list)` of the token's tenant (1 to 200 todos of
-/// each list, default 200), and who the token is for (`"viewer": {"label", "person"}`: the
-/// page offers changes to a person's token only). 400 for a `per_list` out of range.
-pub async fn board(
-    State(state): State<AppState>,
-    client: Option<Extension<ClientAddr>>,
-    headers: HeaderMap,
-    uri: Uri,
-) -> Result<Response, ApiError> {
-    let q = query(&uri, &["per_list"])?;
-    let per_list = number(&q, "per_list")?.unwrap_or(PER_LIST);
+/// `GET /v1/board`'s `per_list`: 1 to 200, 200 when absent.
+pub fn per_list(uri: &Uri) -> Result<i32, ApiError> {
+    let per_list = number(&query(uri, &["per_list"])?, "per_list")?.unwrap_or(PER_LIST);
     if !(1..=PER_LIST).contains(&per_list) {
         return Err(ApiError::BadRequest(format!("per_list must be from 1 to {PER_LIST}, not {per_list}")));
     }
-    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
-    let mut board: Value =
-        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board($1)", &[&per_list]).await?;
-    board["viewer"] = json!({ "label": identity.label, "person": identity.person });
-    Ok(json_response(StatusCode::OK, &board))
+    Ok(per_list)
 }
 
-/// `GET /v1/board/page?list=&after=&page_size=`: `todo.board_page(list, after, page_size)`
-/// (no `list`: the tenant-wide pool), answered with its status and body.
-pub async fn page(
-    State(state): State<AppState>,
-    client: Option<Extension<ClientAddr>>,
-    headers: HeaderMap,
-    uri: Uri,
-) -> Result<Response, ApiError> {
-    let q = query(&uri, &["list", "after", "page_size"])?;
+/// `GET /v1/board/page`'s arguments.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Page {
+    /// None: the tenant-wide pool
+    pub list: Option<String>,
+    pub after: Option<String>,
+    pub size: Option<i32>,
+}
+
+/// `GET /v1/board/page`'s `list`, `after` and `page_size`.
+pub fn page(uri: &Uri) -> Result<Page, ApiError> {
+    let mut q = query(uri, &["list", "after", "page_size"])?;
     let size = number(&q, "page_size")?;
-    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
-    let (list, after) = (q.get("list"), q.get("after"));
-    let answer: Value = work::one(
-        &state.db,
-        &identity.tenant,
-        Some(&agent),
-        "SELECT todo.board_page($1, $2, $3)",
-        &[&list, &after, &size],
-    )
-    .await?;
-    rest_response(&answer)
+    Ok(Page { list: q.remove("list"), after: q.remove("after"), size })
 }
 
-/// `GET /v1/board/changes?since=&also=`: `todo.board_changes(since, also)` (no `since`: only a
-/// cursor; `also`: ids, comma-separated, of todos to read whether they changed or not),
-/// answered with its status and body.
-pub async fn changes(
-    State(state): State<AppState>,
-    client: Option<Extension<ClientAddr>>,
-    headers: HeaderMap,
-    uri: Uri,
-) -> Result<Response, ApiError> {
-    let q = query(&uri, &["since", "also"])?;
-    let also = match q.get("also") {
-        None => None,
-        Some(ids) => Some(ids_of(ids)?),
-    };
-    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
-    let since = q.get("since");
-    let answer: Value =
-        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board_changes($1, $2)", &[&since, &also])
-            .await?;
-    rest_response(&answer)
+/// `GET /v1/board/changes`' `since` and `also` (ids, comma-separated).
+pub fn changes(uri: &Uri) -> Result<(Option<String>, Option<Vec<i64>>), ApiError> {
+    let mut q = query(uri, &["since", "also"])?;
+    let also = q.get("also").map(|ids| ids_of(ids)).transpose()?;
+    Ok((q.remove("since"), also))
 }
 
-/// `GET /v1/board/search?list=&status=&q=&who=`: `todo.board_search(filters)` (`list` absent:
-/// every list; empty: the tenant-wide pool), answered with its status and body.
-pub async fn search(
-    State(state): State<AppState>,
-    client: Option<Extension<ClientAddr>>,
-    headers: HeaderMap,
-    uri: Uri,
-) -> Result<Response, ApiError> {
-    let q = query(&uri, &["list", "status", "q", "who"])?;
-    let mut filters = serde_json::Map::new();
-    for (name, value) in q {
+/// `GET /v1/board/search`'s filters as `todo.board_search` takes them (`list` empty: null,
+/// the pool).
+pub fn search(uri: &Uri) -> Result<Value, ApiError> {
+    let q = query(uri, &["list", "status", "q", "who"])?;
+    let filters = q.into_iter().map(|(name, value)| {
         let value = if name == "list" && value.is_empty() { Value::Null } else { Value::String(value) };
-        filters.insert(name, value);
+        (name, value)
+    });
+    Ok(Value::Object(filters.collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uri(s: &str) -> Uri {
+        s.parse().unwrap()
     }
-    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
-    let filters = Value::Object(filters);
-    let answer: Value =
-        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board_search($1)", &[&filters]).await?;
-    rest_response(&answer)
+
+    #[test]
+    fn arguments_and_what_to_fix() {
+        assert_eq!(per_list(&uri("/v1/board")).unwrap(), 200);
+        assert_eq!(per_list(&uri("/v1/board?per_list=30")).unwrap(), 30);
+        for bad in ["/v1/board?per_list=0", "/v1/board?per_list=x", "/v1/board?per_list=1&per_list=2", "/v1/board?q=1"]
+        {
+            assert!(matches!(per_list(&uri(bad)), Err(ApiError::BadRequest(_))), "{bad}");
+        }
+        assert_eq!(
+            page(&uri("/v1/board/page?after=3:4")).unwrap(),
+            Page { list: None, after: Some("3:4".into()), size: None }
+        );
+        assert_eq!(
+            changes(&uri("/v1/board/changes?since=1:1:&also=4,%205")).unwrap(),
+            (Some("1:1:".into()), Some(vec![4, 5]))
+        );
+        assert!(changes(&uri("/v1/board/changes?also=4,x")).is_err());
+        let many = (0..201).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+        assert!(changes(&uri(&format!("/v1/board/changes?also={many}"))).is_err());
+        assert_eq!(
+            search(&uri("/v1/board/search?list=&q=a%20b")).unwrap(),
+            serde_json::json!({"list": null, "q": "a b"})
+        );
+    }
 }

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `POST/GET /v1/todos`, `GET/PATCH/DELETE /v1/todos/:id`, `PATCH /v1/todos` | `todo.rest(method, path?query, body)`: its status and body |
 //! | `GET /session/:id/todo` | 200 `todo.list_as('opencode', id)` (OpenCode's `session.todo()`) |
-//! | `GET /v1/board?per_list=` | 200 `todo.board(per_list)`, with `"viewer": {"label", "person"}`: who the token is for (`board`) |
+//! | `GET /v1/board?per_list=` | 200 `todo.board(per_list)`, with `"viewer": {"label", "person"}`: who the token is for |
 //! | `GET /v1/board/page?list=&after=&page_size=` | `todo.board_page(list, after, page_size)`'s status and body: a list's next page (no `list`: the pool) |
 //! | `GET /v1/board/changes?since=&also=` | `todo.board_changes(since, also)`'s status and body: what changed since the board was read |
 //! | `GET /v1/board/search?list=&status=&q=&who=` | `todo.board_search(filters)`'s status and body: the todos the board's filters match (`list` empty: the pool) |
@@ -78,10 +78,10 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/todos", any(rest))
         .route("/v1/todos/{*rest}", any(rest))
         .route("/session/{id}/todo", get(session_todo))
-        .route("/v1/board", get(board::board))
-        .route("/v1/board/page", get(board::page))
-        .route("/v1/board/changes", get(board::changes))
-        .route("/v1/board/search", get(board::search))
+        .route("/v1/board", get(board))
+        .route("/v1/board/page", get(board_page))
+        .route("/v1/board/changes", get(board_changes))
+        .route("/v1/board/search", get(board_search))
         .route("/v1/board/act", post(board_act))
         .route("/v1/board/todos/{id}", get(board_todo))
         .route("/openapi.json", get(openapi))
@@ -177,7 +177,7 @@ async fn method_not_allowed() -> Response {
 /// token is not looked up); 401 (charged); 400 or 403 for a bad actor header; 503 `database
 /// unavailable` when the token cannot be looked up (the cause is logged: a caller not known
 /// yet never reads the database's words); 500.
-pub(super) async fn caller(
+async fn caller(
     state: &AppState,
     headers: &HeaderMap,
     peer: Option<ClientAddr>,
@@ -324,6 +324,70 @@ async fn session_todo(
     let list: Value =
         work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.list_as('opencode', $1)", &[&id]).await?;
     Ok(json_response(StatusCode::OK, &list))
+}
+
+/// `GET /v1/board?per_list=N`: `todo.board(per_list)` of the token's tenant (1 to 200 todos of
+/// each list, default 200), and who the token is for (`"viewer": {"label", "person"}`: the
+/// page offers changes to a person's token only). 400 for a `per_list` out of range.
+async fn board(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let per_list = board::per_list(&uri)?;
+    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
+    let mut board: Value =
+        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board($1)", &[&per_list]).await?;
+    board["viewer"] = json!({ "label": identity.label, "person": identity.person });
+    Ok(json_response(StatusCode::OK, &board))
+}
+
+/// `GET /v1/board/page?list=&after=&page_size=`: `todo.board_page(list, after, page_size)`
+/// (no `list`: the tenant-wide pool), answered with its status and body.
+async fn board_page(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let page = board::page(&uri)?;
+    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
+    let sql = "SELECT todo.board_page($1, $2, $3)";
+    let args: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&page.list, &page.after, &page.size];
+    let answer: Value = work::one(&state.db, &identity.tenant, Some(&agent), sql, &args).await?;
+    rest_response(&answer)
+}
+
+/// `GET /v1/board/changes?since=&also=`: `todo.board_changes(since, also)` (no `since`: only a
+/// cursor; `also`: ids, comma-separated, of todos to read whether they changed or not),
+/// answered with its status and body.
+async fn board_changes(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let (since, also) = board::changes(&uri)?;
+    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
+    let sql = "SELECT todo.board_changes($1, $2)";
+    let answer: Value = work::one(&state.db, &identity.tenant, Some(&agent), sql, &[&since, &also]).await?;
+    rest_response(&answer)
+}
+
+/// `GET /v1/board/search?list=&status=&q=&who=`: `todo.board_search(filters)` (`list` absent:
+/// every list; empty: the tenant-wide pool), answered with its status and body.
+async fn board_search(
+    State(state): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let filters = board::search(&uri)?;
+    let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
+    let sql = "SELECT todo.board_search($1)";
+    let answer: Value = work::one(&state.db, &identity.tenant, Some(&agent), sql, &[&filters]).await?;
+    rest_response(&answer)
 }
 
 /// Refuses a request whose `Origin` names another site than the one it was sent to (its
