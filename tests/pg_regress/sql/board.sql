@@ -293,12 +293,9 @@ SELECT todo.todo_writ($$/todo add deploy the site
 SELECT FROM todo.set_context('board_e', NULL, 'agent-2');
 SELECT todo.todo_writ('/todo add a pool task') IS NOT NULL AS pooled;
 SELECT min(id) AS e1 FROM todo.todos WHERE tenant_id = 'board_e' \gset
-commit;
--- (plain SQL in a transaction of its own, its context SET LOCAL: Citus carries that to the workers)
-begin;
-SET LOCAL todo.tenant = 'board_e';
-SET LOCAL todo.agent = 'agent-2';
-UPDATE todo.todos SET description = 'after the DEPLOY, tell them' WHERE tenant_id = 'board_e' AND id = :e1 + 1;
+SELECT FROM todo.set_context('board_e', NULL, 'person:Cy');
+SELECT todo.board_act(jsonb_build_object('op', 'edit', 'id', :e1 + 1, 'version', 1,
+                                         'description', 'after the DEPLOY, tell them'))->'status' AS described;
 commit;
 begin;
 SELECT FROM todo.set_context('board_e', NULL, 'person:Ada');
@@ -308,7 +305,7 @@ CREATE FUNCTION pg_temp.found(filters jsonb) RETURNS text LANGUAGE sql AS $$
    GROUP BY r $$;
 SELECT pg_temp.found('{"q": "deploy"}') AS words;
 SELECT pg_temp.found('{"q": "deploy", "list": "web", "status": "pending"}') AS in_web;
-SELECT pg_temp.found('{"list": null}') AS pool, pg_temp.found('{"who": "AGENT-2"}') AS who;
+SELECT pg_temp.found('{"list": null}') AS pool, pg_temp.found('{"who": "AGENT-2"}') AS who, pg_temp.found('{"who": "cy"}') AS last_actor;
 SELECT pg_temp.found('{"q": "0% c"}') AS percent, pg_temp.found('{"q": "_"}') AS underscore;
 SELECT pg_temp.found('{"status": "completed"}') AS none_done, pg_temp.found('{}') AS everything;
 SELECT todo.board_search('{"status": "done"}')->'body' AS bad_status, todo.board_search('{"colour": "red"}')->'body' AS unknown;
