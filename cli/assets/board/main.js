@@ -23,6 +23,7 @@ import { announce, wireToast } from "./notices.js";
 import * as focus from "./focus.js";
 
 let inFlight = null;       // the read under way (of the board, or of its changes)
+let inFlightKind = null;   // its kind: "board" or "changes"
 let again = null;          // the read asked for meanwhile: "board" or "changes"
 let refreshTimer = null;
 let loadError = null;      // why the last read failed (shown until one succeeds)
@@ -77,11 +78,17 @@ const refresh = () => read("board");
 /** Applies what changed since the last read (the whole board when nothing was read yet). */
 const catchUp = () => read(store.cursor && store.board ? "changes" : "board");
 
-/** One read at a time: a read asked for meanwhile runs after it (a whole read wins). */
+/** One read at a time: a read asked for meanwhile runs after it (a whole read wins; after a
+ *  whole read, the changes since it are enough). */
 async function read(kind) {
   if (!currentToken()) return;
-  if (inFlight) { if (again !== "board") again = kind; return; }
+  if (inFlight) {
+    const wanted = kind === "board" && inFlightKind === "board" ? "changes" : kind;
+    if (again !== "board") again = wanted;
+    return;
+  }
   const token = currentToken();
+  inFlightKind = kind === "board" || !store.cursor ? "board" : "changes";
   inFlight = (async () => {
     try {
       if (kind === "board" || !store.cursor) await readBoard(token);
@@ -105,10 +112,11 @@ async function readBoard(token) {
   const data = await request("GET", "/v1/board?per_list=" + PER_LIST);
   if (currentToken() !== token) return;   // signed out, or another token since
   const before = store.board ? new Map(store.byId) : null;
+  const newest = newestId();
   setBoard(data);
   render();
   if (searching()) search(render, true);
-  if (before) announceChanges(before, store.byId.keys());
+  if (before) announceChanges(before, store.byId.keys(), newest);
   refreshDetail();
 }
 
@@ -124,10 +132,11 @@ async function readChanges(token) {
     + (ids.length ? "&also=" + ids.join(",") : ""));
   if (currentToken() !== token || store.cursor !== since) return;
   if (data.reload) { again = "board"; return; }
+  const newest = newestId();
   const { changed, was } = applyChanges(data);
   render(changed);
   if (searching() && (data.todos || []).length) search(render, true);
-  announceChanges(was, (data.todos || []).map((t) => t.id));
+  announceChanges(was, (data.todos || []).map((t) => t.id), newest);
   if ((data.todos || []).length) refreshDetail();
 }
 
@@ -205,12 +214,20 @@ function reasonWords(reason, secs) {
   }
 }
 
+/** The largest todo id the page holds (a larger one is new, a smaller one not shown before
+ *  came back from the archive). */
+function newestId() {
+  let n = 0;
+  for (const id of store.byId.keys()) if (id > n) n = id;
+  return n;
+}
+
 /** Says what changed since the last read: "#12 completed by agent-3" (three at most, then a
- *  count), of the todos `ids` against what they were (`before`: id -> {todo, conversation}). */
-function announceChanges(before, ids) {
+ *  count), of the todos `ids` against what they were (`before`: id -> {todo, conversation}),
+ *  `newest` the largest id held before. */
+function announceChanges(before, ids, newest) {
   const said = [];
   let more = 0;
-  const newest = Math.max(0, ...before.keys());
   for (const id of ids) {
     const now = store.byId.get(id);
     if (!now) continue;
