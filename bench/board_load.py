@@ -107,7 +107,7 @@ def changes(d, conn, tenant):
         conn.commit()
         d.execute_script(WATCH, todo_id)
         conn.execute("SELECT todo.set_context(%s, %s, 'agent-x')", (tenant, conv))
-        conn.execute("UPDATE todo.todos SET status = 'completed' WHERE id = %s", (todo_id,))
+        conn.execute("UPDATE todo.todos SET status = 'completed' WHERE tenant_id = %s AND id = %s", (tenant, todo_id))
         start = time.time() * 1000
         conn.commit()
         seen = wait(d, "return window.__seen", f"#{todo_id} completed on the screen", 10)
