@@ -39,6 +39,7 @@ use axum::routing::{any, get, post};
 use axum::Extension;
 use axum::Router;
 use serde_json::{json, Value};
+use tokio_postgres::types::ToSql;
 
 use super::auth::{self, Identity};
 use super::board;
@@ -335,8 +336,8 @@ async fn board(
     headers: HeaderMap,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let per_list = board::per_list(&uri)?;
     let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
+    let per_list = board::per_list(&uri)?;
     let mut board: Value =
         work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board($1)", &[&per_list]).await?;
     board["viewer"] = json!({ "label": identity.label, "person": identity.person });
@@ -351,12 +352,10 @@ async fn board_page(
     headers: HeaderMap,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let page = board::page(&uri)?;
     let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
-    let sql = "SELECT todo.board_page($1, $2, $3)";
-    let args: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&page.list, &page.after, &page.size];
-    let answer: Value = work::one(&state.db, &identity.tenant, Some(&agent), sql, &args).await?;
-    rest_response(&answer)
+    let page = board::page(&uri)?;
+    let args: [&(dyn ToSql + Sync); 3] = [&page.list, &page.after, &page.size];
+    answered(&state, &identity, &agent, "SELECT todo.board_page($1, $2, $3)", &args).await
 }
 
 /// `GET /v1/board/changes?since=&also=`: `todo.board_changes(since, also)` (no `since`: only a
@@ -368,11 +367,9 @@ async fn board_changes(
     headers: HeaderMap,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let (since, also) = board::changes(&uri)?;
     let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
-    let sql = "SELECT todo.board_changes($1, $2)";
-    let answer: Value = work::one(&state.db, &identity.tenant, Some(&agent), sql, &[&since, &also]).await?;
-    rest_response(&answer)
+    let (since, also) = board::changes(&uri)?;
+    answered(&state, &identity, &agent, "SELECT todo.board_changes($1, $2)", &[&since, &also]).await
 }
 
 /// `GET /v1/board/search?list=&status=&q=&who=`: `todo.board_search(filters)` (`list` absent:
@@ -383,11 +380,9 @@ async fn board_search(
     headers: HeaderMap,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let filters = board::search(&uri)?;
     let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
-    let sql = "SELECT todo.board_search($1)";
-    let answer: Value = work::one(&state.db, &identity.tenant, Some(&agent), sql, &[&filters]).await?;
-    rest_response(&answer)
+    let filters = board::search(&uri)?;
+    answered(&state, &identity, &agent, "SELECT todo.board_search($1)", &[&filters]).await
 }
 
 /// Refuses a request whose `Origin` names another site than the one it was sent to (its
@@ -449,6 +444,19 @@ async fn board_todo(
     let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or_else(|| ApiError::BadRequest("bad todo id".into()))?;
     let answer: Value =
         work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board_todo($1)", &[&id]).await?;
+    rest_response(&answer)
+}
+
+/// Runs `sql`, one statement of the extension that answers `{"status", "body"}`, for the
+/// caller's tenant as `agent`, and answers with that status and body. Errors: the database's.
+async fn answered(
+    state: &AppState,
+    identity: &Identity,
+    agent: &str,
+    sql: &str,
+    args: &[&(dyn ToSql + Sync)],
+) -> Result<Response, ApiError> {
+    let answer: Value = work::one(&state.db, &identity.tenant, Some(agent), sql, args).await?;
     rest_response(&answer)
 }
 
