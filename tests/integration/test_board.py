@@ -17,6 +17,7 @@ change checked in the database, with its event's person.
 
 import json
 import os
+import re
 import tempfile
 import time
 import traceback
@@ -55,9 +56,13 @@ def check(name, fn):
         checks.check(name, True)
 
 
+class NotYet(LookupError):
+    """The page is not in the state a step acts on yet (see `actionable`)."""
+
+
 # what a step meets while the page is still getting to the state it acts on (a panel not yet
-# rendered, a control under a closing dialog, an element a refresh replaced): not yet, not a
-# failure, however busy the machine
+# rendered, a control under a closing dialog or the toast, an element a refresh replaced): not
+# yet, not a failure, however busy the machine
 NOT_YET = (StaleElementReferenceException, NoSuchElementException, ElementNotInteractableException,
            ElementClickInterceptedException, LookupError)
 
@@ -193,8 +198,9 @@ def actions_of(d, todo_id):
 
 
 def text_of(d, css):
-    found = d.find_elements(By.CSS_SELECTOR, css)
-    return found[0].text if found else ""
+    """The text of the first element css matches ("" when none), read again when a refresh
+    replaced it between finding and reading."""
+    return wait_for(f"the text of {css}", lambda: [e.text for e in d.find_elements(By.CSS_SELECTOR, css)[:1]] or [""])[0]
 
 
 def visible(d, element_id):
@@ -269,13 +275,14 @@ def run(d, server):
         for i in (c1_a, c1_b, pool):
             wait_for(f"#{i} shown", lambda i=i: has_todo(d, i))
         assert "token" not in d.current_url, f"the token stays in the address bar: {d.current_url}"
-        assert d.find_element(By.CSS_SELECTOR, f'.todo[data-todo-id="{c1_a}"]').get_attribute("data-status") == "pending"
+        wait_for(f"#{c1_a} pending", lambda: dom_status(d, c1_a) == "pending")
         names = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".conv > h2 .name")]
         assert "c1" in names and "Tenant-wide" in names, f"conversation cards: {names}"
-        assert todo_el(d, pool).get_attribute("data-conversation") == "", "the pool's todo is in the tenant-wide card"
-        assert "review the canary deploy" in todo_el(d, c1_a).text
+        wait_for("the pool's todo in the tenant-wide card",
+                 lambda: todo_el(d, pool).get_attribute("data-conversation") == "")
+        assert "review the canary deploy" in wait_for("the row's text", lambda: todo_el(d, c1_a).text)
         assert "high" in text_of(d, f'.todo[data-todo-id="{c1_a}"] [data-role=priority]').lower()
-        assert actions_of(d, c1_a) == ["cancel", "done", "start"], actions_of(d, c1_a)
+        wait_for("its buttons", lambda: actions_of(d, c1_a) == ["cancel", "done", "start"])
         wait_for("live indicator", lambda: live_state(d) == "live")
         errs = js_errors(d)
         assert not errs, errs
@@ -294,7 +301,7 @@ def run(d, server):
         state["sql"] = add_todo("c1", "todo added through SQL")
         wait_for("the SQL todo on the board", lambda: has_todo(d, state["sql"]), timeout=5)
         took = time.monotonic() - t0
-        assert todo_el(d, state["sql"]).get_attribute("data-conversation") == "c1"
+        wait_for("in c1", lambda: todo_el(d, state["sql"]).get_attribute("data-conversation") == "c1")
         print(f"     (shown {took:.2f} s after its commit, without a reload)")
         # and one through the writ (a pg_todos function, which notifies once per call)
         out = agent("c1", "agent-1", "SELECT todo.todo_writ(%s)", ("/todo add todo added through the writ",))[0][0]
@@ -387,7 +394,8 @@ def run(d, server):
             assert conversation == conv, f"{subject!r} went to conversation {conversation!r}, not {conv!r}"
             assert agent_id == "person:Ada", f"{subject!r} was written by {agent_id!r}"
             wait_for(f"#{todo_id} on the board", lambda: has_todo(d, todo_id))
-            assert todo_el(d, todo_id).get_attribute("data-conversation") == key
+            # (read within wait_for: a live refresh re-renders the row)
+            wait_for(f"#{todo_id} in its list", lambda: todo_el(d, todo_id).get_attribute("data-conversation") == key)
             wait_for("the add box emptied", lambda: d.find_element(
                 By.CSS_SELECTOR, f'form.add[data-conversation="{key}"] input').get_attribute("value") == "")
     check("4b. the add form adds a todo to its conversation (and to the tenant-wide pool)", add_form)
@@ -432,9 +440,11 @@ def run(d, server):
         assert got and got[0][0] == i, f"claim: {got}"
         item = f'#attention li[data-attention-todo-id="{i}"]'
         wait_for("lease lapsed in Needs attention", lambda: d.find_elements(By.CSS_SELECTOR, item), timeout=8)
-        li = d.find_element(By.CSS_SELECTOR, item)
-        assert li.get_attribute("data-reason") == "lease_lapsed", li.get_attribute("data-reason")
-        assert "lease lapsed" in li.text and "run the flaky suite" in li.text and "agent-3" in li.text, li.text
+        # (read within wait_for: a live refresh renders the item again)
+        reason, text = wait_for("the item read", lambda: (lambda li: (li.get_attribute("data-reason"), li.text))(
+            d.find_element(By.CSS_SELECTOR, item)))
+        assert reason == "lease_lapsed", reason
+        assert "lease lapsed" in text and "run the flaky suite" in text and "agent-3" in text, text
         assert visible(d, "attention")
         assert "lease lapsed" in text_of(d, f'.todo[data-todo-id="{i}"] [data-role=lease]')
         # another agent takes the lapsed todo over: it leaves Needs attention
@@ -538,10 +548,37 @@ def control(d, todo_id, name):
     return todo_el(d, todo_id).find_element(By.CSS_SELECTOR, f'[data-control="{name}"]')
 
 
+# whether a person could press an element now: scrolled into view (below the sticky header), it
+# is displayed, enabled, not behind the open modal dialog and not covered (what is at its centre
+# is it or inside it: not the toast, a closing dialog, another element)
+ACTIONABLE = """
+const e = arguments[0];
+e.scrollIntoView({block: 'center'});
+const r = e.getBoundingClientRect();
+if (!e.isConnected || !r.width || !r.height || e.disabled || e.closest('[inert], [hidden], .hidden')) {
+  return 'hidden or disabled';
+}
+const modal = [...document.querySelectorAll('dialog[open]')].filter((x) => x.matches(':modal')).pop();
+if (modal && !modal.contains(e)) return 'behind the dialog #' + modal.id;
+const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+if (at && (at === e || e.contains(at))) return '';
+return 'covered by ' + (at ? at.tagName + '#' + at.id + '.' + at.className : 'nothing');
+"""
+
+
+def actionable(d, element):
+    """The element, once a person could press it (`ACTIONABLE`); NotYet until then."""
+    why = d.execute_script(ACTIONABLE, element)
+    if why:
+        raise NotYet(why)
+    return element
+
+
 def press(d, element):
-    """Click an element as a person does, once it is in view (below the sticky header)."""
-    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
+    """Click an element as a person does, once it is actionable (else NotYet: call it within
+    wait_for, with the element found again each time). True."""
+    actionable(d, element).click()
+    return True
 
 
 def order(conversation):
@@ -559,31 +596,32 @@ def version_of(todo_id):
 
 
 def press_id(d, element_id):
-    """Click the element of this id, again if a refresh replaced it between finding and clicking."""
-    def go():
-        press(d, d.find_element(By.ID, element_id))
-        return True
-    wait_for(f"click #{element_id}", go)
+    """Click the element of this id once it is actionable, again if a refresh replaced it between
+    finding and clicking."""
+    wait_for(f"click #{element_id}", lambda: press(d, d.find_element(By.ID, element_id)))
 
 
 def type_in(d, element_id, text, enter=False):
-    """Types into a field found by its id, again if a refresh replaced it meanwhile."""
+    """Types into a field found by its id once it is actionable, again if a refresh replaced it
+    meanwhile."""
     def go():
-        box = d.find_element(By.ID, element_id)
+        box = actionable(d, d.find_element(By.ID, element_id))
         box.clear()
         box.send_keys(text)
+        if box.get_attribute("value") != text:
+            return False
         if enter:
             box.send_keys(Keys.ENTER)
         return True
     wait_for(f"typed into #{element_id}", go)
 
 
-def press_control(d, todo_id, name):
-    """Click a row's control, again if a refresh replaced the row between finding and clicking."""
+def choose(d, element_id, value):
+    """Picks an option of a select found by its id, once it is actionable."""
     def go():
-        press(d, control(d, todo_id, name))
-        return True
-    wait_for(f"click {name} of #{todo_id}", go)
+        Select(actionable(d, d.find_element(By.ID, element_id))).select_by_value(value)
+        return d.find_element(By.ID, element_id).get_attribute("value") == value
+    wait_for(f"{value!r} chosen in #{element_id}", go)
 
 
 def keys_to_focused(d, key, alt=False):
@@ -598,15 +636,71 @@ def keys_to_focused(d, key, alt=False):
     chain.perform()
 
 
+def pressed_until(d, find, done):
+    """done(), pressing find() as long as it is not (a click a render sent astray, moving the
+    element from under the pointer, is made again). Only for a press whose effect shows at once
+    (a dialog opening), never for one that sends something."""
+    if done():
+        return True
+    press(d, find())
+    return False
+
+
+def open_confirmation(d, find):
+    """Presses find() until the confirmation dialog is open."""
+    wait_for("the confirmation", lambda: pressed_until(d, find, lambda: dialog_open(d, "confirm")))
+
+
 def open_detail(d, todo_id):
-    press_control(d, todo_id, "open")
-    wait_for(f"the detail of #{todo_id}", lambda: d.execute_script("return document.getElementById('detail').open")
-             and f"#{todo_id}" in d.find_element(By.ID, "detail-title").text)
+    """Opens a todo's detail from its row (again when the click opened another todo's: closed
+    first) and waits for it read (its title is "#N subject" and its facts are there: while it
+    loads, the title is "#N" alone)."""
+    def on_it():
+        title = d.find_element(By.ID, "detail-title").text if dialog_open(d, "detail") else None
+        if title is not None and title != f"#{todo_id}" and not title.startswith(f"#{todo_id} "):
+            close_detail(d)
+            return False
+        return title is not None
+    wait_for(f"the detail of #{todo_id} open", lambda: pressed_until(d, lambda: control(d, todo_id, "open"), on_it))
+    try:
+        wait_for(f"the detail of #{todo_id}", lambda: d.execute_script(
+            "const t = document.getElementById('detail-title').textContent;"
+            "return document.getElementById('detail').open && t.startsWith('#' + arguments[0] + ' ')"
+            " && !!document.querySelector('#detail-body .facts');", todo_id), timeout=30)
+    except AssertionError as e:
+        said = d.execute_script("return [document.getElementById('detail').open, "
+                                "document.getElementById('detail-title').textContent, "
+                                "document.getElementById('detail-body').textContent.slice(0, 300)]")
+        raise AssertionError(f"{e} (the panel: open {said[0]}, {said[1]!r}: {said[2]!r}; "
+                             f"console: {js_errors(d)})") from e
+
+
+def focus_on(d, element_id):
+    """Gives an element the focus (as Tab would), again if a refresh replaced it meanwhile."""
+    wait_for(f"the focus on #{element_id}", lambda: d.execute_script(
+        "const e = document.getElementById(arguments[0]); e.focus(); return document.activeElement === e;", element_id))
+
+
+def dialog_open(d, element_id):
+    return d.execute_script("return document.getElementById(arguments[0]).open", element_id)
 
 
 def close_detail(d):
-    d.find_element(By.ID, "detail").send_keys(Keys.ESCAPE)
-    wait_for("the detail closed", lambda: not d.execute_script("return document.getElementById('detail').open"))
+    """Escape, as a person does, to the focus in the panel; until the panel is closed."""
+    def go():
+        if d.execute_script("return document.getElementById('detail').open"):
+            ActionChains(d).send_keys(Keys.ESCAPE).perform()
+        return not d.execute_script("return document.getElementById('detail').open")
+    wait_for("the detail closed", go)
+
+
+def closing_dialogs(d):
+    """check(), then closing any dialog a failed check left open (over the page, it would fail
+    the checks after it too)."""
+    def checked(name, fn):
+        check(name, fn)
+        d.execute_script("document.querySelectorAll('dialog[open]').forEach((x) => x.close())")
+    return checked
 
 
 def axe(d, where):
@@ -629,13 +723,13 @@ def manage(d, cluster):
     d.execute_script("sessionStorage.clear()")
     viewport(d, 1280, 900)
     d.get(f"{BASE}/#token={TOKEN}")
-    wait_for("the board", lambda: d.find_element(By.ID, "tenant").text == TENANT and live_state(d) == "live")
+    wait_for("the board", lambda: d.find_element(By.ID, "tenant").text == TENANT and live_state(d) == "live", timeout=30)
+
+    check = closing_dialogs(d)   # (a local check, for this function's checks)
 
     def new_list():
-        press(d, d.find_element(By.ID, "new-list-toggle"))
-        box = d.find_element(By.ID, "new-list-name")
-        box.send_keys("launch-plan")
-        box.send_keys(Keys.ENTER)
+        press_id(d, "new-list-toggle")
+        type_in(d, "new-list-name", "launch-plan", enter=True)
         wait_for("the new list's card", lambda: d.find_elements(By.CSS_SELECTOR, '.conv[data-conversation="launch-plan"]'))
         made = superuser("SELECT properties->'board'->>'by' FROM todo.locks WHERE tenant_id = %s AND name = %s",
                          (TENANT, "list:launch-plan"))
@@ -674,8 +768,11 @@ def manage(d, cluster):
         keys_to_focused(d, Keys.ENTER)
         wait_for("#c above #b in the database", lambda: order("launch-plan")[:3] == [a, c, b])
         assert any(e[0] == "person:Ada" and "position" in (e[1] or {}) for e in events_of(c, v)), events_of(c, v)
+        # the next move is made on the order shown: once the board shows the first one
+        wait_for("the board shows #c above #b", lambda: [int(e.get_attribute("data-todo-id")) for e in
+                 d.find_elements(By.CSS_SELECTOR, '.conv[data-conversation="launch-plan"] .todo')][:3] == [a, c, b])
         wait_for("the focus stays on the moved todo", lambda: d.switch_to.active_element.get_attribute("aria-label")
-                 in (f"Move #{c} up", f"Move #{c} down"))
+                 in (f"Move #{c} up", f"Move #{c} down") and d.switch_to.active_element.is_enabled())
         # Alt+ArrowDown on a control of the row moves it back down
         keys_to_focused(d, Keys.ARROW_DOWN, alt=True)
         wait_for("back below #b", lambda: order("launch-plan")[:3] == [a, b, c])
@@ -703,26 +800,45 @@ def manage(d, cluster):
         a = state["ids"][0]
         open_detail(d, a)
         type_in(d, "detail-subject", "draft the launch announcement")
-        # meanwhile an agent renames it
-        agent("launch-plan", "agent-5", "UPDATE todo.todos SET subject = 'draft the press release' WHERE id = %s", (a,))
-        press_id(d, "detail-save")
-        notice = wait_for("the refusal, with the todo as it is now", lambda: "someone else" in
-                          d.find_element(By.ID, "detail-notice").text and d.find_element(By.ID, "detail-notice").text)
-        assert "draft the press release" in notice, notice
-        assert row_subject(a) == "draft the press release", "the stale edit was applied"
-        wait_for("the form holds the current subject",
-                 lambda: d.find_element(By.ID, "detail-subject").get_attribute("value") == "draft the press release")
-        type_in(d, "detail-subject", "draft the launch announcement")
         type_in(d, "detail-owner", "ada")
+        # meanwhile an agent renames it, assigns it to bob and makes it high priority
+        agent("launch-plan", "agent-5", "UPDATE todo.todos SET subject = 'draft the press release', owner = 'bob', "
+              "priority = 'high' WHERE id = %s", (a,))
         press_id(d, "detail-save")
+        notice = wait_for("the refusal", lambda: "someone else" in d.find_element(By.ID, "detail-notice").text
+                          and d.find_element(By.ID, "detail-notice").text)
+        assert row_subject(a) == "draft the press release", "the stale edit was applied"
+        value = lambda element_id: d.find_element(By.ID, element_id).get_attribute("value")
+        # the form keeps what Ada typed, with the current value beside each field both changed ...
+        wait_for("the current values beside", lambda: text_of(d, "#detail-subject-current [data-role=current]")
+                 == "draft the press release" and text_of(d, "#detail-owner-current [data-role=current]") == "bob")
+        assert (value("detail-subject"), value("detail-owner")) == ("draft the launch announcement", "ada"), \
+            (value("detail-subject"), value("detail-owner"), notice)
+        assert d.find_element(By.ID, "detail-subject").get_attribute("aria-describedby") == "detail-subject-current"
+        # ... and the field only the agent changed holds its value now, saying what it was
+        assert value("detail-priority") == "high", value("detail-priority")
+        assert "it was: none" in text_of(d, "#detail-priority-changed"), text_of(d, "#detail-priority-changed")
+        axe(d, "the detail panel after a lost race")
+        # "Use current" (by keyboard) puts the current assignee in its field, and the focus there
+        focus_on(d, "detail-owner-current-use")
+        assert d.switch_to.active_element.accessible_name == "Use current assignee"
+        keys_to_focused(d, Keys.ENTER)
+        wait_for("the current assignee in the form", lambda: value("detail-owner") == "bob"
+                 and d.switch_to.active_element.get_attribute("id") == "detail-owner")
+        assert not d.find_elements(By.ID, "detail-owner-current")
+        v = version_of(a)
+        press_id(d, "detail-save")   # sent with the version read after the refusal: applied
         wait_for("the edit applied", lambda: row_subject(a) == "draft the launch announcement")
-        assert agent(None, "checker", "SELECT owner FROM todo.todos WHERE id = %s", (a,)) == [("ada",)]
-        assert events_of(a)[-1][0] == "person:Ada", events_of(a)
+        assert agent(None, "checker", "SELECT owner, priority FROM todo.todos WHERE id = %s", (a,)) == [("bob", "high")]
+        changed = events_of(a, v)
+        assert [e[0] for e in changed] == ["person:Ada"] and "owner" not in changed[0][1] \
+            and "subject" in changed[0][1], changed
         # the history names who did what
         wait_for("the history", lambda: "agent-5" in d.find_element(By.CSS_SELECTOR, "#detail .history").text
                  and "person:Ada" in d.find_element(By.CSS_SELECTOR, "#detail .history").text)
         close_detail(d)
-    check("12. an edit that lost a race is refused with the current values shown; redone on them, it applies",
+    check("12. an edit that lost a race is refused; the form keeps what was typed, with the current value and "
+          "\"Use current\" beside each field both changed; saved again, it applies on the new version",
           edit_with_a_conflict)
 
     def dependencies():
@@ -745,6 +861,22 @@ def manage(d, cluster):
     check("13. a dependency added from the detail panel; one that closes a cycle is refused with the store's message",
           dependencies)
 
+    def reopened_at_once():
+        a, b = state["ids"][0], state["ids"][1]
+        open_detail(d, a)
+        # closed, and another todo opened before the close event ran (as an input event may be)
+        d.execute_script("document.getElementById('detail').close(); document.querySelector("
+                         "'.todo[data-todo-id=\"' + arguments[0] + '\"] [data-control=open]').click();", b)
+        wait_for(f"the detail of #{b}", lambda: d.find_element(By.ID, "detail-title").text.startswith(f"#{b} ")
+                 and d.find_elements(By.CSS_SELECTOR, "#detail-body .facts"))
+        # it is the panel's todo: it follows a change made meanwhile
+        agent("launch-plan", "agent-5", "UPDATE todo.todos SET subject = 'book the big venue' WHERE id = %s", (b,))
+        wait_for("the change shown in the panel", lambda: d.find_element(By.ID, "detail-title").text
+                 == f"#{b} book the big venue")
+        close_detail(d)
+    check("13b. the panel closed and another todo's opened at once: the panel shows that todo, and follows it",
+          reopened_at_once)
+
     def release_a_lapsed_claim():
         i = state["ids"][2]
         got = agent("launch-plan", "agent-9", "SELECT id FROM todo.claim(%s, 60)", (i,))
@@ -752,16 +884,45 @@ def manage(d, cluster):
         agent("launch-plan", "agent-9", "UPDATE todo.todos SET lease_expires_at = now() - interval '2 min' WHERE id = %s", (i,))
         wait_for("the lapsed lease shown", lambda: "lapsed" in (todo_el(d, i).get_attribute("class") or ""), timeout=8)
         assert control(d, i, "release").accessible_name == f"Release the claim on #{i}"
-        press_control(d, i, "release")
-        wait_for("the confirmation", lambda: d.execute_script("return document.getElementById('confirm').open"))
-        text = d.find_element(By.ID, "confirm").text
-        assert "agent-9" in text and f"#{i}" in text, text
+        open_confirmation(d, lambda: control(d, i, "release"))
+        text = d.find_element(By.ID, "confirm-text").text
+        assert re.match(rf"agent-9's lease on #{i} lapsed [23] min ago\. #{i} goes back to pending\.$", text), text
         press_id(d, "confirm-yes")
         wait_for("released in the database", lambda: row(i)[0] == "pending" and row(i)[2] is None)
         assert [e[0] for e in events_of(i)][-2:] == ["person:Ada", "person:Ada"], events_of(i)
         wait_for("released on the board", lambda: dom_status(d, i) == "pending"
                  and not todo_el(d, i).find_elements(By.CSS_SELECTOR, "[data-role=claim]"))
-    check("14. a lapsed claim released from the board, after a confirmation naming the agent", release_a_lapsed_claim)
+    check("14. a lapsed claim released from the board, after a confirmation naming the agent and since when it lapsed",
+          release_a_lapsed_claim)
+
+    def release_a_running_claim():
+        i = state["ids"][3]
+        got = agent("launch-plan", "agent-8", "SELECT id FROM todo.claim(%s, 300)", (i,))
+        assert got == [(i,)], got
+        wait_for("the claim shown", lambda: "agent-8" in text_of(d, f'.todo[data-todo-id="{i}"] [data-role=claim]'))
+        try:
+            # from the detail panel; the confirmation says the lease still runs, and for how long
+            open_detail(d, i)
+            open_confirmation(d, lambda: d.find_element(By.ID, "detail-release"))
+            text = d.find_element(By.ID, "confirm-text").text
+            assert re.match(rf"agent-8's lease on #{i} still runs for (4 min( \d+ s)?|5 min); releasing makes its "
+                            rf"next heartbeat fail\. #{i} goes back to pending\.$", text), text
+            # the focus starts on "Keep the claim": Enter keeps it
+            wait_for("the focus on Keep the claim", lambda: d.switch_to.active_element.get_attribute("id")
+                     == "confirm-no")
+            keys_to_focused(d, Keys.ENTER)
+            wait_for("the confirmation closed", lambda: not dialog_open(d, "confirm"))
+            assert row(i)[2] == "agent-8", row(i)
+            open_confirmation(d, lambda: d.find_element(By.ID, "detail-release"))
+            press_id(d, "confirm-yes")
+            wait_for("released in the database", lambda: row(i)[0] == "pending" and row(i)[2] is None)
+            assert events_of(i)[-1][0] == "person:Ada", events_of(i)
+            close_detail(d)
+        finally:
+            if row(i)[2]:   # (the steps after it change #e)
+                agent("launch-plan", "agent-8", "SELECT todo.release(%s)", (i,))
+    check("14b. releasing a claim whose lease still runs: the confirmation says for how long, and that the agent's "
+          "next heartbeat fails; Keep the claim keeps it", release_a_running_claim)
 
     def archive_and_undo():
         c = state["ids"][2]
@@ -770,9 +931,9 @@ def manage(d, cluster):
         wait_for("archived in the database", lambda: agent(None, "checker", "SELECT status, archived_at IS NOT NULL "
                  "FROM todo.todos WHERE id = %s", (c,)) == [("canceled", True)])
         wait_for("off the board", lambda: not has_todo(d, c))
-        undo = wait_for("the undo", lambda: [b for b in d.find_elements(By.CSS_SELECTOR, "#toast button")
-                                            if b.accessible_name == f"Undo archiving #{c}"])
-        press(d, undo[0])
+        wait_for("the detail closed", lambda: not dialog_open(d, "detail"))
+        wait_for("click Undo", lambda: [press(d, b) for b in d.find_elements(By.CSS_SELECTOR, "#toast button")
+                                        if b.accessible_name == f"Undo archiving #{c}"])
         wait_for("back in the database", lambda: agent(None, "checker", "SELECT status, archived_at IS NOT NULL "
                  "FROM todo.todos WHERE id = %s", (c,)) == [("pending", False)])
         wait_for("back on the board", lambda: has_todo(d, c))
@@ -782,11 +943,8 @@ def manage(d, cluster):
     def filters_in_the_url():
         a, b, c, e = state["ids"]
         agent("launch-plan", "agent-5", "UPDATE todo.todos SET status = 'completed' WHERE id = %s", (e,))
-        def choose(element_id, value):
-            Select(d.find_element(By.ID, element_id)).select_by_value(value)
-            return True
-        wait_for("the list filter set", lambda: choose("filter-list", "launch-plan"))
-        wait_for("the status filter set", lambda: choose("filter-status", "pending"))
+        choose(d, "filter-list", "launch-plan")
+        choose(d, "filter-status", "pending")
         type_in(d, "filter-q", "invitations")
         wait_for("the URL holds the filter", lambda: all(p in d.current_url for p in
                  ("list=launch-plan", "status=pending", "q=invitations")))
@@ -805,16 +963,19 @@ def manage(d, cluster):
                  d.find_elements(By.CSS_SELECTOR, "#columns .todo") if x.is_displayed()] == [c])
         press_id(d, "filter-clear")
         wait_for("no filter in the URL", lambda: "q=" not in d.current_url and "status=" not in d.current_url)
-        toggle = d.find_element(By.ID, "col-completed-toggle")
-        assert toggle.get_attribute("aria-expanded") == "false", "done is not collapsed by default"
+        wait_for("the columns without the filters", lambda: len(d.find_elements(By.CSS_SELECTOR, "#columns .todo")) > 1)
+        expanded = wait_for("Done's toggle", lambda: d.find_element(By.ID, "col-completed-toggle")
+                            .get_attribute("aria-expanded"))
+        assert expanded == "false", "done is not collapsed by default"
         assert not [x for x in d.find_elements(By.CSS_SELECTOR, '.column[data-column="completed"] .todo') if x.is_displayed()]
-        press(d, toggle)
+        press_id(d, "col-completed-toggle")
         wait_for("done shown", lambda: any(x.is_displayed() and x.get_attribute("data-todo-id") == str(e)
                                           for x in d.find_elements(By.CSS_SELECTOR, '.column[data-column="completed"] .todo')))
     check("16. filters and the view are kept in the URL: a link opens the same view; done is collapsed by default",
           filters_in_the_url)
 
     def accessible():
+        press_id(d, "filter-clear")   # (as the step before leaves them, even when it fails)
         found = {}
         found["board view"] = axe(d, "the board view")
         press_id(d, "tab-list")
@@ -825,11 +986,13 @@ def manage(d, cluster):
         close_detail(d)
         print("     (axe-core, every violation: " + "; ".join(
             f"{k}: {len(v)}" + (f" {[x['id'] + '/' + str(x['impact']) for x in v]}" if v else "") for k, v in found.items()) + ")")
-        # every control is reachable by keyboard, with a visible focus
-        d.find_element(By.TAG_NAME, "body").click()
+        # every control is reachable by keyboard, with a visible focus: Tab from the page's first
+        # tab stop (the skip link), sent to whatever has the focus
+        d.execute_script("window.scrollTo(0, 0)")
+        focus_on(d, "skip")
         seen, unseen = set(), []
         for _ in range(40):
-            d.switch_to.active_element.send_keys(Keys.TAB)
+            keys_to_focused(d, Keys.TAB)
             el = d.switch_to.active_element
             if el.tag_name == "body":   # past the last control, the focus leaves the page once
                 continue
@@ -842,6 +1005,139 @@ def manage(d, cluster):
         assert not unseen, f"controls with no visible focus: {unseen}"
     check("17. axe-core finds no serious or critical violation on either view or the detail panel; Tab reaches the "
           "controls with a visible focus", accessible)
+
+    def skip_link():
+        d.get(f"{BASE}/")
+        wait_for("the board", lambda: has_todo(d, state["ids"][0]) and live_state(d) == "live", timeout=30)
+        # the first Tab of the page: the skip link, shown (not under the header)
+        keys_to_focused(d, Keys.TAB)
+        skip = wait_for("the focus on the skip link", lambda: d.switch_to.active_element.get_attribute("id") == "skip"
+                        and d.switch_to.active_element)
+        assert skip.text == "Skip to the todos", skip.text
+        actionable(d, skip)
+        keys_to_focused(d, Keys.ENTER)
+        wait_for("the focus on the todos", lambda: d.switch_to.active_element.get_attribute("id") == "views")
+        assert d.find_element(By.ID, "views").accessible_name == "Todos"
+        # by pointer too (once it shows: when it has the focus)
+        focus_on(d, "skip")
+        press_id(d, "skip")
+        wait_for("the focus on the todos again", lambda: d.switch_to.active_element.get_attribute("id") == "views")
+        assert "#" not in d.current_url, d.current_url
+        assert not d.find_element(By.ID, "skip").is_displayed() or d.find_element(By.ID, "skip").rect["y"] < 0
+    check("17b. the skip link is the first tab stop, shown when focused, and moves the focus to the todos", skip_link)
+
+    def attending():
+        """Two lapsed leases, one in launch-plan (agent-6), one in venue-search (agent-7); their ids."""
+        p = add_todo("launch-plan", "check the projector")
+        q = add_todo("venue-search", "call the caterer")
+        for i, conv, who in ((p, "launch-plan", "agent-6"), (q, "venue-search", "agent-7")):
+            assert agent(conv, who, "SELECT id FROM todo.claim(%s, 60)", (i,)) == [(i,)]
+            agent(conv, who, "UPDATE todo.todos SET lease_expires_at = now() - interval '1 min' WHERE id = %s", (i,))
+        return p, q
+
+    def attention_shown():
+        return [int(x.get_attribute("data-attention-todo-id")) for x in
+                d.find_elements(By.CSS_SELECTOR, "#attention-list li[data-attention-todo-id]") if x.is_displayed()]
+
+    def attention_follows_the_filters():
+        p, q = state["attention"] = attending()
+        wait_for("both in Needs attention", lambda: {p, q} <= set(attention_shown()))
+        count = lambda: d.find_element(By.ID, "attention-count").text
+        for how, (field, value), want in (("its list", ("filter-list", "launch-plan"), [p]),
+                                          ("the holder", ("filter-who", "agent-7"), [q]),
+                                          ("the subject's words", ("filter-q", "projector"), [p]),
+                                          ("a status", ("filter-status", "completed"), [])):
+            press_id(d, "filter-clear")
+            (choose if field in ("filter-list", "filter-status") else type_in)(d, field, value)
+            wait_for(f"filtered by {how}", lambda: attention_shown() == want
+                     and re.fullmatch(rf"{len(want)} of \d+", count()))
+        assert "None matches the filters." in d.find_element(By.ID, "attention-list").text
+        press_id(d, "filter-clear")
+        wait_for("all again", lambda: {p, q} <= set(attention_shown()) and count() == str(len(attention_shown())))
+    check("17c. Needs attention follows the filters (list, who, status, words), its count says how many of how many",
+          attention_follows_the_filters)
+
+    def attention_collapses():
+        toggle = lambda: d.find_element(By.ID, "attention-toggle")
+        listed = lambda: d.find_element(By.ID, "attention-list").is_displayed()
+        wait_for("open at first", lambda: toggle().get_attribute("aria-expanded") == "true" and listed())
+        press_id(d, "attention-toggle")
+        wait_for("collapsed", lambda: toggle().get_attribute("aria-expanded") == "false" and not listed())
+        axe(d, "the board with Needs attention collapsed")
+        assert re.fullmatch(r"\d+", d.find_element(By.ID, "attention-count").text), toggle().text
+        assert toggle().get_attribute("aria-controls") == "attention-list"
+        # kept for the tab: still collapsed after a reload; the keyboard opens it (Space)
+        d.get(f"{BASE}/")
+        wait_for("collapsed after a reload", lambda: visible(d, "attention")
+                 and toggle().get_attribute("aria-expanded") == "false" and not listed())
+        focus_on(d, "attention-toggle")
+        keys_to_focused(d, Keys.SPACE)
+        wait_for("open again", lambda: toggle().get_attribute("aria-expanded") == "true" and listed())
+        # a phone (600 px or less) starts with it collapsed, showing its count, until the person opens it
+        d.execute_script("sessionStorage.removeItem('pg_todos_attention')")
+        viewport(d, 400, 800)
+        try:
+            d.get(f"{BASE}/")
+            wait_for("collapsed on a phone", lambda: visible(d, "attention")
+                     and toggle().get_attribute("aria-expanded") == "false" and not listed()
+                     and re.fullmatch(r"\d+", d.find_element(By.ID, "attention-count").text))
+        finally:
+            viewport(d, 1280, 900)
+        d.get(f"{BASE}/")
+        wait_for("open on a wide window", lambda: visible(d, "attention") and listed())
+    check("17d. Needs attention collapses and opens by its button (aria-expanded), by pointer and keyboard, kept for "
+          "the tab; a phone starts with it collapsed, showing its count", attention_collapses)
+
+    def attention_keeps_the_focus():
+        p, _ = state["attention"]
+        wait_for("the focus on an item", lambda: d.execute_script(
+            "const b = document.getElementById('attention-' + arguments[0]); b.focus(); b.before = true;"
+            "return document.activeElement === b;", p))
+        i = add_todo("launch-plan", "written while the focus is in Needs attention")
+        wait_for("the board read again", lambda: has_todo(d, i))
+        wait_for("Needs attention rendered again", lambda: d.execute_script(
+            "return document.getElementById('attention-' + arguments[0]).before !== true;", p))
+        assert d.switch_to.active_element.get_attribute("id") == f"attention-{p}", d.switch_to.active_element.tag_name
+        # Enter on it shows its todo (the focus on its subject)
+        keys_to_focused(d, Keys.ENTER)
+        wait_for("its todo shown", lambda: (d.switch_to.active_element.accessible_name or "").startswith(f"Open #{p}:"))
+    check("17e. the focus on an item of Needs attention stays on it when a live change renders the page again",
+          attention_keeps_the_focus)
+
+    def words_wrap_whole():
+        lists = ("design-review", "hiring-loop", "quarterly-close")
+        ids = []
+        for conv in lists:
+            ids.append(add_todo(conv, "Reconcile the internationalization configuration with the localization "
+                                      "infrastructure", priority="high"))
+            ids.append(add_todo(conv, "Document the authentication middleware's responsibilities"))
+            agent(conv, "agent-3", "SELECT id FROM todo.claim(%s, 900)", (ids[-1],))
+        press_id(d, "filter-clear")
+        wait_for("the three lists", lambda: all(has_todo(d, i) for i in ids))
+        broken = ("const out = [];"
+                  "for (const b of document.querySelectorAll('#conversations .conv:not(.hidden) button.subject')) {"
+                  "  const t = b.firstChild; if (!t) continue;"
+                  "  for (const m of t.textContent.matchAll(/\\S+/g)) {"
+                  "    const r = document.createRange(); r.setStart(t, m.index); r.setEnd(t, m.index + m[0].length);"
+                  "    const lines = new Set([...r.getClientRects()].filter((x) => x.width > 0)"
+                  "                          .map((x) => Math.round(x.top)));"
+                  "    if (lines.size > 1) out.push(m[0]);"
+                  "  }"
+                  "}"
+                  "return out;")
+        tops = ("return arguments[0].map((c) => Math.round(document.querySelector("
+                "'.conv[data-conversation=\"' + c + '\"]').getBoundingClientRect().top));")
+        try:
+            for width, per_row in ((1400, 3), (900, 2)):
+                viewport(d, width, 900)
+                wait_for(f"{per_row} lists a row at {width} px", lambda: (lambda t: max(t.count(x) for x in t))(
+                    d.execute_script(tops, list(lists))) == per_row)
+                words = d.execute_script(broken)
+                assert not words, f"at {width} px, words broken across lines: {words}"
+        finally:
+            viewport(d, 1280, 900)
+    check("17f. the list view's subjects wrap whole words when three lists share a row (1400 px) or two (900 px)",
+          words_wrap_whole)
 
     def database_down_and_back():
         cluster.stop()
@@ -973,14 +1269,14 @@ def demo(d):
         os.makedirs(os.path.dirname(os.path.abspath(SHOT)), exist_ok=True)
         assert d.save_screenshot(SHOT), "screenshot not saved"
         # the board view: columns by status (done and canceled collapsed)
-        press(d, d.find_element(By.ID, "tab-board"))
+        press_id(d, "tab-board")
         wait_for("the board view", lambda: d.find_element(By.ID, "view-board").is_displayed()
                  and all(any(x.get_attribute("data-todo-id") == str(i) for x in d.find_elements(By.CSS_SELECTOR, "#columns .todo"))
                          for i in (ids["build"], ids["vendor"])))
         time.sleep(0.3)
         d.execute_script("window.scrollTo(0, 0)")
         assert d.save_screenshot(SHOT_VIEW), "screenshot not saved"
-        press(d, d.find_element(By.ID, "tab-list"))
+        press_id(d, "tab-list")
         print(f"     (screenshots: {SHOT}, {SHOT_VIEW})")
         errs = js_errors(d)
         assert not errs, errs

@@ -4,7 +4,8 @@
 
 import { act, Unauthorized } from "./api.js";
 import { q } from "./dom.js";
-import { store, setError } from "./store.js";
+import { duration, durationExact } from "./format.js";
+import { store, setError, serverNow } from "./store.js";
 import { announce, confirmDialog, toast } from "./notices.js";
 import { ACTIONS } from "./todo.js";
 import * as focus from "./focus.js";
@@ -51,21 +52,36 @@ export function setStatus(id, action, key) {
   onTodo(id, { op: "status", id, version: t.version, status: ACTIONS[action].status }, key);
 }
 
-/** Takes an agent's claim back, once the person confirms. Resolves the op's result, or null. */
-export async function release(id, holder, fence, key) {
+/** Takes an agent's claim back, once the person confirms (told whether its lease still runs:
+ *  leaseEnds, the lease_expires_at read). Resolves the op's result, or null. */
+export async function release(id, holder, fence, key, leaseEnds) {
   const yes = await confirmDialog({
     title: "Release the claim on #" + id + "?",
-    text: "Release #" + id + " from " + holder + "'s claim? It goes back to pending.",
+    text: releaseWords(id, holder, leaseEnds),
     yes: "Release #" + id, no: "Keep the claim",
   });
   if (!yes) return null;
   return onTodo(id, { op: "release", id, holder, fence }, key);
 }
 
-/** Releases a claim from a row or card, with the holder and fence the page read. */
+/** What releasing does, on the server's clock: "agent-7's lease on #9 still runs for 4 min 12 s;
+ *  releasing makes its next heartbeat fail." or "agent-7's lease on #9 lapsed 3 min ago." */
+export function releaseWords(id, holder, leaseEnds) {
+  const ends = leaseEnds ? Date.parse(leaseEnds) : NaN;
+  const back = " #" + id + " goes back to pending.";
+  if (isNaN(ends)) return holder + " holds #" + id + " with no lease; releasing makes its next heartbeat fail." + back;
+  const left = (ends - serverNow()) / 1000;
+  if (left >= 1) {
+    return holder + "'s lease on #" + id + " still runs for " + durationExact(left)
+      + "; releasing makes its next heartbeat fail." + back;
+  }
+  return holder + "'s lease on #" + id + " lapsed " + (left > -1 ? "just now." : duration(-left) + " ago.") + back;
+}
+
+/** Releases a claim from a row or card, with the holder, fence and lease the page read. */
 export function releaseRow(id, key) {
   const t = todo(id);
-  if (t && t.claimed_by) release(id, t.claimed_by, t.fence, key);
+  if (t && t.claimed_by) release(id, t.claimed_by, t.fence, key, t.lease_expires_at);
 }
 
 /** Puts these todos of one list in this order (they keep the positions they hold). */

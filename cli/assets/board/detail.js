@@ -16,7 +16,8 @@ let openId = null;     // the todo shown
 let opener = null;     // the focus key of the control that opened the panel
 let shown = null;      // the last answer shown
 let base = null;       // what the edit form was filled with: { version, subject, description, priority, owner }
-let notice = null;     // a sentence to show above the edit form on the next render (a 409's)
+let notice = null;     // a sentence to show above the edit form on the next render ("Saved.")
+let race = null;       // after an edit lost a race (409): { id, read: the values it was made on }
 let loads = 0;         // so that a slower, older answer is dropped
 let returnFocus = true;
 
@@ -28,6 +29,7 @@ export function openDetail(id, openerKey) {
   opener = openerKey;
   returnFocus = true;
   notice = null;
+  race = null;
   if (!dialog().open) dialog().showModal();
   load(id);
 }
@@ -45,7 +47,10 @@ export function refreshDetail() {
 export function wireDetail() {
   $("detail-close").addEventListener("click", () => dialog().close());
   dialog().addEventListener("close", () => {
-    openId = null; shown = null; base = null;
+    // (the event comes after the close, as a task of its own: an input event may open the panel
+    // again before it, and what is shown then stays)
+    if (dialog().open) return;
+    openId = null; shown = null; base = null; race = null;
     $("detail-body").textContent = "";
     if (returnFocus) focus.restore(opener);
   });
@@ -100,6 +105,10 @@ function dirty() {
 function render(data) {
   shown = data;
   const t = data.todo;
+  // after a lost race: what the form holds now (typed since the 409 too), merged into the new form
+  const form = $("detail-edit");
+  const merging = race && race.id === t.id && form ? { read: race.read, typed: typedIn(form) } : null;
+  race = null;
   $("detail-title").textContent = "#" + t.id + " " + t.subject;
   const person = store.person;
   const body = [
@@ -108,7 +117,7 @@ function render(data) {
     text("Description", t.description, "No description."),
     text("Outcome", t.outcome, null),
     text("Completion criteria", t.completion_criteria, null),
-    person ? editForm(t) : null,
+    person ? editForm(t, merging) : null,
     subtasks(data, person),
     dependencies(data, person),
     history(data),
@@ -140,7 +149,7 @@ function summary(t) {
     ...(t.started_at ? row("Started", when(t.started_at)) : []),
     ...(t.completed_at ? row("Completed", when(t.completed_at)) : []),
     ...row("Updated", el("span", null, when(t.updated_at), t.updated_by ? " by " + t.updated_by : "")),
-    ...(present(t.parent_id) ? row("Subtask of", openButton(t.parent_id, "#" + t.parent_id)) : []));
+    ...(present(t.parent_id) ? row("Subtask of", openButton("detail-parent", t.parent_id, "#" + t.parent_id)) : []));
 }
 
 function text(title, value, empty) {
@@ -148,10 +157,12 @@ function text(title, value, empty) {
   return section(title, el("div", { class: value ? "text" : "text muted", text: value || empty }));
 }
 
-/** A button that shows another todo in the panel. */
-function openButton(id, label, subject) {
-  return el("button", { type: "button", class: "link", "aria-label": "Open #" + id + (subject ? ": " + subject : ""),
-                        text: label, onclick: () => { notice = null; load(id); } });
+/** A button that shows another todo in the panel (buttonId: so that a reload of the panel gives
+ *  it the focus back). */
+function openButton(buttonId, id, label, subject) {
+  return el("button", { type: "button", class: "link", id: buttonId,
+                        "aria-label": "Open #" + id + (subject ? ": " + subject : ""), text: label,
+                        onclick: () => { notice = null; race = null; load(id); } });
 }
 
 /** A slot for a refusal next to the controls it concerns; say(text) fills it for 30 s. */
@@ -174,40 +185,120 @@ function claim(t, person) {
     person ? el("button", { type: "button", id: "detail-release", text: "Release the claim on #" + t.id,
       onclick: async () => {
         slot.say(null);
-        const r = await actions.release(t.id, t.claimed_by, t.fence, null);
+        const r = await actions.release(t.id, t.claimed_by, t.fence, null, t.lease_expires_at);
         if (r && r.error) slot.say(r.error.message);
         else if (r) load(t.id);
       } }) : null,
     slot);
 }
 
-function editForm(t) {
-  // (a textarea's value has LF line ends: a CRLF description compared as stored would always
-  // look edited)
-  base = { version: t.version, subject: t.subject || "", description: (t.description || "").replace(/\r\n?/g, "\n"),
+const FIELDS = ["subject", "description", "priority", "owner"];
+const FIELD_WORDS = { subject: "subject", description: "description", priority: "priority", owner: "assignee" };
+
+/** A todo's editable values as the form holds them (a textarea's value has LF line ends: a
+ *  CRLF description compared as stored would always look edited). */
+function valuesOf(t) {
+  return { subject: t.subject || "", description: (t.description || "").replace(/\r\n?/g, "\n"),
            priority: t.priority || "", owner: t.owner || "" };
+}
+
+/** What the edit form holds. */
+function typedIn(form) {
+  const f = form.elements;
+  return { subject: f.subject.value, description: f.description.value, priority: f.priority.value, owner: f.owner.value };
+}
+
+// (the subject and the assignee are sent trimmed)
+const same = (field, a, b) => (field === "subject" || field === "owner" ? a.trim() === b.trim() : a === b);
+
+/**
+ * After a lost race (409): what the form shows, per field what the person typed where they
+ * changed it, else the value as it is now. `clashes`: the fields both changed, differently
+ * (the current value shows beside, with "Use current"); `theirs`: the fields only the other
+ * changed (the form takes the current value, and says so).
+ */
+function merge(read, typed, now) {
+  const values = {}, clashes = [], theirs = [];
+  for (const f of FIELDS) {
+    const mine = !same(f, typed[f], read[f]), changed = !same(f, now[f], read[f]);
+    values[f] = mine ? typed[f] : now[f];
+    if (mine && changed && !same(f, typed[f], now[f])) clashes.push(f);
+    else if (!mine && changed) theirs.push(f);
+  }
+  return { values, clashes, theirs };
+}
+
+/** The edit form; race ({read, typed}): the values read and typed before a lost race, merged
+ *  into the todo as it is now (see merge). */
+function editForm(t, race) {
+  base = { version: t.version, ...valuesOf(t) };
+  const { values, clashes, theirs } = race ? merge(race.read, race.typed, base) : { values: base, clashes: [], theirs: [] };
+  const notes = {};
+  for (const f of clashes) notes[f] = clashNote(f, base[f]);
+  for (const f of theirs) notes[f] = theirsNote(f, race.read[f]);
   const slot = errorSlot();
   const status = el("p", { class: "notice", role: "status", id: "detail-notice" });
-  if (notice) status.textContent = notice;
+  status.textContent = race ? raceWords(t, values, clashes, theirs) : notice || "";
   notice = null;
-  const field = (label, control) => el("div", { class: "field" }, el("label", { for: control.id, text: label }), control);
+  const field = (label, control) => {
+    const note = notes[control.name];
+    if (note) control.setAttribute("aria-describedby", note.id);
+    return el("div", { class: "field" }, el("label", { for: control.id, text: label }), control, note || null);
+  };
   const form = el("form", { id: "detail-edit", class: "edit", "aria-labelledby": "detail-edit-title" },
     el("h3", { id: "detail-edit-title", text: "Edit #" + t.id }),
     status,
     field("Subject", el("input", { id: "detail-subject", name: "subject", type: "text", required: true,
-                                   maxlength: 2000, value: base.subject })),
-    field("Description", el("textarea", { id: "detail-description", name: "description", rows: 4, text: base.description })),
+                                   maxlength: 2000, value: values.subject })),
+    field("Description", el("textarea", { id: "detail-description", name: "description", rows: 4, text: values.description })),
     el("div", { class: "row" },
       field("Priority", el("select", { id: "detail-priority", name: "priority" },
         ...[["", "none"], ["high", "high"], ["medium", "medium"], ["low", "low"]].map(([v, w]) =>
-          el("option", { value: v, text: w, selected: v === base.priority })))),
+          el("option", { value: v, text: w, selected: v === values.priority })))),
       field("Assignee", el("input", { id: "detail-owner", name: "owner", type: "text", maxlength: 200,
-                                      value: base.owner, autocomplete: "off" }))),
+                                      value: values.owner, autocomplete: "off" }))),
     el("div", { class: "buttons" }, el("button", { type: "submit", id: "detail-save", class: "primary",
                                                    text: "Save changes to #" + t.id })),
     slot);
   form.addEventListener("submit", (ev) => { ev.preventDefault(); save(t.id, form, slot, status); });
   return form;
+}
+
+const shownValue = (field, v) => (v === "" ? (field === "description" ? "(no description)" : "none") : v);
+
+/** Beside a field both changed: its current value, and "Use current", which puts it in the field. */
+function clashNote(field, value) {
+  const id = "detail-" + field + "-current";
+  const note = el("div", { class: "current", id, "data-field": field },
+    el("span", { class: "label", text: "Current: " }),
+    el("span", { class: "value", "data-role": "current", text: shownValue(field, value) }), " ",
+    el("button", { type: "button", class: "small", id: id + "-use", "aria-label": "Use current " + FIELD_WORDS[field],
+                   text: "Use current",
+                   onclick: () => {
+                     const control = $("detail-" + field);
+                     control.value = value;
+                     control.removeAttribute("aria-describedby");
+                     note.remove();
+                     control.focus();
+                   } }));
+  return note;
+}
+
+/** Beside a field only the other changed: the form holds its current value; what it was. */
+function theirsNote(field, was) {
+  return el("div", { class: "current", id: "detail-" + field + "-changed", "data-field": field, "data-role": "theirs",
+                     text: "Changed by someone else since; it was: " + shownValue(field, was) });
+}
+
+/** The status line after a lost race. */
+function raceWords(t, values, clashes, theirs) {
+  const words = (fs) => fs.map((f) => FIELD_WORDS[f]).join(", ");
+  const left = FIELDS.some((f) => !same(f, values[f], base[f]));
+  return "Changed by someone else since you read it (#" + t.id + " is at version " + t.version + " now). "
+    + (clashes.length ? "You both changed the " + words(clashes) + ": the form keeps yours, the current value is beside. "
+                      : "")
+    + (theirs.length ? "Their change to the " + words(theirs) + " is in the form. " : "")
+    + (left ? "Save again to apply what you typed." : "It holds what you typed already: nothing is left to save.");
 }
 
 async function save(id, form, slot, status) {
@@ -225,29 +316,25 @@ async function save(id, form, slot, status) {
   if (!r.error) { notice = "Saved."; load(id); return; }
   const current = r.error.status === 409 && r.error.body && r.error.body.current;
   if (!current) { slot.say(r.error.message); return; }
-  // A lost race: the form takes the values as they are now, to redo the edit on them.
-  notice = "Changed by someone else since you opened it: now " + describe(current)
-    + ". The form shows these values: make your change again.";
+  // A lost race: the panel is read again, and the form merges what the person typed into the
+  // todo as it is now (see merge): nothing typed is lost, nothing changed meanwhile is hidden.
+  race = { id, read: { ...base } };
   actions.actionHooks.changed();
   load(id);
 }
 
-/** A todo's editable values in words (a 409's "now …"). */
-function describe(t) {
-  return "subject “" + t.subject + "”, status " + statusWord(t.status) + ", priority " + (t.priority || "none")
-    + ", assignee " + (t.owner || "none");
-}
-
-function listOf(items, extra) {
+/** A list of todos (prefix: of its buttons' ids, e.g. "detail-subtask-12"). */
+function listOf(items, prefix, extra) {
   return el("ul", { class: "refs" }, ...items.map((r) => el("li", null,
-    openButton(r.id, "#" + r.id, r.subject), " ", el("span", { class: "badge " + r.status, text: statusWord(r.status) }),
-    " ", el("span", { class: "subject", text: r.subject }), extra ? " " : null, extra ? extra(r) : null)));
+    openButton(prefix + "-" + r.id, r.id, "#" + r.id, r.subject), " ",
+    el("span", { class: "badge " + r.status, text: statusWord(r.status) }), " ",
+    el("span", { class: "subject", text: r.subject }), extra ? " " : null, extra ? extra(r) : null)));
 }
 
 function subtasks(data, person) {
   const t = data.todo;
   const items = data.subtasks || [];
-  const kids = [items.length ? listOf(items) : el("p", { class: "muted", text: "No subtasks." })];
+  const kids = [items.length ? listOf(items, "detail-subtask") : el("p", { class: "muted", text: "No subtasks." })];
   if (data.subtasks_omitted) kids.push(el("p", { class: "muted", text: data.subtasks_omitted + " more not shown." }));
   if (person) {
     const slot = errorSlot();
@@ -273,7 +360,7 @@ function dependencies(data, person) {
   const t = data.todo;
   const waits = data.blocked_by || [], blocks = data.blocks || [];
   const slot = errorSlot();
-  const unblock = (r) => el("button", { type: "button", class: "small",
+  const unblock = (r) => el("button", { type: "button", class: "small", id: "detail-unblock-" + r.id,
     "aria-label": "Remove the dependency of #" + t.id + " on #" + r.id, text: "Remove",
     onclick: async () => {
       slot.say(null);
@@ -283,9 +370,9 @@ function dependencies(data, person) {
     } });
   const kids = [
     el("h4", { text: "#" + t.id + " waits for" }),
-    waits.length ? listOf(waits, person ? unblock : null) : el("p", { class: "muted", text: "Nothing." }),
+    waits.length ? listOf(waits, "detail-waits", person ? unblock : null) : el("p", { class: "muted", text: "Nothing." }),
     el("h4", { text: "Waiting for #" + t.id }),
-    blocks.length ? listOf(blocks) : el("p", { class: "muted", text: "Nothing." }),
+    blocks.length ? listOf(blocks, "detail-blocks") : el("p", { class: "muted", text: "Nothing." }),
   ];
   if (person) kids.push(dependencyForm(t, waits, slot));
   kids.push(slot);

@@ -69,5 +69,14 @@ export function keeping(render) {
   }
 }
 
+/** The skip link (#skip, the page's first tab stop, shown when focused): moves the focus to
+ *  the views (#views), past the header, Needs attention and the toolbar. */
+export function wireSkipLink() {
+  $("skip").addEventListener("click", (ev) => {
+    ev.preventDefault();   // (no #views in the address)
+    $("views").focus();
+  });
+}
+
 // a control focused by the person (not by restore: it clears `pending` first) wins
 document.addEventListener("focusin", () => { pending = null; });

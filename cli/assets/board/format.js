@@ -26,6 +26,17 @@ export function duration(s) {
   return Math.floor(s / 86400) + " d";
 }
 
+/** A duration to the second, for a sentence: "42 s", "4 min 12 s", "2 h 10 min", "3 d 4 h". */
+export function durationExact(s) {
+  s = Math.max(0, Math.round(s));
+  if (s < 60) return s + " s";
+  if (s < 3600) return Math.floor(s / 60) + " min" + (s % 60 ? " " + (s % 60) + " s" : "");
+  if (s < 86400) {
+    return Math.floor(s / 3600) + " h" + (s % 3600 >= 60 ? " " + Math.floor((s % 3600) / 60) + " min" : "");
+  }
+  return Math.floor(s / 86400) + " d" + (s % 86400 >= 3600 ? " " + Math.floor((s % 86400) / 3600) + " h" : "");
+}
+
 /** A countdown: "4:05", "1:02:03". */
 export function clock(s) {
   s = Math.max(0, Math.floor(s));

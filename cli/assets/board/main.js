@@ -1,8 +1,8 @@
 // The board's page: the token, reading the board (when the token is given, when the stream
 // reconnects after the page missed changes, when the database comes back), applying what
 // changed since (on every live change, after the person's own, every 30 s), the header,
-// "Needs attention", the view switch, "New list", the 1 s tick (countdowns and ages only:
-// nothing is rebuilt), and the announcements of changes.
+// "Needs attention" (attention.js), the view switch, "New list", the 1 s tick (countdowns and
+// ages only: nothing is rebuilt), and the announcements of changes.
 //
 // Each render is measured: performance.getEntriesByName("board:render")[0].duration (ms; the
 // last render's); the mark "board:shown" is when the first board was on the page (its
@@ -10,14 +10,15 @@
 
 import { hooks, tokenFromPage, useToken, forgetToken, currentToken, request, Unauthorized } from "./api.js";
 import { liveHooks, startStream, stopStream, checkReadiness, watchReadiness } from "./live.js";
-import { $, el, show, setText } from "./dom.js";
+import { $, show, setText } from "./dom.js";
 import { STATUS_DONE, statusWord, duration, listWords } from "./format.js";
 import { store, setBoard, applyChanges, applyTodos, conversations, elapsed } from "./store.js";
 import { readUrl, writeUrl, wireFilters, fillListOptions, listValue, filtering } from "./filters.js";
-import { renderView, wireViews, reveal } from "./views.js";
+import { renderView, wireViews } from "./views.js";
 import { search, searching } from "./search.js";
+import { renderAttention, tickAttention, wireAttention } from "./attention.js";
 import { showLease } from "./todo.js";
-import { openDetail, refreshDetail, wireDetail } from "./detail.js";
+import { refreshDetail, wireDetail } from "./detail.js";
 import { actionHooks, createList } from "./actions.js";
 import { announce, wireToast } from "./notices.js";
 import * as focus from "./focus.js";
@@ -182,38 +183,6 @@ function render(changed) {
   }
 }
 
-function renderAttention() {
-  const list = $("attention-list");
-  const items = Array.isArray(store.board.attention) ? store.board.attention : [];
-  show($("attention"), items.length > 0);
-  const frag = document.createDocumentFragment();
-  for (const a of items) {
-    const where = [a.conversation_id === null || a.conversation_id === undefined ? "tenant-wide" : a.conversation_id,
-                   a.claimed_by ? "held by " + a.claimed_by : null,
-                   a.status ? statusWord(a.status) : null].filter(Boolean).join(" · ");
-    frag.append(el("li", { "data-attention-todo-id": a.todo_id, "data-reason": a.reason, "data-for-seconds": a.for_seconds },
-      el("button", { type: "button", class: "attention-item", id: "attention-" + a.todo_id, title: "show #" + a.todo_id },
-        el("span", { class: "reason", "data-role": "reason", text: reasonWords(a.reason, a.for_seconds) }),
-        el("span", { class: "id", text: "#" + a.todo_id }),
-        el("span", { class: "subject", text: a.subject }),
-        el("span", { class: "where", text: where }))));
-  }
-  if (store.board.attention_omitted) {
-    frag.append(el("li", { class: "muted", text: store.board.attention_omitted + " more not shown" }));
-  }
-  list.replaceChildren(frag);
-}
-
-function reasonWords(reason, secs) {
-  const live = (secs || 0) + elapsed();
-  switch (reason) {
-    case "lease_lapsed": return "lease lapsed " + duration(live) + " ago";
-    case "no_heartbeat": return "no heartbeat for " + duration(live);
-    case "blocked": return "blocked for " + duration(live);
-    default: return String(reason || "attention").replace(/_/g, " ") + (secs ? " for " + duration(live) : "");
-  }
-}
-
 /** The largest todo id the page holds (a larger one is new, a smaller one not shown before
  *  came back from the archive). */
 function newestId() {
@@ -261,9 +230,7 @@ function tick() {
   for (const s of document.querySelectorAll("#views [data-role=ago]")) {
     if (s.dataset.ago !== undefined) setText(s, "updated " + duration(Number(s.dataset.ago) + e) + " ago");
   }
-  for (const li of document.querySelectorAll("#attention-list li[data-reason]")) {
-    setText(li.querySelector("[data-role=reason]"), reasonWords(li.dataset.reason, Number(li.dataset.forSeconds)));
-  }
+  tickAttention();
   for (const [id, er] of store.errors) {
     if (er.until > now) continue;
     store.errors.delete(id);
@@ -354,12 +321,8 @@ $("token-form").addEventListener("submit", (ev) => {
   start(t);
 });
 $("signout").addEventListener("click", () => showTokenForm(""));
-$("attention-list").addEventListener("click", (ev) => {
-  const b = ev.target instanceof Element ? ev.target.closest("button.attention-item") : null;
-  if (!b) return;
-  const id = Number(b.closest("li").dataset.attentionTodoId);
-  if (!reveal(id)) openDetail(id, focus.keyOf(b));
-});
+focus.wireSkipLink();
+wireAttention();
 wireTabs();
 wireFilters(() => { render(); search(render); });
 wireNewList();
