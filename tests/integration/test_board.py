@@ -1385,4 +1385,27 @@ def test_a_long_board_reads_in_pages_and_applies_changes(board):
         press_id(d, "filter-clear")
         wait_for("the lists again", lambda: rows_of(d, "later") >= 30 and "matching" not in d.find_element(By.ID, "filter-count").text)
     check("26. search reads the service: the words of a description, in a todo the page had not read", search_beyond_the_page)
+
+    def drag_between_columns():
+        press_id(d, "tab-board")
+        wait_for("the board view", lambda: d.find_elements(By.CSS_SELECTOR, f'#columns .column[data-column="pending"] .todo[data-todo-id="{ids[10]}"]'))
+        drag = ("const dt = new DataTransfer(), h = arguments[0], t = arguments[1];"
+                "h.dispatchEvent(new DragEvent('dragstart', {bubbles: true, cancelable: true, dataTransfer: dt}));"
+                "t.dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: dt}));"
+                "t.dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: dt}));"
+                "h.dispatchEvent(new DragEvent('dragend', {bubbles: true, dataTransfer: dt}));")
+        handle = d.find_element(By.CSS_SELECTOR, f'#columns .todo[data-todo-id="{ids[10]}"] [data-control=drag]')
+        d.execute_script(drag, handle, d.find_element(By.CSS_SELECTOR, '#columns .column[data-column="completed"] h2'))
+        wait_for("the dropped card completed, as the person", lambda: on("SELECT status FROM todo.todos WHERE id = %s", (ids[10],))
+                 == [("completed",)] and on("SELECT agent_id FROM todo.events WHERE todo_id = %s ORDER BY version DESC LIMIT 1",
+                                            (ids[10],)) == [("person:Ada",)])
+        wait_for("the card left Pending", lambda: not d.find_elements(
+            By.CSS_SELECTOR, f'#columns .column[data-column="pending"] .todo[data-todo-id="{ids[10]}"]'))
+        # the store's rules decide: a todo under an agent's live claim is not the person's to move
+        held = d.find_element(By.CSS_SELECTOR, f'#columns .todo[data-todo-id="{ids[0]}"] [data-control=drag]')
+        d.execute_script(drag, held, d.find_element(By.CSS_SELECTOR, '#columns .column[data-column="canceled"] h2'))
+        wait_for("the refusal shown by the card", lambda: "claim" in text_of(d, f'#columns .todo[data-todo-id="{ids[0]}"] [data-role=error]'))
+        assert on("SELECT status FROM todo.todos WHERE id = %s", (ids[0],)) == [("in_progress",)]
+        press_id(d, "tab-list")
+    check("27. a card dragged to another column takes its status, as the person; a refused move says why", drag_between_columns)
     checks.check("25. no script error on the long board", not js_errors(d), str(js_errors(d)))

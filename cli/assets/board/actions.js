@@ -47,9 +47,15 @@ const todo = (id) => (store.byId.get(id) || {}).todo;
 
 /** Start, Complete, Cancel, Reopen: the `status` op with the version the page read. */
 export function setStatus(id, action, key) {
+  setStatusTo(id, ACTIONS[action].status, key);
+}
+
+/** Moves todo id to `status` (a button, or a card dropped on a column): the `status` op with
+ *  the version the page read; nothing when it has that status already. */
+export function setStatusTo(id, status, key) {
   const t = todo(id);
-  if (!t) return;
-  onTodo(id, { op: "status", id, version: t.version, status: ACTIONS[action].status }, key);
+  if (!t || t.status === status) return;
+  onTodo(id, { op: "status", id, version: t.version, status }, key);
 }
 
 /** Takes an agent's claim back, once the person confirms (told whether its lease still runs:

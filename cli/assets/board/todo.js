@@ -74,8 +74,9 @@ export function todoElement(t, opts) {
                         "data-conversation": convKey(opts.conversation),
                         "data-group": card ? null : opts.group },
     el("div", { class: "lead" },
-      person && !card ? el("span", { class: "handle", "data-control": "drag", draggable: "true",
-                                     title: "Drag to reorder", "aria-hidden": "true", text: "⋮⋮" }) : null,
+      person ? el("span", { class: "handle", "data-control": "drag", draggable: "true",
+                            title: card ? "Drag to another column" : "Drag to reorder", "aria-hidden": "true", text: "⋮⋮" })
+        : null,
       el("span", { class: "id", text: "#" + t.id })), card ? " " : null,
     el("div", { class: "body" },
       line1,

@@ -18,6 +18,7 @@ import { listShown, todoShown, filtering } from "./filters.js";
 import { todoElement } from "./todo.js";
 import * as actions from "./actions.js";
 import { moveBy, wireReorder } from "./reorder.js";
+import { wireColumnDrag } from "./columns.js";
 import { openDetail } from "./detail.js";
 import { keyOf } from "./focus.js";
 
@@ -294,6 +295,7 @@ export function wireViews(rerender) {
     else if (b.dataset.control === "move-down") moveBy(row, 1, key);
   });
   wireReorder($("conversations"));
+  wireColumnDrag($("columns"));
 }
 
 /** Shows todo id in the view: scrolls to it, flashes it and focuses its subject. False when it
