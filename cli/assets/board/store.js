@@ -78,7 +78,7 @@ function placeOf(next) {
 function place(t) {
   const c = listOf(t.conversation_id);
   const last = placeOf(c.next);
-  if (last && !before(t, last) && !(t.position === last.position && t.id === last.id)) return false;
+  if (last && before(last, t)) return false;
   const at = c.todos.findIndex((x) => before(t, x));
   c.todos.splice(at < 0 ? c.todos.length : at, 0, t);
   store.byId.set(t.id, { todo: t, conversation: c.conversation_id });

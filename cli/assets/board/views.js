@@ -49,6 +49,7 @@ export function renderView(changed) {
     return renderList(partly ? changed : null);
   }
   // the list view's cards stay (with what is typed in their add forms), not their todos
+  unwatchMore($("conversations"));
   for (const ul of $("conversations").querySelectorAll(".todos")) ul.textContent = "";
   return renderBoard();
 }
@@ -177,6 +178,7 @@ function fillCard(card, conv) {
   for (const t of shown) if (!nested(t)) place(t, 0, "");
   for (const t of shown) place(t, 1, String(t.parent_id));   // subtasks whose parents form a loop: shown anyway
   if (conv.next && !store.search) frag.append(moreItem(conv));
+  unwatchMore(card);
   card.querySelector(".todos").replaceChildren(frag);
   return shown.length;
 }
@@ -191,6 +193,12 @@ const nearby = typeof IntersectionObserver === "function"
       for (const e of entries) if (e.isIntersecting) readMore(e.target.dataset.conversation);
     }, { rootMargin: "600px" })
   : null;
+
+/** Stops watching the "Show more" buttons under `root`, which a render is about to replace
+ *  (a watched element stays alive). */
+function unwatchMore(root) {
+  if (nearby) root.querySelectorAll("button[data-control=more]").forEach((b) => nearby.unobserve(b));
+}
 
 /** The last row of a list read in part: "Show more", pressed or scrolled to. */
 function moreItem(conv) {

@@ -426,9 +426,7 @@ async fn board_act(
         .await?
         .ok_or_else(|| ApiError::BadRequest("the body must be an action: {\"op\": …}".into()))?;
     let person = format!("person:{}", identity.label);
-    let answer: Value =
-        work::one(&state.db, &identity.tenant, Some(&person), "SELECT todo.board_act($1)", &[&action]).await?;
-    rest_response(&answer)
+    answered(&state, &identity, &person, "SELECT todo.board_act($1)", &[&action]).await
 }
 
 /// `GET /v1/board/todos/:id`: `todo.board_todo(id)` of the token's tenant, answered with its
@@ -442,9 +440,7 @@ async fn board_todo(
 ) -> Result<Response, ApiError> {
     let (identity, agent) = caller(&state, &headers, client.map(|c| c.0)).await?;
     let id: i64 = id.parse().ok().filter(|i| *i > 0).ok_or_else(|| ApiError::BadRequest("bad todo id".into()))?;
-    let answer: Value =
-        work::one(&state.db, &identity.tenant, Some(&agent), "SELECT todo.board_todo($1)", &[&id]).await?;
-    rest_response(&answer)
+    answered(&state, &identity, &agent, "SELECT todo.board_todo($1)", &[&id]).await
 }
 
 /// Runs `sql`, one statement of the extension that answers `{"status", "body"}`, for the
