@@ -340,7 +340,8 @@ RETURN (WITH groups AS (
                    THEN greatest(0, ceil(extract(epoch FROM lease_expires_at - now())))::bigint END,
                'fence', fence, 'version', version,
                'blocked_by', blocked_by, 'parent_id', parent_id, 'subtasks', subtasks,
-               'updated_at', updated_at, 'updated_by', updated_by, 'position', position)
+               'updated_at', updated_at, 'updated_by', updated_by, 'position', position,
+               'labels', labels, 'due_at', due_at)
                ORDER BY position, id) AS todos,
            count(*) AS n,
            (array_agg(position::text || ':' || id ORDER BY position DESC, id DESC))[1] AS last

@@ -181,6 +181,9 @@ pub enum EdgeError {
     SelfLoop(i64),
     /// `on` already waits for `id`, along `path` (from `on` to `id`)
     Cycle { id: i64, on: i64, path: Vec<i64> },
+    /// `id` already waits for `parent` (a parent waits for its subtasks), along `path` (from
+    /// `id` to `parent`): it cannot be `parent`'s subtask
+    Subtask { id: i64, parent: i64, path: Vec<i64> },
 }
 
 impl std::fmt::Display for EdgeError {
@@ -190,6 +193,13 @@ impl std::fmt::Display for EdgeError {
             EdgeError::Cycle { id, on, path } => {
                 let chain = path.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(" → ");
                 write!(f, "blocking #{id} on #{on} would make a cycle: #{on} already waits for #{id} ({chain})")
+            }
+            EdgeError::Subtask { id, parent, path } => {
+                let chain = path.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(" → ");
+                write!(
+                    f,
+                    "making #{id} a subtask of #{parent} would make a cycle: #{id} already waits for #{parent} ({chain})"
+                )
             }
         }
     }
@@ -308,6 +318,10 @@ mod tests {
             "blocking #3 on #5 would make a cycle: #5 already waits for #3 (#5 → #8 → #3)"
         );
         assert_eq!(EdgeError::SelfLoop(3).to_string(), "#3 cannot wait for itself");
+        assert_eq!(
+            EdgeError::Subtask { id: 3, parent: 5, path: vec![3, 5] }.to_string(),
+            "making #3 a subtask of #5 would make a cycle: #3 already waits for #5 (#3 → #5)"
+        );
         assert_eq!(progress(2, 5), "2/5 done");
         assert_eq!(Refusal::NotOpen { id: 2, status: Status::Completed }.to_string(), "#2 is completed already");
     }

@@ -123,9 +123,9 @@ pub const TABLE: [Column; 32] = [
     column("metadata", "jsonb").limit(Metadata, 0).read().writable(),
     column("external_id", "text").limit(Name, 5).read().writable(),
     column("archived_at", "timestamptz").read_since_1_0().board().writable(),
-    column("labels", "text[]").limit(Metadata, 1).read_since_1_0().writable(),
+    column("labels", "text[]").limit(Metadata, 1).read_since_1_0().board().writable(),
     column("issue_type", "text").limit(Name, 7).read_since_1_0().writable(),
-    column("due_at", "timestamptz").read_since_1_0().writable(),
+    column("due_at", "timestamptz").read_since_1_0().board().writable(),
     column("notes", "text").limit(Text, 3).read_since_1_0().writable(),
     column("plan", "text").limit(Text, 4).read_since_1_0().writable(),
 ];
@@ -330,6 +330,9 @@ mod tests {
             "started_at",
             "completed_at",
             "archived_at",
+            // 1.2.0: the cards show labels and due dates
+            "labels",
+            "due_at",
         ];
         released.sort_unstable();
         assert_eq!(shown, released);

@@ -85,7 +85,7 @@ impl Error {
             Error::Claim(Refusal::BadLease { .. }) | Error::Edge(EdgeError::SelfLoop(_)) | Error::Invalid(_) => {
                 "invalid_arguments"
             }
-            Error::Edge(EdgeError::Cycle { .. }) => "cycle",
+            Error::Edge(EdgeError::Cycle { .. } | EdgeError::Subtask { .. }) => "cycle",
             Error::Stale { .. } => "stale",
             Error::Rejected { .. } => "rejected",
         }
@@ -96,7 +96,9 @@ impl Error {
     pub fn http_status(&self) -> u16 {
         match self {
             Error::NotFound { .. } => 404,
-            Error::Transition { .. } | Error::Edge(EdgeError::Cycle { .. }) | Error::Stale { .. } => 409,
+            Error::Transition { .. }
+            | Error::Edge(EdgeError::Cycle { .. } | EdgeError::Subtask { .. })
+            | Error::Stale { .. } => 409,
             Error::Claim(Refusal::NoAgent | Refusal::BadLease { .. }) => 400,
             Error::Claim(_) => 409,
             Error::Edge(_) | Error::Invalid(_) => 400,
@@ -264,6 +266,8 @@ mod tests {
         assert_eq!((forbidden.sqlstate(), forbidden.code(), forbidden.http_status()), ("55000", "not_open", 409));
         let cycle = Error::Edge(EdgeError::Cycle { id: 1, on: 2, path: vec![2, 1] });
         assert_eq!((cycle.sqlstate(), cycle.code(), cycle.http_status()), ("22023", "cycle", 409));
+        let subtask = Error::Edge(EdgeError::Subtask { id: 1, parent: 2, path: vec![1, 2] });
+        assert_eq!((subtask.sqlstate(), subtask.code(), subtask.http_status()), ("22023", "cycle", 409));
         let lease = Error::Claim(Refusal::BadLease { seconds: 0, max: 10 });
         assert_eq!((lease.sqlstate(), lease.code(), lease.http_status()), ("22023", "invalid_arguments", 400));
         let check = Error::Rejected { sqlstate: "23514".into(), message: "violates check".into() };

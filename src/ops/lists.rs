@@ -16,6 +16,19 @@ pub const MADE: &str = "board";
 /// it holds a todo: `false` when it was made already. Errors: `Invalid` for a blank name or
 /// one with a control character; `Rejected` (22001) for one longer than `todo.max_name_length`.
 pub fn create(scope: &Scope, name: &str) -> Result<bool, Error> {
+    check_name(name)?;
+    if store::lists::properties(&scope.tenant, name).contains_key(MADE) {
+        return Ok(false);
+    }
+    let made = json!({ "by": scope.agent, "at": time::iso8601(time::now_us()) });
+    store::lists::set_property(&scope.tenant, name, MADE, Some(&made));
+    Ok(true)
+}
+
+/// Checks a new list's name (a list made, or a todo moved to one). Errors: `Invalid` for a
+/// blank name or one with a control character; `Rejected` (22001) for one longer than
+/// `todo.max_name_length`.
+pub fn check_name(name: &str) -> Result<(), Error> {
     if name.trim().is_empty() || name != name.trim() {
         return Err(Error::Invalid("a list's name must not be blank or start or end with a space".into()));
     }
@@ -23,13 +36,7 @@ pub fn create(scope: &Scope, name: &str) -> Result<bool, Error> {
         return Err(Error::Invalid("a list's name must not hold a control character (a line break, a tab)".into()));
     }
     limits::check(Setting::NameLength, "the list's name", name.chars().count())
-        .map_err(|e| Error::Rejected { sqlstate: e.sqlstate().to_string(), message: e.to_string() })?;
-    if store::lists::properties(&scope.tenant, name).contains_key(MADE) {
-        return Ok(false);
-    }
-    let made = json!({ "by": scope.agent, "at": time::iso8601(time::now_us()) });
-    store::lists::set_property(&scope.tenant, name, MADE, Some(&made));
-    Ok(true)
+        .map_err(|e| Error::Rejected { sqlstate: e.sqlstate().to_string(), message: e.to_string() })
 }
 
 /// The next number of a tracker's series of caller ids in list `conversation` (Task Master's

@@ -20,6 +20,7 @@ pub mod annotations;
 pub mod claiming;
 pub mod dependencies;
 pub mod lists;
+pub mod moving;
 pub mod records;
 pub mod single;
 pub mod waits;

@@ -145,7 +145,15 @@ pub fn change(scope: &Scope, find: Find<'_>, id: i64, change: Change) -> Result<
 /// its author did not see; a lease renewal, which records no event, is no such change.
 /// Errors: `Stale` (with the version it is at now), and those of `change`.
 pub fn change_read_at(scope: &Scope, id: i64, read: i64, change: Change) -> Result<Changed, Error> {
-    super::lock_one(scope, Find::Anywhere, id, false)?;
+    lock_read_at(scope, id, read)?;
+    self::change(scope, Find::Anywhere, id, change)
+}
+
+/// Locks todo `id` (anywhere in the tenant) for a change made on what its caller read of it
+/// at version `read`, and returns it; `Stale` when a change was recorded since (an event of a
+/// later version in `todo.events`). Errors: `Stale`, `NotFound`.
+pub fn lock_read_at(scope: &Scope, id: i64, read: i64) -> Result<Todo, Error> {
+    let locked = super::lock_one(scope, Find::Anywhere, id, false)?;
     // a change recorded since: an event of a later version (a lease renewal bumps the version
     // but records nothing, and is no change to what the caller read)
     let (now, changed) = store::board::versions(&scope.tenant, id).ok_or(Error::NotFound { id })?;
@@ -153,7 +161,7 @@ pub fn change_read_at(scope: &Scope, id: i64, read: i64, change: Change) -> Resu
     if read > now || changed > read {
         return Err(Error::Stale { id, read, now });
     }
-    self::change(scope, Find::Anywhere, id, change)
+    Ok(locked.todo)
 }
 
 /// Takes todo `id` (one `find` finds) off its list, kept as history (archived); an open todo

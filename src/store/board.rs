@@ -213,24 +213,36 @@ pub struct Search<'a> {
     pub text: Option<&'a str>,
     /// part of the claim holder, the assignee, the maker or the last actor (case-insensitive)
     pub who: Option<&'a str>,
+    /// the archived todos instead of those on their lists
+    pub archived: bool,
 }
 
-/// `search`'s statement, built once per backend.
-static SEARCH: LazyLock<String> = LazyLock::new(|| {
+/// A search's statement: of the todos on their lists (in list order), or (`archived`) of the
+/// archived ones (the newest archived first).
+fn search_statement(archived: bool) -> String {
+    let (which, order) = if archived {
+        ("t.archived_at IS NOT NULL", "t.archived_at DESC, t.id DESC")
+    } else {
+        ("t.archived_at IS NULL", "t.position, t.id")
+    };
+    let outer = order.replace("t.", "s.");
     format!(
-        "SELECT coalesce(jsonb_agg(s.item ORDER BY s.c COLLATE \"C\" NULLS FIRST, s.position, s.id), '[]')
-           FROM (SELECT {} AS item, t.conversation_id AS c, t.position, t.id FROM todo.todos t
-                  WHERE t.tenant_id = $1 AND t.archived_at IS NULL
+        "SELECT coalesce(jsonb_agg(s.item ORDER BY s.conversation_id COLLATE \"C\" NULLS FIRST, {outer}), '[]')
+           FROM (SELECT {} AS item, t.conversation_id, t.archived_at, t.position, t.id FROM todo.todos t
+                  WHERE t.tenant_id = $1 AND {which}
                     AND (NOT $2 OR t.conversation_id = $4 OR (t.conversation_id IS NULL AND $4::text IS NULL))
                     AND ($5::text IS NULL OR t.status = $5)
                     AND ($6::text IS NULL OR t.subject ILIKE $6 OR t.description ILIKE $6)
                     AND ($7::text IS NULL OR t.claimed_by ILIKE $7 OR t.owner ILIKE $7 OR t.agent_id ILIKE $7
                          OR (SELECT e.agent_id FROM todo.events e WHERE e.tenant_id = $1 AND e.todo_id = t.id
                               ORDER BY e.version DESC LIMIT 1) ILIKE $7)
-                  ORDER BY t.conversation_id COLLATE \"C\" NULLS FIRST, t.position, t.id LIMIT $8) s",
+                  ORDER BY t.conversation_id COLLATE \"C\" NULLS FIRST, {order} LIMIT $8) s",
         item_object()
     )
-});
+}
+
+static SEARCH: LazyLock<String> = LazyLock::new(|| search_statement(false));
+static SEARCH_ARCHIVED: LazyLock<String> = LazyLock::new(|| search_statement(true));
 
 /// A LIKE pattern that matches text holding `part` (its `%`, `_` and `\` taken as they are).
 fn holding(part: &str) -> String {
@@ -239,9 +251,9 @@ fn holding(part: &str) -> String {
     format!("%{escaped}%")
 }
 
-/// The todos of `tenant` that are not archived and match `what`, as rows show them, by list
-/// (the pool first) and in list order: at most `MAX_ITEMS` and one more, which tells that more
-/// match. Reads every todo of the tenant (no index holds words): bounded by its answer only.
+/// The todos of `tenant` that are not archived (`what.archived`: that are) and match `what`, as
+/// rows show them, by list (the pool first) and in list order (archived: the newest archived
+/// first): at most `MAX_ITEMS` and one more, which tells that more match. Reads every todo of the tenant (no index holds words): bounded by its answer only.
 pub fn search(tenant: &str, what: &Search<'_>) -> Vec<Value> {
     let args = [
         tenant.into(),
@@ -253,7 +265,8 @@ pub fn search(tenant: &str, what: &Search<'_>) -> Vec<Value> {
         what.who.map(holding).into(),
         (MAX_ITEMS as i64 + 1).into(),
     ];
-    match one::<JsonB>(&SEARCH, &args, false).map(|j| j.0) {
+    let statement = if what.archived { &SEARCH_ARCHIVED } else { &SEARCH };
+    match one::<JsonB>(statement, &args, false).map(|j| j.0) {
         Some(Value::Array(todos)) => todos,
         _ => Vec::new(),
     }

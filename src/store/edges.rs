@@ -189,3 +189,22 @@ pub fn touching(tenant: &str, ids: &[i64]) -> Vec<(i64, i64, bool)> {
         |n| super::rows(n, |r| (r.int(1).unwrap_or(0), r.int(2).unwrap_or(0), r.bool(3).unwrap_or(false))),
     )
 }
+
+/// A dependency of todo `id` of `tenant` (as (waits, for)) that would join todos of two lists if
+/// `id` were on list `list` (None: the tenant-wide pool): a todo waits only for todos of its
+/// own list or of the pool. None when there is none.
+pub fn across(tenant: &str, id: i64, list: Option<&str>) -> Option<(i64, i64)> {
+    with_plan(
+        "SELECT d.todo_id, d.depends_on FROM todo.dependencies d
+           JOIN todo.todos o ON o.tenant_id = d.tenant_id
+                            AND o.id = CASE WHEN d.todo_id = $2 THEN d.depends_on ELSE d.todo_id END
+          WHERE d.tenant_id = $1 AND (d.todo_id = $2 OR d.depends_on = $2)
+            AND CASE WHEN d.todo_id = $2
+                     THEN o.conversation_id IS NOT NULL AND o.conversation_id IS DISTINCT FROM $3
+                     ELSE $3::text IS NOT NULL AND o.conversation_id IS DISTINCT FROM $3 END
+          ORDER BY d.todo_id, d.depends_on LIMIT 1",
+        &[tenant.into(), id.into(), list.into()],
+        false,
+        |n| super::rows(n.min(1), |r| (r.int(1).unwrap_or(0), r.int(2).unwrap_or(0))).into_iter().next(),
+    )
+}

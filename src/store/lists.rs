@@ -142,3 +142,17 @@ pub fn named_lists(tenant: &str, prefix: &str, key: &str, limit: i64) -> Vec<Str
         )
     })
 }
+
+/// The position after the last todo of list `conversation` (None: the tenant-wide pool) of
+/// `tenant` that is not archived: where a todo moved to the list goes. One probe of the end of
+/// the list's index.
+pub fn end_position(tenant: &str, conversation: Option<&str>) -> i64 {
+    let sql = if conversation.is_some() {
+        "SELECT coalesce(max(t.position), 0) + 1 FROM todo.todos t
+          WHERE t.tenant_id = $1 AND t.conversation_id = $2 AND t.archived_at IS NULL"
+    } else {
+        "SELECT coalesce(max(t.position), 0) + 1 FROM todo.todos t
+          WHERE t.tenant_id = $1 AND t.conversation_id IS NULL AND $2::text IS NULL AND t.archived_at IS NULL"
+    };
+    one::<i64>(sql, &[tenant.into(), conversation.into()], false).unwrap_or(1)
+}

@@ -8,7 +8,8 @@
 //! | op | fields | does | success |
 //! |---|---|---|---|
 //! | `add` | `subject`, `list`?, `description`?, `parent_id`? | adds a todo to the list (null or absent: the tenant-wide pool) | 201 `{"todo"}` |
-//! | `edit` | `id`, `version`, `subject`?, `description`?, `priority`?, `owner`? | changes those columns if the todo is still at `version` | 200 `{"todo"}` |
+//! | `edit` | `id`, `version`, `subject`?, `description`?, `priority`?, `owner`?, `labels`?, `due_at`? | changes those columns if the todo is still at `version` | 200 `{"todo"}` |
+//! | `move` | `id`, `version`, `list`?, `parent_id`? | moves it to the end of another list (null: the pool), under another parent (null: none; a subtask goes to its parent's list) | 200 `{"todo"}` |
 //! | `status` | `id`, `status`, `version`? | moves it (at `version`, when given) | 200 `{"todo"}` |
 //! | `reorder` | `ids` | puts these todos of one list in this order, in the places they hold | 200 `{"ids"}` |
 //! | `block`, `unblock` | `id`, `on` | makes `id` wait for `on`, or not | 200 `{"todo", "changed"}` |
@@ -28,6 +29,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::Error;
 use crate::jsonb::Jsonb;
+use crate::ops::moving::{self, Destination};
 use crate::ops::single::{self, Change, NewTodo};
 use crate::ops::{claiming, dependencies, lists, Find, Scope};
 use crate::runner;
@@ -40,11 +42,15 @@ type Reply = (u16, Value);
 
 /// The most todos one `reorder` moves.
 pub const MAX_REORDER: usize = 500;
+/// The most labels an `edit` gives a todo, and the longest label, in characters.
+pub const MAX_LABELS: usize = 20;
+pub const MAX_LABEL_CHARS: usize = 50;
 
 /// Each op and the fields it takes (besides `op`).
 const OPS: &[(&str, &[&str])] = &[
     ("add", &["subject", "list", "description", "parent_id"]),
-    ("edit", &["id", "version", "subject", "description", "priority", "owner"]),
+    ("edit", &["id", "version", "subject", "description", "priority", "owner", "labels", "due_at"]),
+    ("move", &["id", "version", "list", "parent_id"]),
     ("status", &["id", "status", "version"]),
     ("reorder", &["ids"]),
     ("block", &["id", "on"]),
@@ -121,6 +127,7 @@ fn act(scope: &Scope, action: &Value) -> Reply {
     let answer = match op {
         "add" => add(scope, &a),
         "edit" => edit(scope, &a),
+        "move" => move_to(scope, &a),
         "status" => status(scope, &a),
         "reorder" => reorder(scope, &a),
         "block" | "unblock" => edge(scope, &a, op == "block"),
@@ -225,11 +232,75 @@ fn edit(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
         // the assignee: blank is none
         fields.insert("owner".into(), json!(a.text("owner")?.map(str::trim).filter(|o| !o.is_empty())));
     }
+    if a.has("labels") {
+        fields.insert("labels".into(), labels(a)?);
+    }
+    if a.has("due_at") {
+        fields.insert("due_at".into(), due_at(a)?);
+    }
     if fields.is_empty() {
-        return Err(bad("edit needs at least one of subject, description, priority, owner"));
+        return Err(bad("edit needs at least one of subject, description, priority, owner, labels, due_at"));
     }
     writing(scope, || {
         single::change_read_at(scope, id, version, Change::fields(fields))?;
+        Ok((200, json!({ "todo": shown(scope, id) })))
+    })
+}
+
+/// An edit's `labels`: an array of at most `MAX_LABELS` labels, each 1 to `MAX_LABEL_CHARS`
+/// characters with no comma or control character, trimmed, each once (in the order given);
+/// empty or null: none (stored as NULL).
+fn labels(a: &Fields<'_>) -> Result<Value, Reply> {
+    let err = || {
+        bad(format!(
+            "labels must be an array of at most {MAX_LABELS} labels, each 1 to {MAX_LABEL_CHARS} characters with no comma or control character (or null for none)"
+        ))
+    };
+    let items = match a.0.get("labels") {
+        None | Some(Value::Null) => return Ok(Value::Null),
+        Some(Value::Array(items)) if items.len() <= MAX_LABELS => items,
+        Some(_) => return Err(err()),
+    };
+    let mut out: Vec<&str> = Vec::new();
+    for item in items {
+        let label = item.as_str().map(str::trim).ok_or_else(err)?;
+        let n = label.chars().count();
+        if n == 0 || n > MAX_LABEL_CHARS || label.contains(',') || label.chars().any(char::is_control) {
+            return Err(err());
+        }
+        if !out.contains(&label) {
+            out.push(label);
+        }
+    }
+    Ok(if out.is_empty() { Value::Null } else { json!(out) })
+}
+
+/// An edit's `due_at`: a date `YYYY-MM-DD` (the day's start, UTC), or null for none.
+fn due_at(a: &Fields<'_>) -> Result<Value, Reply> {
+    let err = || bad("due_at must be a date as YYYY-MM-DD (or null for none)");
+    match a.text("due_at").map_err(|_| err())? {
+        None => Ok(Value::Null),
+        Some(d) => {
+            let us = pg_todos_core::formats::backlog::parse_date(d.trim()).ok_or_else(err)?;
+            Ok(json!(crate::time::iso8601(us)))
+        }
+    }
+}
+
+fn move_to(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let id = a.id("id")?;
+    let version = a.int("version")?.ok_or_else(|| bad("version must be the todo's version as you read it"))?;
+    let list = if a.has("list") { Some(a.text("list")?.map(str::to_string)) } else { None };
+    let parent = if a.has("parent_id") {
+        Some(match a.0.get("parent_id") {
+            Some(Value::Null) => None,
+            _ => Some(a.id("parent_id")?),
+        })
+    } else {
+        None
+    };
+    writing(scope, || {
+        moving::move_to(scope, id, version, Destination { list, parent })?;
         Ok((200, json!({ "todo": shown(scope, id) })))
     })
 }

@@ -126,7 +126,7 @@ COMMENT ON FUNCTION todo.board_changes(text, bigint[]) IS
 );
 
 /// The fields a search takes.
-const SEARCH_FIELDS: &[&str] = &["list", "status", "q", "who"];
+const SEARCH_FIELDS: &[&str] = &["list", "status", "q", "who", "archived"];
 /// The longest text a search looks for, in characters.
 const MAX_SEARCH_TEXT: usize = 200;
 
@@ -159,16 +159,22 @@ fn search_of(filters: &Value) -> Result<store::board::Search<'_>, Jsonb> {
             "status \"{s}\" is not one of: pending, in_progress, completed, canceled, blocked, deferred, review"
         )));
     }
-    Ok(store::board::Search { list, status, text: search_text(f, "q")?, who: search_text(f, "who")? })
+    let archived = match f.get("archived") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(bad("archived must be true or false")),
+    };
+    Ok(store::board::Search { list, status, text: search_text(f, "q")?, who: search_text(f, "who")?, archived })
 }
 
 /// The todos the board's filters match, for the tenant in context: `filters` `{"list"
 /// (absent: every list; null: the tenant-wide pool), "status", "q" (words of the subject or
 /// the description), "who" (part of the claim holder, the assignee, the maker or the last
-/// actor)}`, each optional. `{"status": 200, "body": {"todos", "more"}}`: at most 200 todos
-/// that are not archived, as rows show them, by list (the pool first) and in list order;
-/// `more` when more match. 400 for an unknown filter, a value that is not text, a status
-/// that is none, a text over 200 characters.
+/// actor), "archived" (true: the archived todos instead)}`, each optional. `{"status": 200,
+/// "body": {"todos", "more"}}`: at most 200 todos that are not archived (or only archived ones),
+/// as rows show them, by list (the pool first) and in list order (archived: the newest
+/// archived first); `more` when more match. 400 for an unknown filter, a value that is not
+/// text (`archived`: not a boolean), a status that is none, a text over 200 characters.
 #[pg_extern(sql = false)]
 fn board_search(filters: Option<pgrx::JsonB>) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
@@ -190,7 +196,7 @@ LANGUAGE c STABLE PARALLEL SAFE SECURITY DEFINER
 SET search_path = pg_catalog, todo, pg_temp
 AS 'MODULE_PATHNAME', 'board_search_wrapper';
 COMMENT ON FUNCTION todo.board_search(jsonb) IS
-    'The todos the board''s filters match, for the tenant in context: filters {"list" (absent: every list; null: the tenant-wide pool), "status", "q" (words of the subject or the description), "who" (part of the claim holder, the assignee, the maker or the last actor)}, each optional, case-insensitive. Returns {"status": 200, "body": {"todos": at most 200 todos that are not archived, as the board shows them, by list (the pool first) and in list order, "more": whether more match}}, or {"status": 400, "body": {"error"}} for an unknown filter, a value that is not text, a status that is none, or a text over 200 characters. Reads every todo of the tenant. Errors: 22023 no tenant in context; 42704 tenant not registered.';
+    'The todos the board''s filters match, for the tenant in context: filters {"list" (absent: every list; null: the tenant-wide pool), "status", "q" (words of the subject or the description), "who" (part of the claim holder, the assignee, the maker or the last actor), "archived" (true: the archived todos instead)}, each optional, the texts case-insensitive. Returns {"status": 200, "body": {"todos": at most 200 todos that are not archived (archived: only archived ones), as the board shows them, by list (the pool first) and in list order (archived: the newest archived first), "more": whether more match}}, or {"status": 400, "body": {"error"}} for an unknown filter, a value that is not text (archived: not a boolean), a status that is none, or a text over 200 characters. Reads every todo of the tenant. Errors: 22023 no tenant in context; 42704 tenant not registered.';
 "#,
     name = "board_search",
     requires = [board_search]

@@ -1409,3 +1409,103 @@ def test_a_long_board_reads_in_pages_and_applies_changes(board):
         press_id(d, "tab-list")
     check("27. a card dragged to another column takes its status, as the person; a refused move says why", drag_between_columns)
     checks.check("25. no script error on the long board", not js_errors(d), str(js_errors(d)))
+
+
+LEAD_TENANT = "initech"
+
+
+def conv_of(d, todo_id):
+    """The list a todo's row is shown in ("" for the pool), or None when it is not shown."""
+    try:
+        return todo_el(d, todo_id).get_attribute("data-conversation")
+    except (LookupError, StaleElementReferenceException):
+        return None
+
+
+def test_a_lead_moves_todos_and_gives_them_labels_and_dates(board):
+    d, _ = board
+    superuser("INSERT INTO todo.tenants (tenant_id) VALUES (%s) ON CONFLICT DO NOTHING", (LEAD_TENANT,))
+    token = web.token(DB, LEAD_TENANT, "Ada", person=True)[1]
+    on = lambda sql, params=(), conv="sprint", who="agent-1": agent(conv, who, sql, params, tenant=LEAD_TENANT)  # noqa: E731
+    a, b, c = [on("INSERT INTO todo.todos (subject) VALUES (%s) RETURNING id", (s,))[0][0]
+               for s in ("design the form", "build the form", "test the form")]
+    late = on("INSERT INTO todo.todos (subject) VALUES ('ship it') RETURNING id", conv="release")[0][0]
+    d.get(f"{BASE}/")
+    d.execute_script("sessionStorage.clear()")
+    d.get(f"{BASE}/#token={token}")
+    wait_for("the lead's board", lambda: all(has_todo(d, i) for i in (a, b, c, late)) and live_state(d) == "live")
+    row_of = lambda i: on("SELECT conversation_id, parent_id, labels, due_at::date::text FROM todo.todos WHERE id = %s", (i,))[0]  # noqa: E731
+    events = lambda i: on("SELECT agent_id FROM todo.events WHERE todo_id = %s ORDER BY version", (i,))  # noqa: E731
+    last_by = lambda i: events(i)[-1][0]  # noqa: E731
+    version = lambda i: on("SELECT version FROM todo.todos WHERE id = %s", (i,))[0][0]  # noqa: E731
+    in_order = lambda conv: [r[0] for r in on("SELECT id FROM todo.todos WHERE conversation_id = %s "  # noqa: E731
+                                              "AND archived_at IS NULL ORDER BY position, id", (conv,))]
+    check = closing_dialogs(d)
+
+    def labels_and_due():
+        open_detail(d, a)
+        type_in(d, "detail-labels", "ui, forms , ui")
+        d.execute_script("const e = document.getElementById('detail-due'); e.value = '2020-01-31';"
+                         "e.dispatchEvent(new Event('input', {bubbles: true}));")
+        press_id(d, "detail-save")
+        wait_for("saved", lambda: row_of(a)[2:] == (["ui", "forms"], "2020-01-31"))
+        assert last_by(a) == "person:Ada", events(a)
+        close_detail(d)
+        wait_for("the card's labels and its due date, overdue", lambda:
+                 [x.text for x in todo_el(d, a).find_elements(By.CSS_SELECTOR, "[data-role=labels] .label")] == ["ui", "forms"]
+                 and "overdue" in todo_el(d, a).find_element(By.CSS_SELECTOR, "[data-role=due]").get_attribute("class"))
+        assert todo_el(d, a).find_element(By.CSS_SELECTOR, "[data-role=due]").text == "overdue · due 2020-01-31"
+        # another person's labels and date show live; a date to come is not overdue
+        on("SELECT todo.board_act(jsonb_build_object('op', 'edit', 'id', %s::bigint, 'version', %s::bigint, "
+           "'labels', '[\"api\"]'::jsonb, 'due_at', '2999-12-31'))", (b, version(b)), conv=None, who="person:Bob")
+        wait_for("another person's labels and date, live", lambda: todo_el(d, b).find_element(
+            By.CSS_SELECTOR, "[data-role=due]").text == "due 2999-12-31"
+            and todo_el(d, b).find_element(By.CSS_SELECTOR, "[data-role=labels]").text == "api")
+        # a bad label says what to fix; nothing written
+        open_detail(d, a)
+        type_in(d, "detail-labels", "x" * 51)
+        press_id(d, "detail-save")
+        wait_for("the refusal", lambda: "labels must be" in text_of(d, "#detail-edit [data-role=error]"))
+        assert row_of(a)[2] == ["ui", "forms"]
+        axe(d, "the detail with labels, a due date and Move")
+        close_detail(d)
+    check("29. labels and a due date set in the detail show on the card (overdue marked), as the person; another "
+          "person's show live; a bad label is refused with what to fix", labels_and_due)
+
+    def move_to_lists():
+        open_detail(d, c)
+        choose(d, "detail-move-list", "release")
+        press_id(d, "detail-move-go")
+        wait_for("moved to release, at its end, as the person", lambda: row_of(c)[0] == "release"
+                 and in_order("release")[-1] == c and last_by(c) == "person:Ada")
+        wait_for("the row in release", lambda: conv_of(d, c) == "release")
+        # by keyboard, to a new list
+        type_in(d, "detail-move-new", "next-sprint", enter=True)
+        wait_for("moved to a new list", lambda: row_of(c)[0] == "next-sprint" and conv_of(d, c) == "next-sprint")
+        close_detail(d)
+        # another person's move shows live
+        on("SELECT todo.board_act(jsonb_build_object('op', 'move', 'id', %s::bigint, 'version', %s::bigint, 'list', null))",
+           (late, version(late)), conv=None, who="person:Bob")
+        wait_for("another person's move, live", lambda: conv_of(d, late) == "")
+    check("30. a todo moved to another list, or a new one, from the detail (pointer and keyboard) is at its end there; "
+          "another person's move shows live", move_to_lists)
+
+    def subtasks():
+        open_detail(d, b)
+        type_in(d, "detail-move-parent", str(a), enter=True)
+        wait_for("a subtask of #a, as the person", lambda: row_of(b)[1] == a and last_by(b) == "person:Ada")
+        wait_for("the panel read again", lambda: d.find_elements(By.ID, "detail-move-top"))
+        close_detail(d)
+        # #a under #b would be a cycle: refused with why, nothing written
+        open_detail(d, a)
+        type_in(d, "detail-move-parent", str(b), enter=True)
+        wait_for("the cycle refused", lambda: "would make a cycle" in text_of(d, "#detail-body [data-role=error]"))
+        assert row_of(a)[1] is None
+        close_detail(d)
+        open_detail(d, b)
+        press_id(d, "detail-move-top")
+        wait_for("top-level again", lambda: row_of(b)[1] is None)
+        close_detail(d)
+    check("31. a todo made a subtask of another from the detail, and top-level again; a cycle is refused with why",
+          subtasks)
+    checks.check("32. no script error on the lead's board", not js_errors(d), str(js_errors(d)))

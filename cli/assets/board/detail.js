@@ -1,16 +1,18 @@
 // The detail panel (#detail, a modal dialog labelled by its heading): one todo as
 // `GET /v1/board/todos/{id}` tells it, read when the panel opens (never before): its texts,
-// claim, subtasks, dependencies and history, and, for a person, its edit form, "Add a
-// subtask", "Add a dependency", "Release the claim" and "Archive". Escape or "Close" closes
+// claim, subtasks, dependencies and history, and, for a person, its edit form (labels and the
+// due date too), "Move" (move.js), "Add a subtask", "Add a dependency", "Release the claim"
+// and "Archive". Escape or "Close" closes
 // it and the focus goes back to the control that opened it.
 
 import { request, ApiError, Unauthorized } from "./api.js";
 import { $, el } from "./dom.js";
-import { statusWord, exactTime, duration, listWords } from "./format.js";
+import { statusWord, exactTime, duration, listWords, dueDay, labelsText, labelsOf } from "./format.js";
 import { store, serverNow, ERROR_MS } from "./store.js";
 import * as actions from "./actions.js";
 import { lease, errorBox } from "./todo.js";
 import * as focus from "./focus.js";
+import { moveForms } from "./move.js";
 
 let openId = null;     // the todo shown
 let opener = null;     // the focus key of the control that opened the panel
@@ -90,14 +92,15 @@ async function load(id, refreshing) {
 
 /** Whether the person has typed a subtask or picked or typed a dependency, not sent yet. */
 function typing() {
-  return ["detail-subtask", "detail-dep-id", "detail-dep-select"].some((id) => $(id) && $(id).value.trim() !== "");
+  return ["detail-subtask", "detail-dep-id", "detail-dep-select", "detail-move-new", "detail-move-parent"]
+    .some((id) => $(id) && $(id).value.trim() !== "");
 }
 
 function dirty() {
   const f = $("detail-edit");
   if (!f || !base) return false;
-  return f.elements.subject.value !== base.subject || f.elements.description.value !== base.description
-    || f.elements.priority.value !== base.priority || f.elements.owner.value !== base.owner;
+  const typed = typedIn(f);
+  return FIELDS.some((k) => typed[k] !== base[k]);
 }
 
 // ---- rendering -------------------------------------------------------------------------------
@@ -118,6 +121,7 @@ function render(data) {
     text("Outcome", t.outcome, null),
     text("Completion criteria", t.completion_criteria, null),
     person ? editForm(t, merging) : null,
+    person ? moveSection(t) : null,
     subtasks(data, person),
     dependencies(data, person),
     history(data),
@@ -144,6 +148,8 @@ function summary(t) {
     ...row("Priority", t.priority || "none"),
     ...row("List", present(t.conversation_id) ? t.conversation_id : "Tenant-wide pool"),
     ...row("Assignee", t.owner || "none"),
+    ...row("Labels", labelsText(t.labels) || "none"),
+    ...row("Due", dueDay(t.due_at) || "none"),
     ...row("Made by", t.agent_id || "—"),
     ...row("Created", when(t.created_at)),
     ...(t.started_at ? row("Started", when(t.started_at)) : []),
@@ -192,24 +198,27 @@ function claim(t, person) {
     slot);
 }
 
-const FIELDS = ["subject", "description", "priority", "owner"];
-const FIELD_WORDS = { subject: "subject", description: "description", priority: "priority", owner: "assignee" };
+const FIELDS = ["subject", "description", "priority", "owner", "labels", "due"];
+const FIELD_WORDS = { subject: "subject", description: "description", priority: "priority", owner: "assignee",
+                      labels: "labels", due: "due date" };
 
 /** A todo's editable values as the form holds them (a textarea's value has LF line ends: a
  *  CRLF description compared as stored would always look edited). */
 function valuesOf(t) {
   return { subject: t.subject || "", description: (t.description || "").replace(/\r\n?/g, "\n"),
-           priority: t.priority || "", owner: t.owner || "" };
+           priority: t.priority || "", owner: t.owner || "", labels: labelsText(t.labels), due: dueDay(t.due_at) };
 }
 
 /** What the edit form holds. */
 function typedIn(form) {
   const f = form.elements;
-  return { subject: f.subject.value, description: f.description.value, priority: f.priority.value, owner: f.owner.value };
+  return { subject: f.subject.value, description: f.description.value, priority: f.priority.value, owner: f.owner.value,
+           labels: f.labels.value, due: f.due.value };
 }
 
-// (the subject and the assignee are sent trimmed)
-const same = (field, a, b) => (field === "subject" || field === "owner" ? a.trim() === b.trim() : a === b);
+// (the subject and the assignee are sent trimmed, labels as a list)
+const same = (field, a, b) => (field === "subject" || field === "owner" ? a.trim() === b.trim()
+  : field === "labels" ? labelsOf(a).join("\n") === labelsOf(b).join("\n") : a === b);
 
 /**
  * After a lost race (409): what the form shows, per field what the person typed where they
@@ -257,6 +266,10 @@ function editForm(t, race) {
           el("option", { value: v, text: w, selected: v === values.priority })))),
       field("Assignee", el("input", { id: "detail-owner", name: "owner", type: "text", maxlength: 200,
                                       value: values.owner, autocomplete: "off" }))),
+    el("div", { class: "row" },
+      field("Labels (comma-separated)", el("input", { id: "detail-labels", name: "labels", type: "text", maxlength: 1100,
+                                                      value: values.labels, autocomplete: "off" })),
+      field("Due date", el("input", { id: "detail-due", name: "due", type: "date", value: values.due }))),
     el("div", { class: "buttons" }, el("button", { type: "submit", id: "detail-save", class: "primary",
                                                    text: "Save changes to #" + t.id })),
     slot);
@@ -310,6 +323,8 @@ async function save(id, form, slot, status) {
   if (f.description.value !== base.description) body.description = f.description.value;
   if (f.priority.value !== base.priority) body.priority = f.priority.value || null;
   if (f.owner.value.trim() !== base.owner) body.owner = f.owner.value.trim() || null;
+  if (!same("labels", f.labels.value, base.labels)) body.labels = labelsOf(f.labels.value);
+  if (f.due.value !== base.due) body.due_at = f.due.value || null;
   if (Object.keys(body).length === 3) { status.textContent = "Nothing to save: no field changed."; return; }
   const r = await actions.write(body);
   if (!r) return;
@@ -423,6 +438,8 @@ function changeWords(column, v) {
     case "archived_at": return v ? "archived it" : "restored it";
     case "parent_id": return present(v) ? "made it a subtask of #" + v : "made it a top-level todo";
     case "conversation_id": return "moved it to " + listWords(v);
+    case "labels": return Array.isArray(v) && v.length ? "set labels " + v.join(", ") : "cleared the labels";
+    case "due_at": return v ? "set the due date " + dueDay(v) : "cleared the due date";
     default: {
       const s = typeof v === "string" ? v : JSON.stringify(v);
       return "set " + column.replace(/_/g, " ") + " to " + (s.length > 60 ? s.slice(0, 59) + "…" : s);
@@ -451,6 +468,11 @@ function history(data) {
   return section("History",
     items.length ? el("ol", { class: "history" }, ...items.map(historyLine)) : el("p", { class: "muted", text: "No history." }),
     data.history_omitted ? el("p", { class: "muted", text: data.history_omitted + " older changes not shown." }) : null);
+}
+
+function moveSection(t) {
+  const slot = errorSlot();
+  return section("Move", ...moveForms(t, slot.say, () => { notice = null; load(t.id); }), slot);
 }
 
 function archiveSection(t) {

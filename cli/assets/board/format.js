@@ -56,3 +56,23 @@ export function exactTime(ts) {
 /** A list's name in sentences: the pool is "the tenant-wide pool". */
 export const listWords = (conversation) => (conversation === null || conversation === undefined
   ? "the tenant-wide pool" : conversation);
+
+/** A due date (a time stored at the day's start, UTC) as its day, "2026-12-24"; "" for none. */
+export function dueDay(ts) {
+  const d = ts ? new Date(ts) : null;
+  return d && !isNaN(d.getTime()) ? d.toISOString().slice(0, 10) : "";
+}
+
+/** Whether an open todo's due day (dueDay) is past on the server's day `today` ("YYYY-MM-DD"). */
+export const overdue = (day, status, today) => Boolean(day) && day < today
+  && status !== "completed" && status !== "canceled";
+
+/** A todo's labels as the edit form shows them: "ui, bug". */
+export const labelsText = (labels) => (Array.isArray(labels) ? labels.join(", ") : "");
+
+/** Labels typed as "ui, bug": each once, trimmed, in the order typed. */
+export function labelsOf(text) {
+  const out = [];
+  for (const l of String(text).split(",").map((s) => s.trim())) if (l && !out.includes(l)) out.push(l);
+  return out;
+}

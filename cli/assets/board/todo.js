@@ -1,14 +1,14 @@
 // One todo as an element: a row of the list view or a card of the board view. Both are
 // `li.todo[data-todo-id][data-status][data-conversation]` with the same parts
-// ([data-role=status|priority|active-form|claim|lease|blocked-by|subtasks|parent|owner|updated|ago|agent|error])
+// ([data-role=status|priority|active-form|claim|lease|blocked-by|subtasks|parent|owner|labels|due|updated|ago|agent|error])
 // and controls: the subject opens the detail ([data-control=open]), the status buttons
 // ([data-action=start|done|cancel|reopen]), "Release the claim" ([data-control=release]); a row
 // also has its drag handle ([data-control=drag]) and "Move up/down" ([data-control=move-up|move-down]).
 // Their clicks are handled by the view (one listener for all, see views.js).
 
 import { el, setText } from "./dom.js";
-import { statusWord, exactTime, clock } from "./format.js";
-import { store, convKey, secondsSince } from "./store.js";
+import { statusWord, exactTime, clock, dueDay, overdue } from "./format.js";
+import { store, convKey, secondsSince, serverNow } from "./store.js";
 
 /** The status buttons: visible text, the first word of the accessible name, the status set. */
 export const ACTIONS = {
@@ -117,6 +117,16 @@ function meta(t, depth) {
     m.append(el("span", { class: "parent-of", "data-role": "parent", text: "↳ subtask of #" + t.parent_id }));
   }
   if (t.owner) m.append(el("span", { "data-role": "owner", text: "assignee " + t.owner }));
+  if (Array.isArray(t.labels) && t.labels.length) {
+    m.append(el("span", { class: "labels", "data-role": "labels" },
+      ...t.labels.flatMap((l, i) => [i ? " " : null, el("span", { class: "label", text: l })])));
+  }
+  const day = dueDay(t.due_at);
+  if (day) {
+    const late = overdue(day, t.status, new Date(serverNow()).toISOString().slice(0, 10));
+    m.append(el("span", { class: "due" + (late ? " overdue" : ""), "data-role": "due", "data-due": day,
+                          text: (late ? "overdue · due " : "due ") + day }));
+  }
   m.append(updated(t));
   return m;
 }

@@ -316,3 +316,74 @@ SELECT FROM todo.set_context('board_f', NULL, 'person:Bee');
 SELECT pg_temp.found('{"q": "deploy"}') AS other_tenant;
 commit;
 DELETE FROM todo.tenants WHERE tenant_id IN ('board_e', 'board_f');
+
+-- ========== labels and due dates; moving to another list, under another parent; the archived ==========
+INSERT INTO todo.tenants (tenant_id) VALUES ('board_g');
+begin;
+SELECT FROM todo.set_context('board_g', NULL, 'person:Ada');
+CREATE FUNCTION pg_temp.gact(action jsonb) RETURNS text LANGUAGE sql AS $$
+  SELECT r->>'status' || ' ' || coalesce(r->'body'->>'error',
+         (r->'body'->'todo')->>'id' || ' list=' || coalesce((r->'body'->'todo')->>'conversation_id', '(pool)')
+         || ' parent=' || coalesce((r->'body'->'todo')->>'parent_id', '-')
+         || ' position=' || ((r->'body'->'todo')->>'position')
+         || ' labels=' || coalesce((r->'body'->'todo')->>'labels', '-')
+         || ' due=' || coalesce(to_char(((r->'body'->'todo')->>'due_at')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), '-'))
+    FROM todo.board_act(action) r $$;
+SELECT min(id) - 1 AS g FROM (SELECT (todo.board_act(jsonb_build_object('op', 'add', 'list', l, 'subject', s))->'body'->'todo'->>'id')::bigint AS id
+                               FROM (VALUES ('a', 'one'), ('a', 'two'), ('b', 'three'), ('b', 'four'), ('a', 'five')) v(l, s)) x \gset
+-- labels (trimmed, each once) and a due date; then none
+SELECT pg_temp.gact(jsonb_build_object('op', 'edit', 'id', :g + 1, 'version', 1, 'labels', '[" ui ", "bug", "ui"]'::jsonb, 'due_at', '2026-12-24'));
+SELECT pg_temp.gact(jsonb_build_object('op', 'edit', 'id', :g + 1, 'version', 2, 'labels', '[]'::jsonb, 'due_at', null));
+SELECT labels, due_at IS NULL AS no_due FROM todo.todos WHERE tenant_id = 'board_g' AND id = :g + 1;
+-- what to fix: a label with a comma, too many, too long, a date that is none
+SELECT pg_temp.gact(jsonb_build_object('op', 'edit', 'id', :g + 1, 'version', 3, 'labels', '["a,b"]'::jsonb));
+SELECT pg_temp.gact(jsonb_build_object('op', 'edit', 'id', :g + 1, 'version', 3, 'labels', (SELECT jsonb_agg(i::text) FROM generate_series(1, 21) i)));
+SELECT pg_temp.gact(jsonb_build_object('op', 'edit', 'id', :g + 1, 'version', 3, 'labels', jsonb_build_array(repeat('x', 51))));
+SELECT pg_temp.gact(jsonb_build_object('op', 'edit', 'id', :g + 1, 'version', 3, 'due_at', '2026-02-30'));
+SELECT pg_temp.gact(jsonb_build_object('op', 'edit', 'id', :g + 1, 'version', 3, 'due_at', 20261224));
+-- (a move made on the version the person read: the current one, but where a test says)
+CREATE FUNCTION pg_temp.mv(id bigint, dest jsonb) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  read integer;
+BEGIN
+  SELECT t.version INTO read FROM todo.todos t WHERE t.tenant_id = 'board_g' AND t.id = mv.id;
+  RETURN pg_temp.gact(jsonb_build_object('op', 'move', 'id', id, 'version', read) || dest);
+END $$;
+-- to list b's end; to the pool; under #3 (so onto b); to no parent (staying on b)
+SELECT pg_temp.mv(:g + 1, '{"list": "b"}');
+SELECT pg_temp.mv(:g + 1, '{"list": null}');
+SELECT pg_temp.mv(:g + 2, jsonb_build_object('parent_id', :g + 3));
+SELECT pg_temp.mv(:g + 2, '{"parent_id": null}');
+SELECT pg_temp.mv(:g + 4, jsonb_build_object('parent_id', :g + 3));
+SELECT string_agg(id - :g || '@' || coalesce(conversation_id, 'pool') || coalesce('<' || (parent_id - :g), ''), ' '
+                  ORDER BY conversation_id NULLS FIRST, position, id) AS lists
+  FROM todo.todos WHERE tenant_id = 'board_g';
+-- refused, nothing written: a version moved past, a cycle through subtasks, itself, a list
+-- besides the parent's, a dependency taken across lists (either end), nothing named, a bad
+-- name, no such parent, an archived parent
+SELECT pg_temp.gact(jsonb_build_object('op', 'move', 'id', :g + 1, 'version', 1, 'list', 'a'));
+SELECT pg_temp.mv(:g + 3, jsonb_build_object('parent_id', :g + 4));
+SELECT pg_temp.mv(:g + 5, jsonb_build_object('parent_id', :g + 5));
+SELECT pg_temp.mv(:g + 5, jsonb_build_object('parent_id', :g + 3, 'list', 'a'));
+SELECT todo.board_act(jsonb_build_object('op', 'block', 'id', :g + 2, 'on', :g + 3))->'status' AS blocked;
+SELECT pg_temp.mv(:g + 2, '{"list": "a"}');
+SELECT pg_temp.mv(:g + 3, '{"list": "a"}');
+SELECT pg_temp.mv(:g + 5, '{}');
+SELECT pg_temp.mv(:g + 5, '{"list": " b"}');
+SELECT pg_temp.mv(:g + 5, jsonb_build_object('parent_id', :g + 99));
+SELECT todo.board_act(jsonb_build_object('op', 'archive', 'id', :g + 1))->'status' AS archived_1;
+SELECT pg_temp.mv(:g + 5, jsonb_build_object('parent_id', :g + 1));
+SELECT string_agg(id - :g || '@' || coalesce(conversation_id, 'pool') || coalesce('<' || (parent_id - :g), ''), ' ' ORDER BY id) AS unchanged
+  FROM todo.todos WHERE tenant_id = 'board_g';
+-- each move is an event with the person
+SELECT e.todo_id - :g AS todo, e.version, e.agent_id, e.changes - 'updated_at' AS changes FROM todo.events e
+ WHERE e.tenant_id = 'board_g' AND e.action = 'update' AND (e.changes ? 'conversation_id' OR e.changes ? 'parent_id')
+ ORDER BY e.todo_id, e.version;
+-- the archived, the newest archived first, with the other filters; put back, it leaves them
+SELECT todo.board_act(jsonb_build_object('op', 'archive', 'id', :g + 4))->'status' AS archived_4;
+SELECT pg_temp.found('{"archived": true}') AS archived, pg_temp.found('{"archived": true, "q": "four"}') AS four,
+       pg_temp.found('{"archived": false, "list": "b"}') AS on_b;
+SELECT todo.board_act(jsonb_build_object('op', 'unarchive', 'id', :g + 1))->'status' AS put_back;
+SELECT pg_temp.found('{"archived": true}') AS archived_after, todo.board_search('{"archived": "yes"}')->'body' AS not_boolean;
+commit;
+DELETE FROM todo.tenants WHERE tenant_id = 'board_g';
