@@ -45,6 +45,8 @@ LANGUAGE c
 AS 'MODULE_PATHNAME', 'finish_batch_wrapper';
 REVOKE EXECUTE ON FUNCTION todo.claim_batch(integer, integer) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION todo.finish_batch(bigint[], bigint[], text, text) FROM PUBLIC;
+COMMENT ON FUNCTION todo.board_act(jsonb) IS
+    'One change a person makes on the board, for the tenant and agent in context (pg_todos serve sets person:<label>): {"op": add | edit | move | status | reorder | block | unblock | release | create_list | archive | unarchive, ...its fields}; edit (labels and due_at too), move (to another list or under another parent) and status take the version the person read and refuse a todo changed since. Returns {"status": <http status>, "body": {"todo", ...} or {"error", "current"?}} as todo.rest does: 400 a bad action, 404 no such todo, 409 the lifecycle, a claim, a cycle or a stale version, 422 a value over its limit. Errors: 22023 no tenant in context, 22004 a NULL action.';
 COMMENT ON FUNCTION todo.claim_batch(integer, integer) IS
     'Claims up to quantity ready todos at once for the agent in context, in claim order, each with the same lease: (id, subject, fence, lease_expires_at) for each; fewer rows when fewer are ready. Concurrent batches never share a todo. Errors: 22004 a NULL quantity; 22023 no tenant or no agent in context, a lease out of range, or a quantity below 1 or over todo.max_read_todos; 42501 a role bound to another tenant; 42704 tenant not registered.';
 COMMENT ON FUNCTION todo.finish_batch(bigint[], bigint[], text, text) IS
