@@ -17,6 +17,7 @@
 //! | `create_list` | `name` | makes a list that shows before it holds a todo | 201 `{"list", "created"}` |
 //! | `archive` | `id` | takes it off its list (an open todo is canceled) | 200 `{"todo", "undo"}` (`undo` null when it was archived already) |
 //! | `unarchive` | `id`, `status`? | puts an archived todo back (with its status before) | 200 `{"todo"}` |
+//! | `bulk` | `actions` | 1 to 200 actions (`status`, `edit`, `archive`, `unarchive`, `release`), each of another todo, done all or none | 200 `{"todos", "undo"}` |
 //!
 //! A refusal is `{"error": "<message>"}` with 400 (the request), 403 (the agent in context is
 //! not a person), 404 (no such todo), 409 (the
@@ -42,6 +43,8 @@ type Reply = (u16, Value);
 
 /// The most todos one `reorder` moves.
 pub const MAX_REORDER: usize = 500;
+/// The most actions one `bulk` does.
+pub const MAX_BULK: usize = 200;
 /// The most labels an `edit` gives a todo, and the longest label, in characters.
 pub const MAX_LABELS: usize = 20;
 pub const MAX_LABEL_CHARS: usize = 50;
@@ -59,7 +62,11 @@ const OPS: &[(&str, &[&str])] = &[
     ("create_list", &["name"]),
     ("archive", &["id"]),
     ("unarchive", &["id", "status"]),
+    ("bulk", &["actions"]),
 ];
+
+/// The ops a `bulk` action's actions may be.
+const BULK_OPS: &[&str] = &["status", "edit", "archive", "unarchive", "release"];
 
 const PRIORITIES: &[&str] = &["high", "medium", "low"];
 const NOT_A_PERSON: &str = "todo.board_act makes a person's changes: the agent in context must be person:<label> (pg_todos serve sets it from a token made for a person)";
@@ -134,6 +141,7 @@ fn act(scope: &Scope, action: &Value) -> Reply {
         "release" => release(scope, &a),
         "create_list" => create_list(scope, &a),
         "archive" => archive(scope, &a),
+        "bulk" => bulk(scope, &a),
         _ => unarchive(scope, &a),
     };
     answer.unwrap_or_else(|r| r)
@@ -403,4 +411,75 @@ fn unarchive(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
         single::unarchive(scope, Find::Anywhere, id, status)?;
         Ok((200, json!({ "todo": shown(scope, id) })))
     })
+}
+
+/// Why a `bulk` stopped: an action refused (its answer, and its place in `actions`), or an
+/// error of the attempt around them all.
+enum BulkStop {
+    Refused(usize, Reply),
+    Op(Error),
+}
+
+impl From<Error> for BulkStop {
+    fn from(e: Error) -> BulkStop {
+        BulkStop::Op(e)
+    }
+}
+
+/// Several actions on several todos (a person's selection), all or none: each as on its own
+/// (the same rules, errors and answers), in the order of their todos' ids (so two selections
+/// lock their todos in one order), in one attempt that the first refusal rolls back whole.
+/// 200 `{"todos"` (as each action answered, in that order), `"undo"`: a `bulk` that puts the
+/// archived ones back, or null`}`; a refusal is the refused action's answer with its `"index"`
+/// in `actions`.
+fn bulk(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
+    let err = || {
+        bad(format!(
+            "actions must be an array of 1 to {MAX_BULK} actions ({}), each of another todo",
+            BULK_OPS.join(", ")
+        ))
+    };
+    let Some(Value::Array(items)) = a.0.get("actions") else { return Err(err()) };
+    if !(1..=MAX_BULK).contains(&items.len()) {
+        return Err(err());
+    }
+    let mut order: Vec<(i64, usize)> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let op = item.get("op").and_then(Value::as_str).unwrap_or_default();
+        let id = item.get("id").and_then(|v| super::rest::whole(v)).filter(|id| *id > 0);
+        match id {
+            Some(id) if BULK_OPS.contains(&op) => order.push((id, i)),
+            _ => return Err(err()),
+        }
+    }
+    order.sort_unstable();
+    if order.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err(err());
+    }
+    let outcome = runner::attempt(|| {
+        let mut answers = Vec::with_capacity(order.len());
+        for (_, i) in &order {
+            match act(scope, &items[*i]) {
+                (status, body) if status < 300 => answers.push(body),
+                refused => return Err(BulkStop::Refused(*i, refused)),
+            }
+        }
+        Ok(answers)
+    });
+    match outcome {
+        Ok(answers) => Ok((200, bulk_answer(answers))),
+        Err(BulkStop::Refused(i, (status, mut body))) => {
+            body["index"] = json!(i);
+            Err((status, body))
+        }
+        Err(BulkStop::Op(e)) => Err((e.http_status(), json!({ "error": e.to_string() }))),
+    }
+}
+
+/// A `bulk`'s answer: each action's todo, and the undo of the archives among them.
+fn bulk_answer(answers: Vec<Value>) -> Value {
+    let undo: Vec<Value> = answers.iter().filter_map(|b| b.get("undo").filter(|u| !u.is_null()).cloned()).collect();
+    let todos: Vec<Value> = answers.into_iter().filter_map(|mut b| b.get_mut("todo").map(Value::take)).collect();
+    let undo = if undo.is_empty() { Value::Null } else { json!({ "op": "bulk", "actions": undo }) };
+    json!({ "todos": todos, "undo": undo })
 }

@@ -1508,4 +1508,39 @@ def test_a_lead_moves_todos_and_gives_them_labels_and_dates(board):
         close_detail(d)
     check("31. a todo made a subtask of another from the detail, and top-level again; a cycle is refused with why",
           subtasks)
-    checks.check("32. no script error on the lead's board", not js_errors(d), str(js_errors(d)))
+    def several_at_once():
+        many = [on("INSERT INTO todo.todos (subject) VALUES (%s) RETURNING id", (f"chore {n}",))[0][0] for n in range(4)]
+        wait_for("the chores", lambda: all(has_todo(d, i) for i in many))
+        pick = lambda i: todo_el(d, i).find_element(By.CSS_SELECTOR, "[data-control=select]")  # noqa: E731
+        status_of = lambda i: on("SELECT status, owner, archived_at IS NOT NULL FROM todo.todos WHERE id = %s", (i,))[0]  # noqa: E731
+        # pointer for two, keyboard (Space) for the third
+        wait_for("two picked", lambda: press(d, pick(many[0])) and press(d, pick(many[1])))
+        wait_for("the third by Space", lambda: d.execute_script("arguments[0].focus(); return true", pick(many[2])))
+        keys_to_focused(d, Keys.SPACE)
+        wait_for("the bar says three", lambda: visible(d, "bulk") and d.find_element(By.ID, "bulk-count").text == "3 todos selected")
+        axe(d, "the board with three todos selected")
+        type_in(d, "bulk-owner", "agent-5", enter=True)
+        wait_for("three assigned, as the person", lambda: [status_of(i)[1] for i in many[:3]] == ["agent-5"] * 3
+                 and all(last_by(i) == "person:Ada" for i in many[:3]))
+        wait_for("the selection cleared", lambda: not visible(d, "bulk") and not pick(many[0]).is_selected())
+        # all or none: one under an agent's live claim refuses the whole Complete, and says which
+        on("SELECT id FROM todo.claim(%s, 600)", (many[3],), who="agent-8")
+        wait_for("the claim shown", lambda: "agent-8" in todo_el(d, many[3]).text)
+        wait_for("two picked again", lambda: press(d, pick(many[0])) and press(d, pick(many[3])))
+        wait_for("the bar says two", lambda: d.find_element(By.ID, "bulk-count").text == "2 todos selected")
+        press_id(d, "bulk-complete")
+        wait_for("the refusal, naming the todo", lambda: f"#{many[3]} was refused" in d.find_element(By.ID, "bulk-error").text
+                 and "claim" in d.find_element(By.ID, "bulk-error").text)
+        assert [status_of(i)[0] for i in (many[0], many[3])] == ["pending", "in_progress"], "a refused selection wrote"
+        press_id(d, "bulk-clear")
+        # archive two, then Undo puts both back
+        wait_for("two picked for archiving", lambda: press(d, pick(many[0])) and press(d, pick(many[1])))
+        press_id(d, "bulk-archive")
+        wait_for("both archived and gone", lambda: all(status_of(i)[2] for i in many[:2])
+                 and not has_todo(d, many[0]) and not has_todo(d, many[1]))
+        undo = wait_for("the toast's Undo", lambda: d.find_element(By.CSS_SELECTOR, "#toast button"))
+        wait_for("Undo pressed", lambda: press(d, undo))
+        wait_for("both back", lambda: not any(status_of(i)[2] for i in many[:2]) and has_todo(d, many[0]) and has_todo(d, many[1]))
+    check("32. several todos selected (pointer and keyboard) are assigned at once, as the person; a selection with a "
+          "todo under a live claim is refused whole, naming it; archived at once and put back by Undo", several_at_once)
+    checks.check("33. no script error on the lead's board", not js_errors(d), str(js_errors(d)))

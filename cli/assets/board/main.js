@@ -20,6 +20,7 @@ import { renderAttention, tickAttention, wireAttention } from "./attention.js";
 import { showLease } from "./todo.js";
 import { refreshDetail, wireDetail } from "./detail.js";
 import { actionHooks, createList } from "./actions.js";
+import { showSelection, wireBulk } from "./bulk.js";
 import { announce, wireToast } from "./notices.js";
 import * as focus from "./focus.js";
 
@@ -166,6 +167,7 @@ function render(changed) {
   renderAttention();
   let shown = 0;
   focus.keeping(() => { shown = renderView(changed); });
+  showSelection();
   const total = store.byId.size;
   $("filter-count").textContent = !filtering() ? total + " todos read"
     : store.search && store.search.error ? "could not search: " + store.search.error
@@ -328,11 +330,13 @@ wireFilters(() => { render(); search(render); });
 wireNewList();
 wireViews(render);
 wireDetail();
+wireBulk(render);
 wireToast();
 
 actionHooks.changed = (result) => {
-  const todo = result && result.data && result.data.todo;
-  if (todo && store.board) render(applyTodos([todo]).changed);
+  const data = result && result.data;
+  const todos = data && (data.todo ? [data.todo] : data.todos);
+  if (todos && todos.length && store.board) render(applyTodos(todos).changed);
   else render();
   catchUp();
 };

@@ -18,6 +18,7 @@ export const store = {
   search: null,         // while a filter on todos is set: its matches (search.js)
   errors: new Map(),    // todo id -> { text, until }: a refusal shown by the todo
   busy: new Set(),      // todo ids with an action in flight
+  selected: new Set(),  // todo ids checked for an action on several (bulk.js)
 };
 
 /** The key of a list in attributes and maps: "" for the tenant-wide pool. */

@@ -1,7 +1,8 @@
 // One todo as an element: a row of the list view or a card of the board view. Both are
 // `li.todo[data-todo-id][data-status][data-conversation]` with the same parts
 // ([data-role=status|priority|active-form|claim|lease|blocked-by|subtasks|parent|owner|labels|due|updated|ago|agent|error])
-// and controls: the subject opens the detail ([data-control=open]), the status buttons
+// and controls: the checkbox that selects it for an action on several ([data-control=select],
+// bulk.js), the subject opens the detail ([data-control=open]), the status buttons
 // ([data-action=start|done|cancel|reopen]), "Release the claim" ([data-control=release]); a row
 // also has its drag handle ([data-control=drag]) and "Move up/down" ([data-control=move-up|move-down]).
 // Their clicks are handled by the view (one listener for all, see views.js).
@@ -74,6 +75,8 @@ export function todoElement(t, opts) {
                         "data-conversation": convKey(opts.conversation),
                         "data-group": card ? null : opts.group },
     el("div", { class: "lead" },
+      person ? el("input", { type: "checkbox", class: "pick", "data-control": "select", disabled: busy,
+                             "aria-label": "Select #" + t.id, checked: store.selected.has(t.id) }) : null,
       person ? el("span", { class: "handle", "data-control": "drag", draggable: "true",
                             title: card ? "Drag to another column" : "Drag to reorder", "aria-hidden": "true", text: "⋮⋮" })
         : null,

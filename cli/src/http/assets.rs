@@ -31,6 +31,7 @@ pub const BOARD: &[Asset] = &[
     Asset { path: "/board/actions.js", content_type: JS, text: include_str!("../../assets/board/actions.js") },
     Asset { path: "/board/api.js", content_type: JS, text: include_str!("../../assets/board/api.js") },
     Asset { path: "/board/attention.js", content_type: JS, text: include_str!("../../assets/board/attention.js") },
+    Asset { path: "/board/bulk.js", content_type: JS, text: include_str!("../../assets/board/bulk.js") },
     Asset { path: "/board/columns.js", content_type: JS, text: include_str!("../../assets/board/columns.js") },
     Asset { path: "/board/detail.js", content_type: JS, text: include_str!("../../assets/board/detail.js") },
     Asset { path: "/board/dom.js", content_type: JS, text: include_str!("../../assets/board/dom.js") },

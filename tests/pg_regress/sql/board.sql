@@ -385,5 +385,36 @@ SELECT pg_temp.found('{"archived": true}') AS archived, pg_temp.found('{"archive
        pg_temp.found('{"archived": false, "list": "b"}') AS on_b;
 SELECT todo.board_act(jsonb_build_object('op', 'unarchive', 'id', :g + 1))->'status' AS put_back;
 SELECT pg_temp.found('{"archived": true}') AS archived_after, todo.board_search('{"archived": "yes"}')->'body' AS not_boolean;
+-- several at once (a selection), all or none: complete two and assign a third; archive two
+-- (the answer's undo puts both back); one refused (a live claim) writes nothing of the others
+CREATE FUNCTION pg_temp.state() RETURNS text LANGUAGE sql AS $$
+  SELECT string_agg(id - (SELECT min(id) - 1 FROM todo.todos WHERE tenant_id = 'board_g') || '=' || status
+                    || coalesce('/' || owner, '') || CASE WHEN archived_at IS NOT NULL THEN '/archived' ELSE '' END, ' ' ORDER BY id)
+    FROM todo.todos WHERE tenant_id = 'board_g' $$;
+SELECT pg_temp.state() AS before;
+SELECT r->>'status' AS status, jsonb_path_query_array(r->'body', '$.todos[*].id') AS todos, r->'body'->'undo' IS NULL AS no_undo
+  FROM todo.board_act(jsonb_build_object('op', 'bulk', 'actions', jsonb_build_array(
+         jsonb_build_object('op', 'status', 'id', :g + 5, 'status', 'completed'),
+         jsonb_build_object('op', 'edit', 'id', :g + 3, 'version', (SELECT version FROM todo.todos WHERE tenant_id = 'board_g' AND id = :g + 3), 'owner', 'agent-9'),
+         jsonb_build_object('op', 'status', 'id', :g + 2, 'status', 'completed')))) r;
+SELECT pg_temp.state() AS after_bulk;
+SELECT todo.board_act(jsonb_build_object('op', 'bulk', 'actions', jsonb_build_array(
+         jsonb_build_object('op', 'archive', 'id', :g + 5), jsonb_build_object('op', 'archive', 'id', :g + 2))))->'body'->'undo' AS undo \gset
+SELECT pg_temp.state() AS archived_two;
+SELECT todo.board_act(:'undo')->>'status' AS undone, pg_temp.state() AS put_back;
+SELECT FROM todo.set_context('board_g', 'b', 'agent-7');
+SELECT id - :g AS claimed FROM todo.claim(:g + 3);
+SELECT FROM todo.set_context('board_g', NULL, 'person:Ada');
+SELECT r->>'status' AS status, regexp_replace(r->'body'->>'error', '\d{4}-\d\d-\d\dT[0-9:.]+Z', '<time>') AS error,
+       r->'body'->>'index' AS index
+  FROM todo.board_act(jsonb_build_object('op', 'bulk', 'actions', jsonb_build_array(
+         jsonb_build_object('op', 'status', 'id', :g + 3, 'status', 'completed'),
+         jsonb_build_object('op', 'status', 'id', :g + 2, 'status', 'pending')))) r;
+SELECT pg_temp.state() AS nothing_written;
+-- what to fix: none, a todo twice, an op a selection does not do, one with no id
+SELECT pg_temp.gact('{"op": "bulk", "actions": []}');
+SELECT pg_temp.gact(jsonb_build_object('op', 'bulk', 'actions', jsonb_build_array(jsonb_build_object('op', 'archive', 'id', :g + 1), jsonb_build_object('op', 'archive', 'id', :g + 1))));
+SELECT pg_temp.gact(jsonb_build_object('op', 'bulk', 'actions', jsonb_build_array(jsonb_build_object('op', 'move', 'id', :g + 1, 'version', 1, 'list', 'a'))));
+SELECT pg_temp.gact('{"op": "bulk", "actions": [{"op": "archive"}]}');
 commit;
 DELETE FROM todo.tenants WHERE tenant_id = 'board_g';
