@@ -63,3 +63,83 @@ pub fn add_comment(
     session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(())
 }
+
+/// The most characters of a comment or an item an event quotes.
+const QUOTED: usize = 200;
+
+/// `text` as an event quotes it: at most `QUOTED` characters, `…` when cut.
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// A person's or an agent's comment on todo `id` (anywhere in the tenant), by the agent in
+/// context, recorded as a change of the todo (`{"comment": <its start>}`). Errors: as
+/// `add_comment`.
+pub fn comment(scope: &Scope, id: i64, body: &str) -> Result<(), Error> {
+    add_comment(scope, Find::Anywhere, id, scope.agent.as_deref(), body, None)?;
+    let changes = serde_json::Map::from_iter([("comment".to_string(), quoted(body.trim()).into())]);
+    store::annotations::record(&scope.tenant, id, changes);
+    Ok(())
+}
+
+/// Checks (or unchecks) item `position` (from 1) of list `kind` of todo `id`, if it still
+/// reads `text` (what its caller read), recorded as a change of the todo (`{"checked": <the
+/// item>}` or `{"unchecked": …}`). Errors: `NotFound`; `Rejected` (55000) when the list no
+/// longer has that item there.
+pub fn check_item(
+    scope: &Scope,
+    id: i64,
+    kind: ChecklistKind,
+    position: i64,
+    text: &str,
+    checked: bool,
+) -> Result<(), Error> {
+    super::lock_one(scope, Find::Anywhere, id, false)?;
+    if !store::annotations::check_item(&scope.tenant, id, kind, position, text, checked) {
+        return Err(Error::Rejected {
+            sqlstate: "55000".into(),
+            message: format!(
+                "item {position} of #{id}'s {} is not \"{}\" any more: the list changed since you read it; read it again",
+                kind_words(kind),
+                quoted(text)
+            ),
+        });
+    }
+    let word = if checked { "checked" } else { "unchecked" };
+    store::annotations::record(
+        &scope.tenant,
+        id,
+        serde_json::Map::from_iter([(word.to_string(), quoted(text).into())]),
+    );
+    Ok(())
+}
+
+/// Adds an item to the end of list `kind` of todo `id`, recorded as a change of the todo
+/// (`{"added": <the item>}`). Errors: `NotFound`; `Invalid` as `set_checklist`.
+pub fn add_item(scope: &Scope, id: i64, kind: ChecklistKind, text: &str) -> Result<(), Error> {
+    super::lock_one(scope, Find::Anywhere, id, false)?;
+    let mut items: Vec<ChecklistItem> = store::annotations::checklists(&scope.tenant, &[id])
+        .into_iter()
+        .map(|(_, item)| item)
+        .filter(|item| item.kind == kind)
+        .collect();
+    items.push(ChecklistItem { kind, text: text.trim().to_string(), checked: false });
+    set_checklist(scope, Find::Anywhere, id, kind, &items)?;
+    store::annotations::record(
+        &scope.tenant,
+        id,
+        serde_json::Map::from_iter([("added".to_string(), quoted(text.trim()).into())]),
+    );
+    Ok(())
+}
+
+/// A checklist's name in sentences.
+fn kind_words(kind: ChecklistKind) -> &'static str {
+    match kind {
+        ChecklistKind::Acceptance => "acceptance criteria",
+        ChecklistKind::Done => "definition of done",
+    }
+}

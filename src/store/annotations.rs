@@ -88,3 +88,42 @@ pub fn add_comment(tenant: &str, id: i64, author: Option<&str>, body: &str, crea
         &[tenant.into(), id.into(), author.into(), body.into(), created.into()],
     );
 }
+
+/// Records a change of todo `id`'s comments or checklists (the caller holds its lock): the
+/// todo's version goes up (its `updated_at` is now) and an `update` event says `changes`, as
+/// an event of the row trigger says the columns a write changed, with the agent and turn in
+/// context. Readers of the log (the board, the change feed) see it as a change of the todo.
+pub fn record(tenant: &str, id: i64, changes: serde_json::Map<String, serde_json::Value>) {
+    let row = with_plan(
+        "UPDATE todo.todos t SET updated_at = now() WHERE t.tenant_id = $1 AND t.id = $2
+         RETURNING t.version, t.status, t.conversation_id",
+        &[tenant.into(), id.into()],
+        true,
+        |n| {
+            super::rows(n.min(1), |r| {
+                (r.get::<i32>(1).unwrap_or(0), r.text(2).unwrap_or_default().to_string(), r.text(3).map(str::to_string))
+            })
+        },
+    );
+    let Some((version, status, conversation)) = row.into_iter().next() else { return };
+    let key = super::events::Key {
+        tenant: tenant.to_string(),
+        id,
+        version,
+        conversation,
+        agent: super::scope::agent(),
+        turn: crate::session::turn(),
+    };
+    super::events::updated(&key, &status, &status, super::events::Changes { values: changes, stamps: [None; 5] });
+}
+
+/// Sets item `position` (from 1) of list `kind` of todo `id` checked or not, if its text is
+/// `text` (the caller holds the todo's lock); false when no such item has that text.
+pub fn check_item(tenant: &str, id: i64, kind: ChecklistKind, position: i64, text: &str, checked: bool) -> bool {
+    super::read::require_1_0("a checklist");
+    exec(
+        "UPDATE todo.checklist_items c SET checked = $6
+          WHERE c.tenant_id = $1 AND c.todo_id = $2 AND c.kind = $3 AND c.position = $4 AND c.text = $5",
+        &[tenant.into(), id.into(), kind.as_str().into(), position.into(), text.into(), checked.into()],
+    ) == 1
+}

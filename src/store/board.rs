@@ -14,8 +14,10 @@ use pg_todos_core::columns;
 
 /// The most subtasks, blockers and blocked todos a detail lists, each.
 pub const MAX_RELATED: i64 = 200;
-/// The most events a detail's history lists (the newest).
+/// The most events a detail's history lists (the newest), and the most comments (the newest).
 pub const MAX_HISTORY: i64 = 100;
+/// The most checklist items a detail lists (both lists: each holds at most 100).
+const MAX_CHECKLIST_ITEMS: i64 = 200;
 
 /// What the board shows of a todo besides its columns (members of `todo_object`, over
 /// `todo.todos t`, the tenant in `$1`): its lease's seconds left, at most `$3` of the open
@@ -85,16 +87,33 @@ static DETAIL: LazyLock<String> = LazyLock::new(|| {
                            FROM (SELECT e.* FROM todo.events e WHERE e.tenant_id = $1 AND e.todo_id = t.id
                                   ORDER BY e.version DESC LIMIT $4) e),
              'history_omitted', greatest(0, (SELECT count(*) FROM todo.events e
-                                              WHERE e.tenant_id = $1 AND e.todo_id = t.id) - $4))
+                                              WHERE e.tenant_id = $1 AND e.todo_id = t.id) - $4),
+             'comments', (SELECT coalesce(jsonb_agg(jsonb_build_object('author', c.author, 'body', c.body, 'at', c.created_at)
+                                                    ORDER BY c.position), '[]')
+                            FROM (SELECT c.* FROM todo.comments c WHERE c.tenant_id = $1 AND c.todo_id = t.id
+                                   ORDER BY c.position DESC LIMIT $4) c),
+             'comments_omitted', greatest(0, (SELECT count(*) FROM todo.comments c
+                                               WHERE c.tenant_id = $1 AND c.todo_id = t.id) - $4),
+             'checklists', (SELECT jsonb_build_object(
+                                     'acceptance', coalesce(jsonb_agg(jsonb_build_object('position', i.position, 'text', i.text,
+                                                                                         'checked', i.checked)
+                                                                      ORDER BY i.position) FILTER (WHERE i.kind = 'acceptance'), '[]'),
+                                     'done', coalesce(jsonb_agg(jsonb_build_object('position', i.position, 'text', i.text,
+                                                                                   'checked', i.checked)
+                                                                ORDER BY i.position) FILTER (WHERE i.kind = 'done'), '[]'))
+                              FROM (SELECT i.* FROM todo.checklist_items i WHERE i.tenant_id = $1 AND i.todo_id = t.id
+                                     ORDER BY i.kind, i.position LIMIT $5) i))
            FROM todo.todos t WHERE t.tenant_id = $1 AND t.id = $2"
     )
 });
 
 /// Todo `id` of `tenant`, archived or not, as the board's detail shows it:
 /// `{"todo", "subtasks", "subtasks_omitted", "blocked_by", "blocks", "history",
-/// "history_omitted"}`; None when the tenant has no such todo.
+/// "history_omitted", "comments", "comments_omitted", "checklists": {"acceptance", "done"}}`;
+/// None when the tenant has no such todo.
 pub fn detail(tenant: &str, id: i64) -> Option<Value> {
-    one::<JsonB>(&DETAIL, &[tenant.into(), id.into(), MAX_RELATED.into(), MAX_HISTORY.into()], false).map(|j| j.0)
+    let args = [tenant.into(), id.into(), MAX_RELATED.into(), MAX_HISTORY.into(), MAX_CHECKLIST_ITEMS.into()];
+    one::<JsonB>(&DETAIL, &args, false).map(|j| j.0)
 }
 
 /// Of todo `id` of `tenant`: its version (bumped by every update, a lease renewal too) and the

@@ -17,6 +17,9 @@
 //! | `create_list` | `name` | makes a list that shows before it holds a todo | 201 `{"list", "created"}` |
 //! | `archive` | `id` | takes it off its list (an open todo is canceled) | 200 `{"todo", "undo"}` (`undo` null when it was archived already) |
 //! | `unarchive` | `id`, `status`? | puts an archived todo back (with its status before) | 200 `{"todo"}` |
+//! | `comment` | `id`, `body` | adds a comment, by the person | 200 `{"todo"}` |
+//! | `check` | `id`, `kind`, `position`, `text`, `checked` | checks or unchecks an item of a checklist (`acceptance`, `done`), if it still reads `text` | 200 `{"todo"}` |
+//! | `add_item` | `id`, `kind`, `text` | adds an item to the end of a checklist | 200 `{"todo"}` |
 //! | `bulk` | `actions` | 1 to 200 actions (`status`, `edit`, `archive`, `unarchive`, `release`), each of another todo, done all or none | 200 `{"todos", "undo"}` |
 //!
 //! A refusal is `{"error": "<message>"}` with 400 (the request), 403 (the agent in context is
@@ -25,17 +28,20 @@
 //! todo as it is now), 413 or 422 (a value over its limit).
 
 use pgrx::prelude::*;
-use pgrx::JsonB;
 use serde_json::{json, Map, Value};
 
 use crate::error::Error;
-use crate::jsonb::Jsonb;
+use crate::interchange::ChecklistKind;
+use crate::jsonb::{Jsonb, Unreadable, NUMBER_OUT_OF_RANGE};
+use crate::limits::JsonArg;
+use crate::ops::annotations;
 use crate::ops::moving::{self, Destination};
 use crate::ops::single::{self, Change, NewTodo};
 use crate::ops::{claiming, dependencies, lists, Find, Scope};
 use crate::runner;
 use crate::status::Status;
 use crate::store;
+use pg_todos_core::limits::Setting;
 use pg_todos_core::limits::FIELD_TOO_LONG;
 
 /// An HTTP answer: a status and a JSON body.
@@ -62,6 +68,9 @@ const OPS: &[(&str, &[&str])] = &[
     ("create_list", &["name"]),
     ("archive", &["id"]),
     ("unarchive", &["id", "status"]),
+    ("comment", &["id", "body"]),
+    ("check", &["id", "kind", "position", "text", "checked"]),
+    ("add_item", &["id", "kind", "text"]),
     ("bulk", &["actions"]),
 ];
 
@@ -82,10 +91,13 @@ fn bad(message: impl Into<String>) -> Reply {
 /// nothing done). Returns `{"status", "body"}`. Errors (SQL): 22023
 /// without a tenant, 42704 for one not registered, 22004 for a NULL action; and every error
 /// that is not about the action's data (a cancel, a deadlock, …), with nothing committed.
-#[pg_extern(volatile, parallel_unsafe, security_definer)]
-#[search_path(pg_catalog, todo, pg_temp)]
-fn board_act(action: Option<JsonB>) -> Jsonb {
-    let action = crate::errors::required(action, "todo.board_act: action");
+#[pg_extern(sql = false)]
+fn board_act(fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
+    // SAFETY: argument 0 of todo.board_act is its jsonb action (the SQL below)
+    let action = match unsafe { json_arg(fcinfo, 0, "the action") } {
+        Ok(action) => crate::errors::required(action, "todo.board_act: action"),
+        Err((status, body)) => return Jsonb(json!({ "status": status, "body": body })),
+    };
     runner::call(|| {
         let scope = Scope::from_context();
         // a person's changes only: an agent's role may not take a live claim away, archive or
@@ -94,10 +106,41 @@ fn board_act(action: Option<JsonB>) -> Jsonb {
         if !scope.agent.as_deref().is_some_and(store::scope::names_person) {
             return Jsonb(json!({ "status": 403, "body": { "error": NOT_A_PERSON } }));
         }
-        let (status, body) = act(&scope, &action.0);
+        let (status, body) = act(&scope, &action);
         Jsonb(json!({ "status": status, "body": body }))
     })
 }
+
+/// Jsonb argument `n` of the running call as a JSON value, read in place within
+/// `todo.max_body_size` (`limits::jsonb_value_arg`): None for NULL; the answer for one over
+/// that size (413) or that serde_json would not read (a number out of range, nested too deep:
+/// 400), naming `what`.
+///
+/// # Safety
+/// `fcinfo` is the running call's, and its argument `n` is declared `jsonb` in its SQL.
+pub(super) unsafe fn json_arg(fcinfo: pg_sys::FunctionCallInfo, n: usize, what: &str) -> Result<Option<Value>, Reply> {
+    // SAFETY: the caller's promise
+    match unsafe { crate::limits::jsonb_value_arg(fcinfo, n, Setting::BodySize, what) } {
+        Err(e) => Err((413, json!({ "error": e.to_string() }))),
+        Ok(JsonArg::Null) => Ok(None),
+        Ok(JsonArg::Value(v)) => Ok(Some(v)),
+        Ok(JsonArg::Unreadable(Unreadable::TooDeep)) => {
+            Err(bad(format!("{what} is nested more than {} levels deep", crate::schema::MAX_DEPTH)))
+        }
+        Ok(JsonArg::Unreadable(Unreadable::Number)) => Err(bad(format!("{what} holds {NUMBER_OUT_OF_RANGE}"))),
+    }
+}
+
+extension_sql!(
+    r#"
+CREATE FUNCTION todo.board_act(action jsonb) RETURNS jsonb
+LANGUAGE c VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, todo, pg_temp
+AS 'MODULE_PATHNAME', 'board_act_wrapper';
+"#,
+    name = "board_act",
+    requires = [board_act]
+);
 
 /// Todo `id` of the tenant in context as the board's detail panel shows it (archived too):
 /// `{"status": 200, "body": {"todo", "subtasks", "subtasks_omitted", "blocked_by", "blocks",
@@ -142,6 +185,7 @@ fn act(scope: &Scope, action: &Value) -> Reply {
         "create_list" => create_list(scope, &a),
         "archive" => archive(scope, &a),
         "bulk" => bulk(scope, &a),
+        "comment" | "check" | "add_item" => annotate(scope, &a, op),
         _ => unarchive(scope, &a),
     };
     answer.unwrap_or_else(|r| r)
@@ -482,4 +526,37 @@ fn bulk_answer(answers: Vec<Value>) -> Value {
     let todos: Vec<Value> = answers.into_iter().filter_map(|mut b| b.get_mut("todo").map(Value::take)).collect();
     let undo = if undo.is_empty() { Value::Null } else { json!({ "op": "bulk", "actions": undo }) };
     json!({ "todos": todos, "undo": undo })
+}
+
+/// `comment`, `check` and `add_item`: a todo's comments and checklists (`ops::annotations`).
+fn annotate(scope: &Scope, a: &Fields<'_>, op: &str) -> Result<Reply, Reply> {
+    let id = a.id("id")?;
+    let kind = || {
+        a.text("kind")?
+            .and_then(ChecklistKind::parse)
+            .ok_or_else(|| bad("kind must be \"acceptance\" (acceptance criteria) or \"done\" (definition of done)"))
+    };
+    let done = |r: Result<(), Error>| r.map(|()| (200, json!({ "todo": shown(scope, id) })));
+    match op {
+        "comment" => {
+            let body = a.required_text("body")?;
+            writing(scope, || done(annotations::comment(scope, id, body.trim())))
+        }
+        "check" => {
+            let kind = kind()?;
+            let position = a
+                .int("position")?
+                .filter(|p| *p > 0)
+                .ok_or_else(|| bad("position must be the item's place, from 1"))?;
+            let text = a.text("text")?.ok_or_else(|| bad("text must be the item's text as you read it"))?;
+            let checked =
+                a.0.get("checked").and_then(Value::as_bool).ok_or_else(|| bad("checked must be true or false"))?;
+            writing(scope, || done(annotations::check_item(scope, id, kind, position, text, checked)))
+        }
+        _ => {
+            let kind = kind()?;
+            let text = a.required_text("text")?;
+            writing(scope, || done(annotations::add_item(scope, id, kind, text)))
+        }
+    }
 }

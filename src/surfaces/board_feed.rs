@@ -176,9 +176,13 @@ fn search_of(filters: &Value) -> Result<store::board::Search<'_>, Jsonb> {
 /// archived first); `more` when more match. 400 for an unknown filter, a value that is not
 /// text (`archived`: not a boolean), a status that is none, a text over 200 characters.
 #[pg_extern(sql = false)]
-fn board_search(filters: Option<pgrx::JsonB>) -> Jsonb {
+fn board_search(fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
-    let filters = filters.map_or(json!({}), |f| f.0);
+    // SAFETY: argument 0 of todo.board_search is its jsonb filters (the SQL below)
+    let filters = match unsafe { super::board::json_arg(fcinfo, 0, "the filter object") } {
+        Ok(filters) => filters.unwrap_or_else(|| json!({})),
+        Err((status, body)) => return Jsonb(json!({ "status": status, "body": body })),
+    };
     let what = match search_of(&filters) {
         Ok(what) => what,
         Err(answer) => return answer,

@@ -1389,21 +1389,24 @@ def test_a_long_board_reads_in_pages_and_applies_changes(board):
     def drag_between_columns():
         press_id(d, "tab-board")
         wait_for("the board view", lambda: d.find_elements(By.CSS_SELECTOR, f'#columns .column[data-column="pending"] .todo[data-todo-id="{ids[10]}"]'))
-        drag = ("const dt = new DataTransfer(), h = arguments[0], t = arguments[1];"
+        # (the handle and the column are found in the page's script: a live render between finding
+        # them here and dispatching there would leave stale references)
+        drag = ("const dt = new DataTransfer(), h = document.querySelector(arguments[0]),"
+                " t = document.querySelector(arguments[1]);"
                 "h.dispatchEvent(new DragEvent('dragstart', {bubbles: true, cancelable: true, dataTransfer: dt}));"
                 "t.dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: dt}));"
                 "t.dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: dt}));"
                 "h.dispatchEvent(new DragEvent('dragend', {bubbles: true, dataTransfer: dt}));")
-        handle = d.find_element(By.CSS_SELECTOR, f'#columns .todo[data-todo-id="{ids[10]}"] [data-control=drag]')
-        d.execute_script(drag, handle, d.find_element(By.CSS_SELECTOR, '#columns .column[data-column="completed"] h2'))
+        d.execute_script(drag, f'#columns .todo[data-todo-id="{ids[10]}"] [data-control=drag]',
+                         '#columns .column[data-column="completed"] h2')
         wait_for("the dropped card completed, as the person", lambda: on("SELECT status FROM todo.todos WHERE id = %s", (ids[10],))
                  == [("completed",)] and on("SELECT agent_id FROM todo.events WHERE todo_id = %s ORDER BY version DESC LIMIT 1",
                                             (ids[10],)) == [("person:Ada",)])
         wait_for("the card left Pending", lambda: not d.find_elements(
             By.CSS_SELECTOR, f'#columns .column[data-column="pending"] .todo[data-todo-id="{ids[10]}"]'))
         # the store's rules decide: a todo under an agent's live claim is not the person's to move
-        held = d.find_element(By.CSS_SELECTOR, f'#columns .todo[data-todo-id="{ids[0]}"] [data-control=drag]')
-        d.execute_script(drag, held, d.find_element(By.CSS_SELECTOR, '#columns .column[data-column="canceled"] h2'))
+        d.execute_script(drag, f'#columns .todo[data-todo-id="{ids[0]}"] [data-control=drag]',
+                         '#columns .column[data-column="canceled"] h2')
         wait_for("the refusal shown by the card", lambda: "claim" in text_of(d, f'#columns .todo[data-todo-id="{ids[0]}"] [data-role=error]'))
         assert on("SELECT status FROM todo.todos WHERE id = %s", (ids[0],)) == [("in_progress",)]
         press_id(d, "tab-list")
@@ -1543,4 +1546,30 @@ def test_a_lead_moves_todos_and_gives_them_labels_and_dates(board):
         wait_for("both back", lambda: not any(status_of(i)[2] for i in many[:2]) and has_todo(d, many[0]) and has_todo(d, many[1]))
     check("32. several todos selected (pointer and keyboard) are assigned at once, as the person; a selection with a "
           "todo under a live claim is refused whole, naming it; archived at once and put back by Undo", several_at_once)
-    checks.check("33. no script error on the lead's board", not js_errors(d), str(js_errors(d)))
+    def checklists_and_comments():
+        items = lambda: on("SELECT kind, text, checked FROM todo.checklist_items WHERE todo_id = %s ORDER BY kind, position", (c,))  # noqa: E731
+        open_detail(d, c)
+        type_in(d, "detail-acceptance-new", "the form validates", enter=True)
+        wait_for("the item added, as the person", lambda: items() == [("acceptance", "the form validates", False)]
+                 and last_by(c) == "person:Ada")
+        wait_for("checked by its checkbox", lambda: press(d, d.find_element(By.ID, "detail-acceptance-1"))
+                 and items() == [("acceptance", "the form validates", True)])
+        type_in(d, "detail-comment", "QA found nothing")
+        press_id(d, "detail-comment-add")
+        wait_for("the comment, by the person", lambda: on("SELECT author, body FROM todo.comments WHERE todo_id = %s", (c,))
+                 == [("person:Ada", "QA found nothing")])
+        wait_for("the comment shown", lambda: "QA found nothing" in d.find_element(By.CSS_SELECTOR, "#detail-body ol.comments").text)
+        # another person's comment and check show live in the open panel
+        on("SELECT todo.board_act(jsonb_build_object('op', 'comment', 'id', %s::bigint, 'body', 'ship it Friday'))",
+           (c,), conv=None, who="person:Bob")
+        on("SELECT todo.board_act(jsonb_build_object('op', 'check', 'id', %s::bigint, 'kind', 'acceptance', 'position', 1, "
+           "'text', 'the form validates', 'checked', false))", (c,), conv=None, who="person:Bob")
+        wait_for("another person's comment and check, live", lambda: "ship it Friday" in d.find_element(
+            By.CSS_SELECTOR, "#detail-body ol.comments").text and not d.find_element(By.ID, "detail-acceptance-1").is_selected())
+        history = d.find_element(By.CSS_SELECTOR, "#detail-body ol.history").text
+        assert "person:Bob unchecked “the form validates”" in history and "person:Ada commented “QA found nothing”" in history, history
+        axe(d, "the detail with checklists and comments")
+        close_detail(d)
+    check("33. checklists and comments in the detail: an item added and checked, a comment, as the person; another "
+          "person's comment and check show live in the open panel, with the history", checklists_and_comments)
+    checks.check("34. no script error on the lead's board", not js_errors(d), str(js_errors(d)))

@@ -1,8 +1,8 @@
 // The detail panel (#detail, a modal dialog labelled by its heading): one todo as
 // `GET /v1/board/todos/{id}` tells it, read when the panel opens (never before): its texts,
 // claim, subtasks, dependencies and history, and, for a person, its edit form (labels and the
-// due date too), "Move" (move.js), "Add a subtask", "Add a dependency", "Release the claim"
-// and "Archive". Escape or "Close" closes
+// due date too), "Move" (move.js), the checklists and comments (notes.js), "Add a subtask",
+// "Add a dependency", "Release the claim" and "Archive". Escape or "Close" closes
 // it and the focus goes back to the control that opened it.
 
 import { request, ApiError, Unauthorized } from "./api.js";
@@ -13,6 +13,7 @@ import * as actions from "./actions.js";
 import { lease, errorBox } from "./todo.js";
 import * as focus from "./focus.js";
 import { moveForms } from "./move.js";
+import { notesParts, NOTE_FIELDS } from "./notes.js";
 
 let openId = null;     // the todo shown
 let opener = null;     // the focus key of the control that opened the panel
@@ -92,7 +93,7 @@ async function load(id, refreshing) {
 
 /** Whether the person has typed a subtask or picked or typed a dependency, not sent yet. */
 function typing() {
-  return ["detail-subtask", "detail-dep-id", "detail-dep-select", "detail-move-new", "detail-move-parent"]
+  return ["detail-subtask", "detail-dep-id", "detail-dep-select", "detail-move-new", "detail-move-parent", ...NOTE_FIELDS]
     .some((id) => $(id) && $(id).value.trim() !== "");
 }
 
@@ -122,6 +123,7 @@ function render(data) {
     text("Completion criteria", t.completion_criteria, null),
     person ? editForm(t, merging) : null,
     person ? moveSection(t) : null,
+    ...notesParts(data, person, { section, errorSlot, reload: () => { notice = null; load(t.id); } }),
     subtasks(data, person),
     dependencies(data, person),
     history(data),
@@ -440,6 +442,10 @@ function changeWords(column, v) {
     case "conversation_id": return "moved it to " + listWords(v);
     case "labels": return Array.isArray(v) && v.length ? "set labels " + v.join(", ") : "cleared the labels";
     case "due_at": return v ? "set the due date " + dueDay(v) : "cleared the due date";
+    case "comment": return "commented “" + v + "”";
+    case "added": return "added the item “" + v + "”";
+    case "checked": return "checked “" + v + "”";
+    case "unchecked": return "unchecked “" + v + "”";
     default: {
       const s = typeof v === "string" ? v : JSON.stringify(v);
       return "set " + column.replace(/_/g, " ") + " to " + (s.length > 60 ? s.slice(0, 59) + "…" : s);

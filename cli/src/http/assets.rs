@@ -40,6 +40,7 @@ pub const BOARD: &[Asset] = &[
     Asset { path: "/board/format.js", content_type: JS, text: include_str!("../../assets/board/format.js") },
     Asset { path: "/board/live.js", content_type: JS, text: include_str!("../../assets/board/live.js") },
     Asset { path: "/board/move.js", content_type: JS, text: include_str!("../../assets/board/move.js") },
+    Asset { path: "/board/notes.js", content_type: JS, text: include_str!("../../assets/board/notes.js") },
     Asset { path: "/board/notices.js", content_type: JS, text: include_str!("../../assets/board/notices.js") },
     Asset { path: "/board/reorder.js", content_type: JS, text: include_str!("../../assets/board/reorder.js") },
     Asset { path: "/board/search.js", content_type: JS, text: include_str!("../../assets/board/search.js") },
