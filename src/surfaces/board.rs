@@ -490,7 +490,7 @@ fn bulk(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
     let mut order: Vec<(i64, usize)> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let op = item.get("op").and_then(Value::as_str).unwrap_or_default();
-        let id = item.get("id").and_then(|v| super::rest::whole(v)).filter(|id| *id > 0);
+        let id = item.get("id").and_then(super::rest::whole).filter(|id| *id > 0);
         match id {
             Some(id) if BULK_OPS.contains(&op) => order.push((id, i)),
             _ => return Err(err()),
