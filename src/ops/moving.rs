@@ -7,10 +7,10 @@
 use serde_json::{json, Map, Value};
 
 use super::Scope;
-use crate::claims::EdgeError;
+use crate::claims::{self, EdgeError, Need};
 use crate::error::Error;
 use crate::todo::Todo;
-use crate::{session, store};
+use crate::{session, store, time};
 
 /// Where a move takes a todo: each None leaves that as it is.
 #[derive(Default)]
@@ -24,7 +24,9 @@ pub struct Destination {
 /// Moves todo `id` (anywhere in the tenant), read at version `read`, to `to`: to the end of
 /// another list, under another parent. A todo moved under a parent goes to the parent's list
 /// (a list named too must be that one). Its subtasks, comments and checklists stay with it as
-/// they are. The todo as it is after. Errors: `Stale` (a change since `read`), `NotFound`
+/// they are. A todo under another agent's live claim moves to another list only once the claim
+/// is released, as its status would change. The todo as it is after. Errors: `Stale` (a change
+/// since `read`), `Claim`, `NotFound`
 /// (the todo, the parent), `Invalid` (a move that names nothing, a parent archived or the todo
 /// itself, a list named besides the parent's, a dependency the move would take across lists, a
 /// bad list name), `Edge` (a parent that already waits for the todo), `Rejected` (a name too long).
@@ -42,8 +44,14 @@ pub fn move_to(scope: &Scope, id: i64, read: i64, to: Destination) -> Result<Tod
     };
     // the lists' locks before the todo's, as a whole-list write takes them
     lock_lists(scope, [seen.conversation_id.as_deref(), list.as_ref().and_then(Option::as_deref)]);
-    let before = super::single::lock_read_at(scope, id, read)?;
+    let locked = super::single::lock_read_at(scope, id, read)?;
+    let before = locked.todo;
     let moves_list = list.filter(|l| *l != before.conversation_id);
+    if moves_list.is_some() {
+        // off the list its agent works from: held to the rule of a change of status (release
+        // another agent's live claim first)
+        claims::check(&locked.claim, scope.agent.as_deref(), None, Need::Status, time::now_us())?;
+    }
     let new_parent = to.parent.filter(|p| *p != before.parent_id);
     if moves_list.is_some() || new_parent.is_some() {
         store::locks::lock_dependencies(&scope.tenant);

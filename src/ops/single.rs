@@ -150,9 +150,9 @@ pub fn change_read_at(scope: &Scope, id: i64, read: i64, change: Change) -> Resu
 }
 
 /// Locks todo `id` (anywhere in the tenant) for a change made on what its caller read of it
-/// at version `read`, and returns it; `Stale` when a change was recorded since (an event of a
-/// later version in `todo.events`). Errors: `Stale`, `NotFound`.
-pub fn lock_read_at(scope: &Scope, id: i64, read: i64) -> Result<Todo, Error> {
+/// at version `read`, and returns it with its claim; `Stale` when a change was recorded since
+/// (an event of a later version in `todo.events`). Errors: `Stale`, `NotFound`.
+pub fn lock_read_at(scope: &Scope, id: i64, read: i64) -> Result<store::read::Locked, Error> {
     let locked = super::lock_one(scope, Find::Anywhere, id, false)?;
     // a change recorded since: an event of a later version (a lease renewal bumps the version
     // but records nothing, and is no change to what the caller read)
@@ -161,7 +161,7 @@ pub fn lock_read_at(scope: &Scope, id: i64, read: i64) -> Result<Todo, Error> {
     if read > now || changed > read {
         return Err(Error::Stale { id, read, now });
     }
-    Ok(locked.todo)
+    Ok(locked)
 }
 
 /// Takes todo `id` (one `find` finds) off its list, kept as history (archived); an open todo

@@ -412,6 +412,8 @@ SELECT r->>'status' AS status, regexp_replace(r->'body'->>'error', '\d{4}-\d\d-\
          jsonb_build_object('op', 'status', 'id', :g + 3, 'status', 'completed'),
          jsonb_build_object('op', 'status', 'id', :g + 2, 'status', 'pending')))) r;
 SELECT pg_temp.state() AS nothing_written;
+-- nor is a todo under an agent's live claim moved off its list
+SELECT regexp_replace(pg_temp.mv(:g + 3, '{"list": "a"}'), '\d{4}-\d\d-\d\dT[0-9:.]+Z', '<time>') AS claimed_move;
 -- what to fix: none, a todo twice, an op a selection does not do, one with no id
 SELECT pg_temp.gact('{"op": "bulk", "actions": []}');
 SELECT pg_temp.gact(jsonb_build_object('op', 'bulk', 'actions', jsonb_build_array(jsonb_build_object('op', 'archive', 'id', :g + 1), jsonb_build_object('op', 'archive', 'id', :g + 1))));
