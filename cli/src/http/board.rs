@@ -160,16 +160,16 @@ mod tests {
             serde_json::json!({"archived": true, "list": "release-1"})
         );
         assert_eq!(search(&uri("/v1/board/search?archived=false")).unwrap(), serde_json::json!({"archived": false}));
-        assert_eq!(search(&uri("/v1/board/search?status=canceled")).unwrap(), serde_json::json!({"status": "canceled"}));
+        assert_eq!(
+            search(&uri("/v1/board/search?status=canceled")).unwrap(),
+            serde_json::json!({"status": "canceled"})
+        );
         for bad in ["maybe", "", "1", "TRUE", "true%20"] {
             match search(&uri(&format!("/v1/board/search?archived={bad}"))) {
                 Err(ApiError::BadRequest(m)) => assert_eq!(m, "archived must be true or false", "{bad}"),
                 other => panic!("archived={bad}: {other:?}"),
             }
         }
-        assert!(matches!(
-            search(&uri("/v1/board/search?archived=true&archived=false")),
-            Err(ApiError::BadRequest(_))
-        ));
+        assert!(matches!(search(&uri("/v1/board/search?archived=true&archived=false")), Err(ApiError::BadRequest(_))));
     }
 }
