@@ -16,7 +16,6 @@ import { $, el, setText, show } from "./dom.js";
 import { duration, exactTime, listWords } from "./format.js";
 import { request, Unauthorized } from "./api.js";
 import { store, secondsSince } from "./store.js";
-import { filtering } from "./filters.js";
 import { todoElement } from "./todo.js";
 import * as actions from "./actions.js";
 import { announce } from "./notices.js";
@@ -28,7 +27,7 @@ const asking = new Set();   // todo ids whose status before the archiving is bei
 export function renderArchivedHead() {
   const s = store.search && store.search.archived ? store.search : null;
   const n = s ? s.todos.length : 0;
-  const others = filtering() && Object.entries(store.filters).some(([k, v]) => k !== "archived" && v);
+  const others = Object.entries(store.filters).some(([k, v]) => k !== "archived" && v);
   setText($("archived-note"), !s ? "Reading the archived todos…"
     : s.error ? "Could not read the archived todos: " + s.error
     : n === 0 ? "No archived todos" + (others ? " match the filters." : ".")
