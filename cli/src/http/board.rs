@@ -96,7 +96,7 @@ pub fn changes(uri: &Uri) -> Result<(Option<String>, Option<Vec<i64>>), ApiError
 }
 
 /// `GET /v1/board/search`'s filters as `todo.board_search` takes them (`list` empty: null,
-/// the pool; `archived`: `true` or `false`, a JSON boolean, or a 400).
+/// the pool; `archived`: `true` or `false`, a JSON boolean; a blank `status`: a 400).
 pub fn search(uri: &Uri) -> Result<Value, ApiError> {
     let q = query(uri, &["list", "status", "q", "who", "archived"])?;
     let mut filters = serde_json::Map::new();
@@ -104,6 +104,10 @@ pub fn search(uri: &Uri) -> Result<Value, ApiError> {
         let value = match name.as_str() {
             "list" if value.is_empty() => Value::Null,
             "archived" => Value::Bool(boolean(&name, &value)?),
+            // (the extension takes a blank status for none; the route's is one of its statuses)
+            "status" if value.trim().is_empty() => {
+                return Err(ApiError::BadRequest("status must not be blank: leave it out for any status".into()));
+            }
             _ => Value::String(value),
         };
         filters.insert(name, value);
@@ -171,5 +175,8 @@ mod tests {
             }
         }
         assert!(matches!(search(&uri("/v1/board/search?archived=true&archived=false")), Err(ApiError::BadRequest(_))));
+        for blank in ["", "%20"] {
+            assert!(matches!(search(&uri(&format!("/v1/board/search?status={blank}"))), Err(ApiError::BadRequest(_))));
+        }
     }
 }
