@@ -1394,16 +1394,18 @@ def test_a_long_board_reads_in_pages_and_applies_changes(board):
                 "t.dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: dt}));"
                 "t.dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: dt}));"
                 "h.dispatchEvent(new DragEvent('dragend', {bubbles: true, dataTransfer: dt}));")
-        handle = d.find_element(By.CSS_SELECTOR, f'#columns .todo[data-todo-id="{ids[10]}"] [data-control=drag]')
-        d.execute_script(drag, handle, d.find_element(By.CSS_SELECTOR, '#columns .column[data-column="completed"] h2'))
+        # (found again when a render replaced them in between: a stale element runs no script)
+        dragged = lambda card, column: wait_for(f"#{card} dragged to {column}", lambda: d.execute_script(  # noqa: E731
+            drag, d.find_element(By.CSS_SELECTOR, f'#columns .todo[data-todo-id="{card}"] [data-control=drag]'),
+            d.find_element(By.CSS_SELECTOR, f'#columns .column[data-column="{column}"] h2')) or True)
+        dragged(ids[10], "completed")
         wait_for("the dropped card completed, as the person", lambda: on("SELECT status FROM todo.todos WHERE id = %s", (ids[10],))
                  == [("completed",)] and on("SELECT agent_id FROM todo.events WHERE todo_id = %s ORDER BY version DESC LIMIT 1",
                                             (ids[10],)) == [("person:Ada",)])
         wait_for("the card left Pending", lambda: not d.find_elements(
             By.CSS_SELECTOR, f'#columns .column[data-column="pending"] .todo[data-todo-id="{ids[10]}"]'))
         # the store's rules decide: a todo under an agent's live claim is not the person's to move
-        held = d.find_element(By.CSS_SELECTOR, f'#columns .todo[data-todo-id="{ids[0]}"] [data-control=drag]')
-        d.execute_script(drag, held, d.find_element(By.CSS_SELECTOR, '#columns .column[data-column="canceled"] h2'))
+        dragged(ids[0], "canceled")
         wait_for("the refusal shown by the card", lambda: "claim" in text_of(d, f'#columns .todo[data-todo-id="{ids[0]}"] [data-role=error]'))
         assert on("SELECT status FROM todo.todos WHERE id = %s", (ids[0],)) == [("in_progress",)]
         press_id(d, "tab-list")
