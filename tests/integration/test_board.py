@@ -12,7 +12,9 @@ A person runs the work from it (test_a_person_runs_the_work): a new list, adds, 
 keyboard and by drag, an edit that lost a race to an agent, dependencies and a cycle refused,
 a lapsed claim released after a confirmation, archive and undo, filters kept in the URL, the
 database stopped and started, an agent's read-only board, axe-core on both views; each
-change checked in the database, with its event's person.
+change checked in the database, with its event's person. The archived todos
+(test_archived_todos_are_found_and_put_back, tenant initech): the Archived toggle, another
+person's archives and puts back shown live, Put back restoring the list and the status.
 """
 
 import json
