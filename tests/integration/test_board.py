@@ -12,7 +12,12 @@ A person runs the work from it (test_a_person_runs_the_work): a new list, adds, 
 keyboard and by drag, an edit that lost a race to an agent, dependencies and a cycle refused,
 a lapsed claim released after a confirmation, archive and undo, filters kept in the URL, the
 database stopped and started, an agent's read-only board, axe-core on both views; each
-change checked in the database, with its event's person.
+change checked in the database, with its event's person. The archived todos
+(test_archived_todos_are_found_and_put_back, tenant initech): the Archived toggle, another
+person's archives and puts back shown live, Put back restoring the list and the status. A lead's
+features (test_a_lead_moves_todos_and_gives_them_labels_and_dates, tenant umbrella): labels and
+due dates, a move to another list and under another parent, several todos at once, checklists
+and comments, each by pointer and keyboard, axe-clean, and another person's shown live.
 """
 
 import json
@@ -1414,7 +1419,7 @@ def test_a_long_board_reads_in_pages_and_applies_changes(board):
     checks.check("25. no script error on the long board", not js_errors(d), str(js_errors(d)))
 
 
-LEAD_TENANT = "initech"
+LEAD_TENANT = "umbrella"
 
 
 def conv_of(d, todo_id):
@@ -1573,3 +1578,131 @@ def test_a_lead_moves_todos_and_gives_them_labels_and_dates(board):
     check("33. checklists and comments in the detail: an item added and checked, a comment, as the person; another "
           "person's comment and check show live in the open panel, with the history", checklists_and_comments)
     checks.check("34. no script error on the lead's board", not js_errors(d), str(js_errors(d)))
+
+
+# ---- the archived todos: found, and put back ------------------------------------------------
+
+ARCHIVED_TENANT = "initech"
+
+
+def archived_rows(d):
+    """The ids of the archived todos the list view shows, in its order."""
+    return [int(e.get_attribute("data-todo-id")) for e in
+            d.find_elements(By.CSS_SELECTOR, "#archived-lists .todo.archived[data-todo-id]") if e.is_displayed()]
+
+
+def test_archived_todos_are_found_and_put_back(board):
+    d, _ = board
+    T = ARCHIVED_TENANT
+    superuser("INSERT INTO todo.tenants (tenant_id) VALUES (%s) ON CONFLICT DO NOTHING", (T,))
+    ada, bob = (web.token(DB, T, who, person=True)[1] for who in ("Ada", "Bob"))
+    port = int(LISTEN.rsplit(":", 1)[1])
+
+    def api(method, path, body=None, tok=bob):
+        """(status, body) of a request to the service, as Bob (another person) unless told."""
+        status, _, got, _ = web.request(method, path, body, tok=tok, port=port)
+        return status, got
+
+    def act(op, todo_id):
+        got = api("POST", "/v1/board/act", {"op": op, "id": todo_id})
+        assert got[0] == 200, (op, todo_id, got)
+
+    cert = add_todo("ops", "renew the certificates", tenant=T)
+    runners = add_todo("ops", "retire the old runners", tenant=T)
+    agent("ops", "agent-1", "UPDATE todo.todos SET status = 'completed' WHERE id = %s", (runners,), tenant=T)
+    sweep = add_todo(None, "sweep the stale branches", tenant=T)
+    state = lambda i: agent(None, "checker", "SELECT status, archived_at IS NOT NULL FROM todo.todos WHERE id = %s",  # noqa: E731
+                            (i,), tenant=T)
+    note = lambda: d.find_element(By.ID, "archived-note").text  # noqa: E731
+    pressed = lambda: d.find_element(By.ID, "filter-archived").get_attribute("aria-pressed")  # noqa: E731
+
+    def found_live():
+        d.get(f"{BASE}/")
+        d.execute_script("sessionStorage.clear()")
+        d.get(f"{BASE}/#token={ada}")
+        wait_for("initech's board", lambda: all(has_todo(d, i) for i in (cert, runners, sweep))
+                 and live_state(d) == "live", timeout=30)
+        press_id(d, "filter-archived")
+        wait_for("the archived todos: none yet", lambda: pressed() == "true" and "archived=true" in d.current_url
+                 and visible(d, "archived-head") and note() == "No archived todos.")
+        assert d.find_element(By.ID, "archived-title").text == "Archived todos — newest first"
+        assert d.find_element(By.ID, "filter-archived").accessible_name == "Archived"
+        assert not [x for x in d.find_elements(By.CSS_SELECTOR, "#views .todo") if x.is_displayed()]
+        # another person archives three: the view follows, live (the pool first, then newest archived first)
+        for i in (cert, runners, sweep):
+            act("archive", i)
+        wait_for("the archived todos, live", lambda: archived_rows(d) == [sweep, runners, cert])
+        assert state(cert) == [("canceled", True)], state(cert)
+        assert note().startswith("3 archived todos."), note()
+        assert text_of(d, f'#archived-lists .todo[data-todo-id="{cert}"] [data-role=archived]').startswith("archived ")
+        assert not d.find_elements(By.CSS_SELECTOR, "#archived-lists [data-action], #archived-lists [data-control=drag]")
+        # kept in the address: a link opens the same view
+        link = d.current_url
+        d.get("about:blank")
+        d.get(link)
+        wait_for("the archived todos from the link", lambda: pressed() == "true" and archived_rows(d) == [sweep, runners, cert])
+        axe(d, "the archived todos (list view)")
+    check("28. Archived (a toggle kept in the address) shows the archived todos under its heading, \"No archived "
+          "todos\" when none; another person's archives appear live, the pool first, then newest archived first",
+          found_live)
+
+    def put_back():
+        button = lambda i: d.find_element(By.CSS_SELECTOR, f'#archived-lists .todo[data-todo-id="{i}"] [data-control=unarchive]')  # noqa: E731
+        assert button(cert).accessible_name == f"Put back #{cert} on ops", button(cert).accessible_name
+        wait_for(f"Put back #{cert} pressed", lambda: press(d, button(cert)))
+        # back as it was before it was archived (pending, not the canceled archiving made it), as Ada
+        wait_for("back on its list in the database", lambda: state(cert) == [("pending", False)])
+        assert last_event_agent_of(cert, T)[0] == "person:Ada", last_event_agent_of(cert, T)
+        wait_for("it leaves the archived todos", lambda: archived_rows(d) == [sweep, runners])
+        wait_for("the focus on the next Put back", lambda: d.switch_to.active_element.accessible_name
+                 == f"Put back #{runners} on ops")
+        # another viewer reads it on its list
+        status, got = api("GET", "/v1/board")
+        ops = [c for c in got["conversations"] if c["conversation_id"] == "ops"] if status == 200 else []
+        assert ops and [t["status"] for t in ops[0]["todos"] if t["id"] == cert] == ["pending"], (status, got)
+        # another person puts one back: it leaves, live
+        act("unarchive", sweep)
+        wait_for("a todo another person put back leaves, live", lambda: archived_rows(d) == [runners])
+        # by keyboard: Archived off, and the lists hold them again
+        focus_on(d, "filter-archived")
+        keys_to_focused(d, Keys.SPACE)
+        wait_for("the lists again", lambda: pressed() == "false" and "archived" not in d.current_url
+                 and not visible(d, "archived-head"))
+        on_list = lambda i, conv: [x.get_attribute("data-status") for x in d.find_elements(  # noqa: E731
+            By.CSS_SELECTOR, f'#conversations .conv[data-conversation="{conv}"] .todo[data-todo-id="{i}"]') if x.is_displayed()]
+        wait_for(f"#{cert} on ops, pending", lambda: on_list(cert, "ops") == ["pending"])
+        wait_for(f"#{sweep} in the pool", lambda: on_list(sweep, "") == ["canceled"])
+        assert not on_list(runners, "ops"), "an archived todo on its list"
+        errs = js_errors(d)
+        assert not errs, errs
+    check("28b. Put back returns a todo to its list with the status it had, as the person: it leaves the archived "
+          "todos (the focus on the next), and another viewer reads it on its list", put_back)
+
+    def board_view():
+        press_id(d, "tab-board")
+        press_id(d, "filter-archived")
+        done = lambda: [int(x.get_attribute("data-todo-id")) for x in d.find_elements(  # noqa: E731
+            By.CSS_SELECTOR, '#columns .column[data-column="completed"] .todo.archived') if x.is_displayed()]
+        wait_for("the archived todo in Done, open", lambda: done() == [runners])
+        assert not d.find_elements(By.ID, "col-completed-toggle"), "a column to open on the archived todos"
+        axe(d, "the archived todos (board view)")
+        press_id(d, "filter-archived")
+        wait_for("the columns of the lists", lambda: not done() and has_todo(d, cert))
+        press_id(d, "tab-list")
+    check("28c. the board view shows the archived todos in their columns, all open", board_view)
+
+    def search_route():
+        assert api("GET", "/v1/board/search?archived=maybe") == (400, {"error": "archived must be true or false"})
+        status, got = api("GET", "/v1/board/search?archived=true&list=ops")
+        assert status == 200 and [t["id"] for t in got["todos"]] == [runners] and got["more"] is False, (status, got)
+        assert got["todos"][0]["archived_at"] and got["todos"][0]["status"] == "completed", got
+        status, got = api("GET", "/v1/board/search?archived=false&list=ops")
+        assert status == 200 and [t["id"] for t in got["todos"]] == [cert], (status, got)
+        assert api("POST", "/v1/board/act", {"op": "unarchive", "id": cert})[0] == 400   # not archived
+    check("28d. GET /v1/board/search?archived=true|false; archived=maybe is a 400 naming the values", search_route)
+
+
+def last_event_agent_of(todo_id, tenant):
+    got = agent(None, "checker", "SELECT agent_id, new_status FROM todo.events WHERE todo_id = %s "
+                "ORDER BY version DESC LIMIT 1", (todo_id,), tenant=tenant)
+    return got[0] if got else None

@@ -127,6 +127,14 @@ export async function archive(id) {
   return result;
 }
 
+/** Puts archived todo id back on its list (its row's "Put back", archived.js), with `status`
+ *  when given (the one it had before it was archived). The op's result, as onTodo's. */
+export function unarchive(id, status, key) {
+  const body = { op: "unarchive", id };
+  if (status) body.status = status;
+  return onTodo(id, body, key);
+}
+
 /** Makes a new list (it shows with no todos and its add form). */
 export function createList(name) {
   return write({ op: "create_list", name });

@@ -1,6 +1,7 @@
 // The view and the filters, kept in the address's query so that a link opens the same view:
 // `?view=board&list=release-1&status=pending&who=agent-7&q=deploy` (the pool's list is
-// `tenant`). The token is never put there.
+// `tenant`; the archived todos instead of the others: `archived=true`). The token is never put
+// there.
 
 import { $, el } from "./dom.js";
 import { store, convKey } from "./store.js";
@@ -14,7 +15,12 @@ export function readUrl() {
   store.view = p.get("view") === "board" ? "board" : "list";
   for (const k of Object.keys(store.filters)) store.filters[k] = (p.get(k) || "").trim();
   if (!STATUSES.includes(store.filters.status)) store.filters.status = "";
+  if (store.filters.archived !== "true") store.filters.archived = "";
 }
+
+/** Whether the views show the archived todos (the toggle "Archived"): those the service's
+ *  search finds (search.js, archived.js). */
+export const archivedShown = () => store.filters.archived === "true";
 
 /** Writes the view and the filters into the address (replacing it: no history entry). */
 export function writeUrl() {
@@ -66,6 +72,7 @@ export function fillListOptions(convs) {
 /** Sets the controls from the store and calls changed() on every edit. */
 export function wireFilters(changed) {
   const fields = { list: $("filter-list"), status: $("filter-status"), who: $("filter-who"), q: $("filter-q") };
+  const markArchived = wireArchived(changed);
   for (const [k, input] of Object.entries(fields)) {
     input.value = store.filters[k];
     input.addEventListener(input.tagName === "SELECT" ? "change" : "input", () => {
@@ -77,8 +84,28 @@ export function wireFilters(changed) {
   $("filters").addEventListener("submit", (ev) => ev.preventDefault());   // Enter in a box: nothing to send
   $("filter-clear").addEventListener("click", () => {
     for (const [k, input] of Object.entries(fields)) { store.filters[k] = ""; input.value = ""; }
+    if (archivedShown()) { store.filters.archived = ""; store.search = null; markArchived(); }
     writeUrl();
     changed();
     fields.q.focus();
   });
+}
+
+/** The toggle "Archived" (#filter-archived, aria-pressed): the archived todos instead of the
+ *  others. Returns what shows its state. */
+function wireArchived(changed) {
+  const toggle = $("filter-archived");
+  const mark = () => {
+    toggle.setAttribute("aria-pressed", archivedShown() ? "true" : "false");
+    toggle.querySelector("[data-role=check]").textContent = archivedShown() ? "✓ " : "";
+  };
+  mark();
+  toggle.addEventListener("click", () => {
+    store.filters.archived = archivedShown() ? "" : "true";
+    store.search = null;   // the matches read were of the other kind
+    mark();
+    writeUrl();
+    changed();
+  });
+  return mark;
 }

@@ -13,9 +13,9 @@ import { liveHooks, startStream, stopStream, checkReadiness, watchReadiness } fr
 import { $, show, setText } from "./dom.js";
 import { STATUS_DONE, statusWord, duration, listWords } from "./format.js";
 import { store, setBoard, applyChanges, applyTodos, conversations, elapsed } from "./store.js";
-import { readUrl, writeUrl, wireFilters, fillListOptions, listValue, filtering } from "./filters.js";
+import { readUrl, writeUrl, wireFilters, fillListOptions, listValue, filtering, archivedShown } from "./filters.js";
 import { renderView, wireViews } from "./views.js";
-import { search, searching } from "./search.js";
+import { search, searching, settle } from "./search.js";
 import { renderAttention, tickAttention, wireAttention } from "./attention.js";
 import { showLease } from "./todo.js";
 import { refreshDetail, wireDetail } from "./detail.js";
@@ -168,12 +168,7 @@ function render(changed) {
   let shown = 0;
   focus.keeping(() => { shown = renderView(changed); });
   showSelection();
-  const total = store.byId.size;
-  $("filter-count").textContent = !filtering() ? total + " todos read"
-    : store.search && store.search.error ? "could not search: " + store.search.error
-    : searching() && !store.search ? "searching…"
-    : "showing " + shown + (store.search ? (store.search.more ? " (the first 200 matches)" : " matching todos")
-                                         : " of " + total + " todos read");
+  $("filter-count").textContent = countWords(shown);
   $("omitted").textContent = b.conversations_omitted ? b.conversations_omitted + " more lists not shown." : "";
   tick();
   performance.measure("board:render", "board:render-start");
@@ -183,6 +178,18 @@ function render(changed) {
     const e = document.querySelector(focusNext);
     if (e) { focusNext = null; e.focus(); }
   }
+}
+
+/** What the filters show: "showing 3 matching todos", "showing 12 archived todos", … */
+function countWords(shown) {
+  const total = store.byId.size;
+  const s = store.search;
+  return !filtering() ? total + " todos read"
+    : s && s.error ? "could not search: " + s.error
+    : searching() && !s ? "searching…"
+    : "showing " + shown + (!s ? " of " + total + " todos read"
+                            : s.more ? " (the first 200 " + (archivedShown() ? "archived todos)" : "matches)")
+                            : archivedShown() ? " archived todos" : " matching todos");
 }
 
 /** The largest todo id the page holds (a larger one is new, a smaller one not shown before
@@ -336,6 +343,7 @@ wireToast();
 actionHooks.changed = (result) => {
   const data = result && result.data;
   const todos = data && (data.todo ? [data.todo] : data.todos);
+  for (const t of todos || []) settle(t);   // (a todo put back leaves the archived todos shown)
   if (todos && todos.length && store.board) render(applyTodos(todos).changed);
   else render();
   catchUp();

@@ -13,9 +13,9 @@ export const store = {
   person: true,         // false: an agent's token, the board is read-only
   byId: new Map(),      // todo id -> { todo, conversation }
   view: "list",         // list | board
-  filters: { list: "", status: "", who: "", q: "" },
+  filters: { list: "", status: "", who: "", q: "", archived: "" },   // archived: "true" or ""
   expanded: { completed: false, canceled: false },   // the board view's Done and Canceled columns
-  search: null,         // while a filter on todos is set: its matches (search.js)
+  search: null,         // while a filter on todos (or Archived) is set: its matches (search.js)
   errors: new Map(),    // todo id -> { text, until }: a refusal shown by the todo
   busy: new Set(),      // todo ids with an action in flight
   selected: new Set(),  // todo ids checked for an action on several (bulk.js)

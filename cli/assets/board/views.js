@@ -9,18 +9,21 @@
 // Each render builds its todos in a DocumentFragment and puts them in at once. A list the
 // board read in part ends in "Show more" (`button[data-control=more]`), which reads its next
 // page (`/v1/board/page`) when pressed or when it scrolls into sight.
+// With the filter "Archived" on, both show the archived todos the search found instead
+// (archived.js): the list view in #archived-lists, the board view in its columns, all open.
 
 import { $, el, show, q } from "./dom.js";
 import { listWords } from "./format.js";
 import { store, convKey, conversations, addPage } from "./store.js";
 import { request, Unauthorized } from "./api.js";
-import { listShown, todoShown, filtering } from "./filters.js";
+import { listShown, todoShown, filtering, archivedShown } from "./filters.js";
 import { todoElement } from "./todo.js";
 import * as actions from "./actions.js";
 import { moveBy, wireReorder } from "./reorder.js";
 import { wireColumnDrag } from "./columns.js";
 import { openDetail } from "./detail.js";
 import { keyOf } from "./focus.js";
+import { archivedElement, clearArchived, putBack, renderArchivedList, showArchivedHead } from "./archived.js";
 
 const COLUMNS = [
   { key: "pending", title: "Pending", statuses: ["pending", "deferred"] },
@@ -33,6 +36,7 @@ const COLUMNS = [
 const cards = new Map();   // list key -> its card in the list view
 let cardsForPerson = null; // whether the cards were made with add forms
 let made = 0;              // for unique ids of the cards' headings and inputs
+let archivedWas = false;   // whether the last render showed the archived todos
 
 const present = (v) => v !== null && v !== undefined;
 
@@ -40,17 +44,28 @@ const present = (v) => v !== null && v !== undefined;
  *  the lists in `changed` (their keys) when given and the view was the list view already.
  *  Returns how many todos it shows. */
 export function renderView(changed) {
-  const list = store.view === "list";
+  const list = store.view === "list", archived = archivedShown();
   show($("view-list"), list);
   show($("view-board"), !list);
-  if (list) {
-    const partly = changed && $("columns").childElementCount === 0 && cardsForPerson === store.person;
+  show($("conversations"), !archived);
+  show($("archived-lists"), archived && list);
+  showArchivedHead(archived);
+  const whole = archived !== archivedWas;   // (the lists' cards were not kept up meanwhile)
+  archivedWas = archived;
+  if (list && !archived) {
+    const partly = changed && !whole && $("columns").childElementCount === 0 && cardsForPerson === store.person;
     $("columns").textContent = "";
+    clearArchived();
     return renderList(partly ? changed : null);
   }
   // the list view's cards stay (with what is typed in their add forms), not their todos
   unwatchMore($("conversations"));
   for (const ul of $("conversations").querySelectorAll(".todos")) ul.textContent = "";
+  if (list) {
+    $("columns").textContent = "";
+    return renderArchivedList();
+  }
+  clearArchived();
   return renderBoard();
 }
 
@@ -239,27 +254,40 @@ function setMoreError(key, text) {
 
 // ---- the board view -----------------------------------------------------------------------
 
+/** The board view's todos, each with its list: the archived ones the search found, or those of
+ *  the lists shown that pass the filters. */
+function* boardTodos() {
+  if (archivedShown()) {
+    if (store.search && store.search.archived) for (const t of store.search.todos) yield [t, t.conversation_id];
+    return;
+  }
+  for (const conv of conversations()) {
+    if (!listShown(conv.conversation_id)) continue;
+    for (const t of todosOf(conv)) if (todoShown(t)) yield [t, conv.conversation_id];
+  }
+}
+
 function renderBoard() {
   const byColumn = new Map(COLUMNS.map((c) => [c.key, []]));
   const column = new Map();
   for (const c of COLUMNS) for (const s of c.statuses) column.set(s, c.key);
   let shown = 0;
-  for (const conv of conversations()) {
-    if (!listShown(conv.conversation_id)) continue;
-    for (const t of todosOf(conv)) {
-      if (!todoShown(t)) continue;
-      byColumn.get(column.get(t.status) || "pending").push([t, conv.conversation_id]);
-      shown++;
-    }
+  for (const [t, conversation] of boardTodos()) {
+    byColumn.get(column.get(t.status) || "pending").push([t, conversation]);
+    shown++;
   }
+  const archived = archivedShown();
+  const item = archived ? archivedElement : todoElement;
   const frag = document.createDocumentFragment();
   for (const c of COLUMNS) {
     const todos = byColumn.get(c.key);
-    // a collapsed column opens by itself when the status filter asks for its status
-    const open = !c.collapsible || store.expanded[c.key] || c.statuses.includes(store.filters.status);
+    // a collapsed column opens by itself when the status filter asks for its status; all are
+    // open on the archived todos (mostly done and canceled)
+    const collapsible = c.collapsible && !archived;
+    const open = !collapsible || store.expanded[c.key] || c.statuses.includes(store.filters.status);
     const titleId = "col-" + c.key + "-title", listId = "col-" + c.key + "-list";
     const count = el("span", { class: "count", text: String(todos.length) });
-    const heading = c.collapsible
+    const heading = collapsible
       ? el("h2", { id: titleId },
           el("button", { type: "button", class: "toggle", id: "col-" + c.key + "-toggle", "data-column-toggle": c.key,
                          "aria-expanded": open ? "true" : "false", "aria-controls": listId },
@@ -267,8 +295,8 @@ function renderBoard() {
       : el("h2", { id: titleId }, c.title + " ", count);
     const ul = el("ul", { class: "cards", id: listId, hidden: !open });
     if (open) {
-      if (todos.length === 0) ul.append(el("li", { class: "empty", text: filtering() ? "None match the filters." : "None." }));
-      for (const [t, conversation] of todos) ul.append(todoElement(t, { kind: "card", conversation, depth: 0 }));
+      if (todos.length === 0) ul.append(el("li", { class: "empty", text: filtering() && !archived ? "None match the filters." : "None." }));
+      for (const [t, conversation] of todos) ul.append(item(t, { kind: "card", conversation, depth: 0 }));
     }
     frag.append(el("section", { class: "column" + (open ? "" : " collapsed"), "data-column": c.key,
                                 "aria-labelledby": titleId }, heading, ul));
@@ -299,6 +327,7 @@ export function wireViews(rerender) {
     if (b.dataset.action) actions.setStatus(id, b.dataset.action, key);
     else if (b.dataset.control === "open") openDetail(id, key);
     else if (b.dataset.control === "release") actions.releaseRow(id, key);
+    else if (b.dataset.control === "unarchive") putBack(id, key);
     else if (b.dataset.control === "move-up") moveBy(row, -1, key);
     else if (b.dataset.control === "move-down") moveBy(row, 1, key);
   });

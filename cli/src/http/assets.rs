@@ -30,6 +30,7 @@ pub const BOARD: &[Asset] = &[
     Asset { path: "/board/main.js", content_type: JS, text: include_str!("../../assets/board/main.js") },
     Asset { path: "/board/actions.js", content_type: JS, text: include_str!("../../assets/board/actions.js") },
     Asset { path: "/board/api.js", content_type: JS, text: include_str!("../../assets/board/api.js") },
+    Asset { path: "/board/archived.js", content_type: JS, text: include_str!("../../assets/board/archived.js") },
     Asset { path: "/board/attention.js", content_type: JS, text: include_str!("../../assets/board/attention.js") },
     Asset { path: "/board/bulk.js", content_type: JS, text: include_str!("../../assets/board/bulk.js") },
     Asset { path: "/board/columns.js", content_type: JS, text: include_str!("../../assets/board/columns.js") },

@@ -1,7 +1,7 @@
 //! The arguments of the board's reads, from their queries: its first view (`GET
 //! /v1/board?per_list=`), a long list's next page (`GET /v1/board/page`), what changed since a
-//! read (`GET /v1/board/changes`) and what its filters match (`GET /v1/board/search`). Each
-//! bad argument is a 400 that names it; `routes` runs the statements.
+//! read (`GET /v1/board/changes`) and what its filters match (`GET /v1/board/search`, the
+//! archived todos too). Each bad argument is a 400 that names it; `routes` runs the statements.
 
 use std::collections::HashMap;
 
@@ -96,14 +96,32 @@ pub fn changes(uri: &Uri) -> Result<(Option<String>, Option<Vec<i64>>), ApiError
 }
 
 /// `GET /v1/board/search`'s filters as `todo.board_search` takes them (`list` empty: null,
-/// the pool).
+/// the pool; `archived`: `true` or `false`, a JSON boolean; a blank `status`: a 400).
 pub fn search(uri: &Uri) -> Result<Value, ApiError> {
-    let q = query(uri, &["list", "status", "q", "who"])?;
-    let filters = q.into_iter().map(|(name, value)| {
-        let value = if name == "list" && value.is_empty() { Value::Null } else { Value::String(value) };
-        (name, value)
-    });
-    Ok(Value::Object(filters.collect()))
+    let q = query(uri, &["list", "status", "q", "who", "archived"])?;
+    let mut filters = serde_json::Map::new();
+    for (name, value) in q {
+        let value = match name.as_str() {
+            "list" if value.is_empty() => Value::Null,
+            "archived" => Value::Bool(boolean(&name, &value)?),
+            // (the extension takes a blank status for none; the route's is one of its statuses)
+            "status" if value.trim().is_empty() => {
+                return Err(ApiError::BadRequest("status must not be blank: leave it out for any status".into()));
+            }
+            _ => Value::String(value),
+        };
+        filters.insert(name, value);
+    }
+    Ok(Value::Object(filters))
+}
+
+/// A parameter that is `true` or `false`, or a 400 that names the values.
+fn boolean(name: &str, value: &str) -> Result<bool, ApiError> {
+    match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(ApiError::BadRequest(format!("{name} must be true or false"))),
+    }
 }
 
 #[cfg(test)]
@@ -137,5 +155,28 @@ mod tests {
             search(&uri("/v1/board/search?list=&q=a%20b")).unwrap(),
             serde_json::json!({"list": null, "q": "a b"})
         );
+    }
+
+    #[test]
+    fn archived_is_a_boolean() {
+        assert_eq!(
+            search(&uri("/v1/board/search?archived=true&list=release-1")).unwrap(),
+            serde_json::json!({"archived": true, "list": "release-1"})
+        );
+        assert_eq!(search(&uri("/v1/board/search?archived=false")).unwrap(), serde_json::json!({"archived": false}));
+        assert_eq!(
+            search(&uri("/v1/board/search?status=canceled")).unwrap(),
+            serde_json::json!({"status": "canceled"})
+        );
+        for bad in ["maybe", "", "1", "TRUE", "true%20"] {
+            match search(&uri(&format!("/v1/board/search?archived={bad}"))) {
+                Err(ApiError::BadRequest(m)) => assert_eq!(m, "archived must be true or false", "{bad}"),
+                other => panic!("archived={bad}: {other:?}"),
+            }
+        }
+        assert!(matches!(search(&uri("/v1/board/search?archived=true&archived=false")), Err(ApiError::BadRequest(_))));
+        for blank in ["", "%20"] {
+            assert!(matches!(search(&uri(&format!("/v1/board/search?status={blank}"))), Err(ApiError::BadRequest(_))));
+        }
     }
 }

@@ -8,7 +8,7 @@
 //! | `GET /v1/board?per_list=` | 200 `todo.board(per_list)`, with `"viewer": {"label", "person"}`: who the token is for |
 //! | `GET /v1/board/page?list=&after=&page_size=` | `todo.board_page(list, after, page_size)`'s status and body: a list's next page (no `list`: the pool) |
 //! | `GET /v1/board/changes?since=&also=` | `todo.board_changes(since, also)`'s status and body: what changed since the board was read |
-//! | `GET /v1/board/search?list=&status=&q=&who=` | `todo.board_search(filters)`'s status and body: the todos the board's filters match (`list` empty: the pool) |
+//! | `GET /v1/board/search?list=&status=&q=&who=&archived=` | `todo.board_search(filters)`'s status and body: the todos the board's filters match (`list` empty: the pool; `archived=true`: the archived ones) |
 //! | `POST /v1/board/act` | a person's change on the board: `todo.board_act(body)`'s status and body (403 for a token not made for a person, or a request from another origin) |
 //! | `GET /v1/board/todos/:id` | `todo.board_todo(id)`'s status and body: one todo with its history |
 //! | `GET /v1/events` | Server-Sent Events of every committed change (`hub`) |
@@ -372,8 +372,9 @@ async fn board_changes(
     answered(&state, &identity, &agent, "SELECT todo.board_changes($1, $2)", &[&since, &also]).await
 }
 
-/// `GET /v1/board/search?list=&status=&q=&who=`: `todo.board_search(filters)` (`list` absent:
-/// every list; empty: the tenant-wide pool), answered with its status and body.
+/// `GET /v1/board/search?list=&status=&q=&who=&archived=`: `todo.board_search(filters)` (`list`
+/// absent: every list; empty: the tenant-wide pool; `archived=true`: the archived todos, `false`
+/// or absent: the others), answered with its status and body.
 async fn board_search(
     State(state): State<AppState>,
     client: Option<Extension<ClientAddr>>,
