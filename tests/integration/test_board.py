@@ -1577,6 +1577,16 @@ def test_a_lead_moves_todos_and_gives_them_labels_and_dates(board):
         close_detail(d)
     check("33. checklists and comments in the detail: an item added and checked, a comment, as the person; another "
           "person's comment and check show live in the open panel, with the history", checklists_and_comments)
+    def a_list_made_elsewhere():
+        bob = web.token(DB, LEAD_TENANT, "Bob", person=True)[1]
+        port = int(LISTEN.rsplit(":", 1)[1])
+        status, _, body, _ = web.request("POST", "/v1/board/act", {"op": "create_list", "name": "retro-notes"}, tok=bob, port=port)
+        assert status == 201, (status, body)
+        # no change of a todo follows: the page hears of the list from the service at once
+        # (the page's 30 s read of Needs attention would bring it too: the wait is far shorter)
+        wait_for("the list another person made, live", lambda: d.find_elements(
+            By.CSS_SELECTOR, '.conv[data-conversation="retro-notes"]'), timeout=5)
+    check("33b. a list another person makes on the board shows at once, with no change of a todo", a_list_made_elsewhere)
     checks.check("34. no script error on the lead's board", not js_errors(d), str(js_errors(d)))
 
 

@@ -90,6 +90,8 @@ async function readEvents(body, mine) {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "server.connected") { setStream("live"); liveHooks.connected(); }
     else if (msg.type === "todo.updated") liveHooks.changed(msg.properties);
+    // a list another person made on the board (it records no change of a todo)
+    else if (msg.type === "board.list.created") liveHooks.changed(msg.properties);
   };
   const line = (l) => {
     if (l === "") return dispatch();

@@ -30,6 +30,13 @@ pub fn connected(id: Option<&str>) -> String {
     message(id, &bus("server.connected", &json!({})))
 }
 
+/// A list made on the board (`todo.board_act`'s `create_list`, which records no event):
+/// `{"type":"board.list.created","properties":{"list": <name>}}`, with no id (it is no place in
+/// the change feed: a client reconnecting does not get it again).
+pub fn list_created(list: &str) -> String {
+    message(None, &bus("board.list.created", &json!({ "list": list })))
+}
+
 /// One page of `todo.changes_since(since, after, page_size)`: its cursor, the `after` of the
 /// next page (None on the last), and its changes as SSE text, ready to send: one `todo.updated`
 /// message per change (`{"sessionID": <conversation_id>, "todos": […]}`), the last one with
@@ -134,6 +141,11 @@ mod tests {
             "id: 10:12:11\ndata: {\"type\":\"server.connected\",\"properties\":{}}\n\n"
         );
         assert_eq!(connected(None), "data: {\"type\":\"server.connected\",\"properties\":{}}\n\n");
+        // a list made on the board: no id, its name as JSON (quotes and line breaks escaped)
+        assert_eq!(
+            list_created("q3 \"plan\"\n"),
+            "data: {\"type\":\"board.list.created\",\"properties\":{\"list\":\"q3 \\\"plan\\\"\\n\"}}\n\n"
+        );
         // JSON with a line break in a string stays on one line
         assert_eq!(bus("t", &json!({"a": "x\ny"})), "{\"type\":\"t\",\"properties\":{\"a\":\"x\\ny\"}}");
     }

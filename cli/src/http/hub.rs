@@ -382,6 +382,16 @@ impl Hubs {
         (hubs.len(), live)
     }
 
+    /// Tells the tenant's live subscribers `message` (an SSE message with no id: a hint that
+    /// is not in the change feed, such as a list made on the board, which records no event);
+    /// nothing when the tenant has no hub. A subscriber still catching up does not get it.
+    pub fn announce(&self, tenant: &str, message: &str) {
+        let hub = self.tenants.lock().unwrap_or_else(|e| e.into_inner()).get(tenant).map(|e| e.hub.clone());
+        if let Some(hub) = hub {
+            hub.send(Bytes::from(message.to_string()));
+        }
+    }
+
     /// How far behind the feed that wakes the hubs is (`Feed::lag`).
     pub fn feed_lag(&self) -> Option<Duration> {
         self.feed.lag()

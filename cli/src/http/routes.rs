@@ -427,7 +427,14 @@ async fn board_act(
         .await?
         .ok_or_else(|| ApiError::BadRequest("the body must be an action: {\"op\": …}".into()))?;
     let person = format!("person:{}", identity.label);
-    answered(&state, &identity, &person, "SELECT todo.board_act($1)", &[&action]).await
+    let response = answered(&state, &identity, &person, "SELECT todo.board_act($1)", &[&action]).await?;
+    // a list made records no event: the tenant's other pages hear of it from here
+    if response.status() == StatusCode::CREATED && action.get("op").and_then(Value::as_str) == Some("create_list") {
+        if let Some(name) = action.get("name").and_then(Value::as_str) {
+            state.hubs.announce(&identity.tenant, &super::events::list_created(name));
+        }
+    }
+    Ok(response)
 }
 
 /// `GET /v1/board/todos/:id`: `todo.board_todo(id)` of the token's tenant, answered with its
