@@ -114,9 +114,13 @@ function render(data) {
   const merging = race && race.id === t.id && form ? { read: race.read, typed: typedIn(form) } : null;
   race = null;
   $("detail-title").textContent = "#" + t.id + " " + t.subject;
-  const person = store.person;
+  // an archived todo is history: read, not changed, until it is put back (the Archived view)
+  const person = store.person && !t.archived_at;
   const body = [
     summary(t),
+    t.archived_at ? el("p", { class: "notice", id: "detail-archived", role: "status",
+                              text: "Archived " + exactTime(t.archived_at) + ". Put it back from the Archived todos to change it." })
+      : null,
     t.claimed_by ? claim(t, person) : null,
     text("Description", t.description, "No description."),
     text("Outcome", t.outcome, null),
