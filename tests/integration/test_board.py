@@ -1681,6 +1681,7 @@ def test_archived_todos_are_found_and_put_back(board):
         # another person puts one back: it leaves, live
         act("unarchive", sweep)
         wait_for("a todo another person put back leaves, live", lambda: archived_rows(d) == [runners])
+        wait_for("one, in the singular", lambda: d.find_element(By.ID, "filter-count").text == "showing 1 archived todo")
         # by keyboard: Archived off, and the lists hold them again
         focus_on(d, "filter-archived")
         keys_to_focused(d, Keys.SPACE)

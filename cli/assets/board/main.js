@@ -189,7 +189,7 @@ function countWords(shown) {
     : searching() && !s ? "searching…"
     : "showing " + shown + (!s ? " of " + total + " todos read"
                             : s.more ? " (the first 200 " + (archivedShown() ? "archived todos)" : "matches)")
-                            : archivedShown() ? " archived todos" : " matching todos");
+                            : (archivedShown() ? " archived todo" : " matching todo") + (shown === 1 ? "" : "s"));
 }
 
 /** The largest todo id the page holds (a larger one is new, a smaller one not shown before
