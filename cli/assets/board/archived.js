@@ -74,7 +74,7 @@ export function archivedElement(t, opts) {
   const li = todoElement(t, opts);
   li.classList.add("archived");
   li.dataset.archived = "true";
-  for (const x of li.querySelectorAll(":scope > .actions, [data-control=drag]")) x.remove();
+  for (const x of li.querySelectorAll(":scope > .actions, [data-control=drag], [data-control=select]")) x.remove();
   const ago = secondsSince(t.archived_at);
   const meta = li.querySelector(".meta");
   if (meta && t.archived_at) {
