@@ -6,6 +6,7 @@
 use super::{Find, Scope};
 use crate::error::Error;
 use crate::interchange::{ChecklistItem, ChecklistKind};
+use crate::todo::Todo;
 use crate::{session, store};
 
 /// The most items of one checkable list of a todo.
@@ -24,6 +25,14 @@ pub fn set_checklist(
     kind: ChecklistKind,
     items: &[ChecklistItem],
 ) -> Result<(), Error> {
+    check_items(items)?;
+    let locked = super::lock_one(scope, find, id, false)?;
+    replace_locked(scope, &locked.todo, kind, items);
+    Ok(())
+}
+
+/// A checklist's items within its limits, or the error that names the limit.
+fn check_items(items: &[ChecklistItem]) -> Result<(), Error> {
     if items.len() > MAX_ITEMS {
         return Err(Error::Invalid(format!("a checklist holds at most {MAX_ITEMS} items; got {}", items.len())));
     }
@@ -33,10 +42,14 @@ pub fn set_checklist(
             bad.text.len()
         )));
     }
-    let locked = super::lock_one(scope, find, id, false)?;
-    store::annotations::set_checklist(&scope.tenant, id, kind, items);
-    session::touched(&scope.tenant, locked.todo.conversation_id.as_deref(), id);
     Ok(())
+}
+
+/// Replaces list `kind` of `todo`, which the caller has locked, with `items` (`check_items`
+/// passed them).
+fn replace_locked(scope: &Scope, todo: &Todo, kind: ChecklistKind, items: &[ChecklistItem]) {
+    store::annotations::set_checklist(&scope.tenant, todo.id, kind, items);
+    session::touched(&scope.tenant, todo.conversation_id.as_deref(), todo.id);
 }
 
 /// Adds a comment to todo `id` (one `find` finds), written at `created_us` (None: now).
@@ -80,7 +93,7 @@ fn quoted(text: &str) -> String {
 /// `add_comment`.
 pub fn comment(scope: &Scope, id: i64, body: &str) -> Result<(), Error> {
     add_comment(scope, Find::Anywhere, id, scope.agent.as_deref(), body, None)?;
-    let changes = serde_json::Map::from_iter([("comment".to_string(), quoted(body.trim()).into())]);
+    let changes = super::single::json_fields([("comment", quoted(body.trim()).into())]);
     store::annotations::record(&scope.tenant, id, changes);
     Ok(())
 }
@@ -109,30 +122,23 @@ pub fn check_item(
         });
     }
     let word = if checked { "checked" } else { "unchecked" };
-    store::annotations::record(
-        &scope.tenant,
-        id,
-        serde_json::Map::from_iter([(word.to_string(), quoted(text).into())]),
-    );
+    store::annotations::record(&scope.tenant, id, super::single::json_fields([(word, quoted(text).into())]));
     Ok(())
 }
 
 /// Adds an item to the end of list `kind` of todo `id`, recorded as a change of the todo
 /// (`{"added": <the item>}`). Errors: `NotFound`; `Invalid` as `set_checklist`.
 pub fn add_item(scope: &Scope, id: i64, kind: ChecklistKind, text: &str) -> Result<(), Error> {
-    super::lock_one(scope, Find::Anywhere, id, false)?;
+    let locked = super::lock_one(scope, Find::Anywhere, id, false)?;
     let mut items: Vec<ChecklistItem> = store::annotations::checklists(&scope.tenant, &[id])
         .into_iter()
         .map(|(_, item)| item)
         .filter(|item| item.kind == kind)
         .collect();
     items.push(ChecklistItem { kind, text: text.trim().to_string(), checked: false });
-    set_checklist(scope, Find::Anywhere, id, kind, &items)?;
-    store::annotations::record(
-        &scope.tenant,
-        id,
-        serde_json::Map::from_iter([("added".to_string(), quoted(text.trim()).into())]),
-    );
+    check_items(&items)?;
+    replace_locked(scope, &locked.todo, kind, &items);
+    store::annotations::record(&scope.tenant, id, super::single::json_fields([("added", quoted(text.trim()).into())]));
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 //! only for todos of its own list or of the pool, and a parent never waits, through its
 //! subtasks, for itself.
 
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use super::Scope;
 use crate::claims::{self, EdgeError, Need};
@@ -66,8 +66,7 @@ pub fn move_to(scope: &Scope, id: i64, read: i64, to: Destination) -> Result<Tod
     }
     if let Some(l) = &moves_list {
         let end = store::lists::end_position(&scope.tenant, l.as_deref());
-        let fields: Map<String, Value> =
-            [("conversation_id".to_string(), json!(l)), ("position".to_string(), json!(end))].into_iter().collect();
+        let fields = super::single::json_fields([("conversation_id", json!(l)), ("position", json!(end))]);
         store::write::update(&scope.tenant, id, &fields);
     }
     if let Some(p) = new_parent {

@@ -32,8 +32,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::Error;
 use crate::interchange::ChecklistKind;
-use crate::jsonb::{Jsonb, Unreadable, NUMBER_OUT_OF_RANGE};
-use crate::limits::JsonArg;
+use crate::jsonb::Jsonb;
 use crate::ops::annotations;
 use crate::ops::moving::{self, Destination};
 use crate::ops::single::{self, Change, NewTodo};
@@ -41,7 +40,6 @@ use crate::ops::{claiming, dependencies, lists, Find, Scope};
 use crate::runner;
 use crate::status::Status;
 use crate::store;
-use pg_todos_core::limits::Setting;
 use pg_todos_core::limits::FIELD_TOO_LONG;
 
 /// An HTTP answer: a status and a JSON body.
@@ -94,7 +92,7 @@ fn bad(message: impl Into<String>) -> Reply {
 #[pg_extern(sql = false)]
 fn board_act(fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     // SAFETY: argument 0 of todo.board_act is its jsonb action (the SQL below)
-    let action = match unsafe { json_arg(fcinfo, 0, "the action") } {
+    let action = match unsafe { super::rest::json_arg(fcinfo, 0, "the action") } {
         Ok(action) => crate::errors::required(action, "todo.board_act: action"),
         Err((status, body)) => return Jsonb(json!({ "status": status, "body": body })),
     };
@@ -109,26 +107,6 @@ fn board_act(fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
         let (status, body) = act(&scope, &action);
         Jsonb(json!({ "status": status, "body": body }))
     })
-}
-
-/// Jsonb argument `n` of the running call as a JSON value, read in place within
-/// `todo.max_body_size` (`limits::jsonb_value_arg`): None for NULL; the answer for one over
-/// that size (413) or that serde_json would not read (a number out of range, nested too deep:
-/// 400), naming `what`.
-///
-/// # Safety
-/// `fcinfo` is the running call's, and its argument `n` is declared `jsonb` in its SQL.
-pub(super) unsafe fn json_arg(fcinfo: pg_sys::FunctionCallInfo, n: usize, what: &str) -> Result<Option<Value>, Reply> {
-    // SAFETY: the caller's promise
-    match unsafe { crate::limits::jsonb_value_arg(fcinfo, n, Setting::BodySize, what) } {
-        Err(e) => Err((413, json!({ "error": e.to_string() }))),
-        Ok(JsonArg::Null) => Ok(None),
-        Ok(JsonArg::Value(v)) => Ok(Some(v)),
-        Ok(JsonArg::Unreadable(Unreadable::TooDeep)) => {
-            Err(bad(format!("{what} is nested more than {} levels deep", crate::schema::MAX_DEPTH)))
-        }
-        Ok(JsonArg::Unreadable(Unreadable::Number)) => Err(bad(format!("{what} holds {NUMBER_OUT_OF_RANGE}"))),
-    }
 }
 
 extension_sql!(
@@ -189,6 +167,11 @@ fn act(scope: &Scope, action: &Value) -> Reply {
         _ => unarchive(scope, &a),
     };
     answer.unwrap_or_else(|r| r)
+}
+
+/// The fields `op` takes (besides `op`; see `OPS`).
+fn takes(op: &str) -> &'static [&'static str] {
+    OPS.iter().find(|(name, _)| *name == op).map_or(&[], |(_, fields)| fields)
 }
 
 fn names() -> String {
@@ -291,7 +274,8 @@ fn edit(scope: &Scope, a: &Fields<'_>) -> Result<Reply, Reply> {
         fields.insert("due_at".into(), due_at(a)?);
     }
     if fields.is_empty() {
-        return Err(bad("edit needs at least one of subject, description, priority, owner, labels, due_at"));
+        let editable = takes("edit").iter().filter(|f| !matches!(**f, "id" | "version"));
+        return Err(bad(format!("edit needs at least one of {}", editable.copied().collect::<Vec<_>>().join(", "))));
     }
     writing(scope, || {
         single::change_read_at(scope, id, version, Change::fields(fields))?;

@@ -179,7 +179,7 @@ fn search_of(filters: &Value) -> Result<store::board::Search<'_>, Jsonb> {
 fn board_search(fcinfo: pg_sys::FunctionCallInfo) -> Jsonb {
     let tenant = Scope::reading(None).tenant;
     // SAFETY: argument 0 of todo.board_search is its jsonb filters (the SQL below)
-    let filters = match unsafe { super::board::json_arg(fcinfo, 0, "the filter object") } {
+    let filters = match unsafe { super::rest::json_arg(fcinfo, 0, "the filter object") } {
         Ok(filters) => filters.unwrap_or_else(|| json!({})),
         Err((status, body)) => return Jsonb(json!({ "status": status, "body": body })),
     };

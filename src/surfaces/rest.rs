@@ -84,17 +84,24 @@ fn rest(method: Option<&str>, path: Option<&str>, fcinfo: pg_sys::FunctionCallIn
     let method = crate::errors::required(method, "todo.rest: method");
     let path = crate::errors::required(path, "todo.rest: path");
     // SAFETY: argument 2 of todo.rest is its jsonb body (the SQL below)
-    let body = unsafe { limits::jsonb_value_arg(fcinfo, 2, Setting::BodySize, "body") };
-    respond(
-        method,
-        path,
-        match body {
-            Err(e) => Err(too_large(&e)),
-            Ok(limits::JsonArg::Null) => Ok(None),
-            Ok(limits::JsonArg::Value(v)) => Ok(Some(v)),
-            Ok(limits::JsonArg::Unreadable(why)) => Err(unreadable(why)),
-        },
-    )
+    respond(method, path, unsafe { json_arg(fcinfo, 2, "body") })
+}
+
+/// Jsonb argument `n` of the running call as a JSON value, read in place within
+/// `todo.max_body_size` (`limits::jsonb_value_arg`): None for NULL; the answer for one over
+/// that size (413) or that serde_json would not read (a number out of range, nested too deep:
+/// 400), naming `what`. `todo.rest`'s body; the board's action and filters.
+///
+/// # Safety
+/// `fcinfo` is the running call's, and its argument `n` is declared `jsonb` in its SQL.
+pub(super) unsafe fn json_arg(fcinfo: pg_sys::FunctionCallInfo, n: usize, what: &str) -> Result<Option<Value>, Reply> {
+    // SAFETY: the caller's promise
+    match unsafe { limits::jsonb_value_arg(fcinfo, n, Setting::BodySize, what) } {
+        Err(e) => Err(too_large(&e)),
+        Ok(limits::JsonArg::Null) => Ok(None),
+        Ok(limits::JsonArg::Value(v)) => Ok(Some(v)),
+        Ok(limits::JsonArg::Unreadable(why)) => Err(unreadable(what, why)),
+    }
 }
 
 /// The text-body twin of `todo.rest`, `todo.rest_json(method text, path text, body text)`,
@@ -114,7 +121,9 @@ fn rest_json(method: Option<&str>, path: Option<&str>, body: Option<&str>) -> Js
 fn parsed(body: Result<Option<&str>, Exceeded>) -> Result<Option<Value>, Reply> {
     match body {
         Err(e) => Err(too_large(&e)),
-        Ok(body) => body.map(serde_json::from_str::<Value>).transpose().map_err(|e| unreadable(Unreadable::of(&e))),
+        Ok(body) => {
+            body.map(serde_json::from_str::<Value>).transpose().map_err(|e| unreadable("body", Unreadable::of(&e)))
+        }
     }
 }
 
@@ -122,11 +131,11 @@ fn too_large(e: &Exceeded) -> Reply {
     reply(413, json!({ "error": e.to_string() }))
 }
 
-/// The 400 of a body serde_json does not read.
-fn unreadable(why: Unreadable) -> Reply {
+/// The 400 of JSON serde_json does not read (`what`: the body, the action, …).
+fn unreadable(what: &str, why: Unreadable) -> Reply {
     bad(match why {
-        Unreadable::TooDeep => format!("body is nested more than {} levels deep", crate::schema::MAX_DEPTH),
-        Unreadable::Number => format!("body holds {NUMBER_OUT_OF_RANGE}"),
+        Unreadable::TooDeep => format!("{what} is nested more than {} levels deep", crate::schema::MAX_DEPTH),
+        Unreadable::Number => format!("{what} holds {NUMBER_OUT_OF_RANGE}"),
     })
 }
 
